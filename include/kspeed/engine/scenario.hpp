@@ -1,0 +1,86 @@
+#pragma once
+// From a workload and the user's overrides to the exact inputs of the chain, with the source of
+// every number: which share the table gives at this prompt, whether TTFT was measured at this
+// shape or scaled to it, and what was defaulted.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/estimate.hpp"
+#include "kspeed/engine/gates.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/workload.hpp"
+
+namespace kspeed::engine {
+
+/// Where the kernel speedup applies.
+enum class Phase { prefill, decode, both };
+
+constexpr std::string_view to_string(Phase phase) {
+  switch (phase) {
+    case Phase::prefill: return "prefill";
+    case Phase::decode: return "decode";
+    case Phase::both: return "both";
+  }
+  return "unknown";
+}
+
+/// The kernel speedup kspeed assumes when none is given (the product's headline question).
+inline constexpr double kDefaultKernelSpeedup = 2.0;
+
+/// What the user overrode; an empty optional means "take it from the workload".
+struct EstimateOptions {
+  std::optional<std::int64_t> prompt_tokens;    ///< --ctx
+  std::optional<std::int64_t> response_tokens;  ///< --response-tokens
+  std::optional<double> ttft_ms;                ///< --ttft
+  std::optional<double> tpot_ms;                ///< --tpot
+  std::optional<double> kernel_speedup;         ///< --kernel-speedup
+  std::optional<double> prefill_share;          ///< --share
+  std::optional<double> decode_share;           ///< --decode-share
+  Phase phase = Phase::prefill;                 ///< --phase
+  Extrapolation extrapolation = Extrapolation::clamp;  ///< --extrapolate
+};
+
+/// Something the reader should know about how a number was obtained.
+struct Warning {
+  std::string code;     ///< stable identifier for scripts, e.g. "prefill_share_clamped"
+  std::string message;  ///< one sentence for people
+};
+
+/// The resolved inputs of one estimate, each with its source.
+struct Scenario {
+  Sourced<std::int64_t> prompt_tokens;
+  Sourced<std::int64_t> response_tokens;
+  Sourced<double> ttft_ms;
+  Sourced<double> tpot_ms;
+  Sourced<double> kernel_speedup;
+  Phase phase = Phase::prefill;
+  Sourced<double> prefill_share;
+  std::optional<Sourced<double>> decode_share;  ///< absent when neither given nor in the workload
+  std::vector<Warning> warnings;
+};
+
+/// Resolves the scenario. Throws InputError when the request cannot be answered (a decode phase
+/// with no decode share anywhere).
+Scenario resolve_scenario(const Workload& workload, const EstimateOptions& options);
+
+/// The chain inputs of a resolved scenario.
+PhaseInput prefill_input(const Scenario& scenario);
+PhaseInput decode_input(const Scenario& scenario);
+
+/// Everything a reporter needs to show one estimate.
+struct Estimate {
+  Workload workload;
+  Scenario scenario;
+  EstimateResult result;
+  std::vector<GateCheck> gates;  ///< one per --min-* flag given
+};
+
+/// resolve_scenario + estimate_chain + check_gates.
+Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
+                      const GateThresholds& gates = {});
+
+}  // namespace kspeed::engine

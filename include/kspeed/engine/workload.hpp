@@ -1,0 +1,45 @@
+#pragma once
+// A workload: the request shape a team serves and the attention share measured on it. Read from
+// JSON by io::parse_workload; validated there, so the engine can trust every field.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kspeed/engine/share_table.hpp"
+
+namespace kspeed::engine {
+
+/// The reference request: the shape at which TTFT and TPOT were measured. A workload may leave
+/// any field out (a profile-derived workload knows shares, not latencies); the command line
+/// must then supply it.
+struct RequestShape {
+  std::optional<std::int64_t> prompt_tokens;    ///< prompt length, tokens (>= 1)
+  std::optional<std::int64_t> response_tokens;  ///< response length, tokens (>= 1)
+  std::optional<double> ttft_ms;  ///< time to first token (the prefill step), ms (> 0)
+  std::optional<double> tpot_ms;  ///< time per output token after the first, ms (> 0)
+};
+
+/// The ten conditions of MODEL.md section 6, in checklist order. A workload states any subset.
+inline constexpr const char* kConditionKeys[] = {
+    "model",         "hardware",    "engine",  "precision",
+    "token_counts",  "prefix_caching", "concurrency", "speculative_decoding",
+    "goodput",       "metric_definitions"};
+
+struct Workload {
+  std::string name;         ///< short identifier, e.g. "deepseek-r1-fp8"
+  std::string description;  ///< one line for people
+  std::string source;       ///< citation of the measurements
+  RequestShape request;
+  std::vector<SharePoint> prefill_shares;  ///< sorted by context, may be empty
+  std::vector<SharePoint> decode_shares;   ///< sorted by context, may be empty
+  /// Stated conditions as (key, value) in checklist order; keys are from kConditionKeys.
+  std::vector<std::pair<std::string, std::string>> conditions;
+};
+
+/// Checklist keys the workload does not state, in checklist order.
+std::vector<std::string> missing_conditions(const Workload& workload);
+
+}  // namespace kspeed::engine

@@ -1,0 +1,54 @@
+#pragma once
+// Reading small JSON documents (workloads, models, GPUs) strictly: the document must be JSON,
+// not too deeply nested, every field of the expected type, and no key kspeed does not know.
+// Each error names the source, the field's path, what was expected and what was found.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kspeed::io {
+
+/// Parses `text` (named `source` in errors). Rejects empty, binary, malformed, truncated and
+/// nested-deeper-than-32 documents with the line and column of the problem.
+nlohmann::json parse_json_document(std::string_view text, std::string_view source);
+
+/// Field access that explains itself. `path` is the field's location, e.g. "request.ttft_ms".
+class JsonReader {
+ public:
+  explicit JsonReader(std::string source) : source_(std::move(source)) {}
+
+  const std::string& source() const { return source_; }
+
+  /// Throws InputError "<source>: <path>: <message>".
+  [[noreturn]] void fail(std::string_view path, std::string_view message) const;
+
+  /// Requires an object whose keys are all in `known` (did-you-mean otherwise).
+  void expect_object(const nlohmann::json& value, std::string_view path,
+                     const std::vector<std::string>& known) const;
+  /// Requires `key` to be present in `object` (which is at `path`).
+  const nlohmann::json& required(const nlohmann::json& object, std::string_view path,
+                                 const std::string& key) const;
+
+  std::string string_value(const nlohmann::json& value, std::string_view path) const;
+  double number_value(const nlohmann::json& value, std::string_view path) const;
+  double positive_number(const nlohmann::json& value, std::string_view path) const;
+  /// A whole number >= 1, or a string with a k/m suffix ("128k").
+  std::int64_t token_count(const nlohmann::json& value, std::string_view path) const;
+  /// Milliseconds: a number, or a string with a unit ("0.5s").
+  double duration_ms(const nlohmann::json& value, std::string_view path) const;
+  /// A share: a number in [0, 1], or a percentage string ("85%").
+  double share(const nlohmann::json& value, std::string_view path) const;
+
+ private:
+  std::string source_;
+};
+
+/// "a string", "a number", "an object", ... for messages.
+std::string describe_json_type(const nlohmann::json& value);
+
+/// `parent.key` or `key` at the top.
+std::string join_path(std::string_view parent, std::string_view key);
+
+}  // namespace kspeed::io

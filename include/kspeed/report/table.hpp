@@ -1,0 +1,28 @@
+#pragma once
+// A table of already-formatted cells, rendered either as aligned terminal text or as Markdown.
+// Reporters build rows once and choose only the syntax.
+
+#include <string>
+#include <vector>
+
+namespace kspeed::report {
+
+enum class Align { left, right };
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<Align> align;  ///< one per column; missing columns align left
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// Columns padded to their widest cell (by displayed characters, so "×" counts as one),
+/// separated by two spaces, no trailing spaces. `bold_header` wraps the header in ANSI bold.
+std::string render_text_table(const Table& table, bool bold_header = false);
+
+/// A GitHub-flavoured Markdown table; '|' in cells is escaped.
+std::string render_markdown_table(const Table& table);
+
+/// Number of displayed characters in UTF-8 text (code points).
+std::size_t display_width(const std::string& text);
+
+}  // namespace kspeed::report

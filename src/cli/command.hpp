@@ -1,0 +1,30 @@
+#pragma once
+// A subcommand: registers its flags on construction, runs after a successful parse.
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kspeed::cli {
+
+class Command {
+ public:
+  Command() = default;
+  Command(const Command&) = delete;
+  Command& operator=(const Command&) = delete;
+  virtual ~Command() = default;
+
+  /// The CLI11 subcommand this command registered.
+  virtual CLI::App& app() = 0;
+  /// Runs the command; returns the exit code. Throws InputError for bad input.
+  virtual int execute() = 0;
+};
+
+std::unique_ptr<Command> make_estimate_command(CLI::App& parent);
+std::unique_ptr<Command> make_workloads_command(CLI::App& parent);
+
+/// The exit-code table printed at the end of every --help.
+std::string exit_codes_help();
+
+}  // namespace kspeed::cli

@@ -1,0 +1,72 @@
+#include "output_options.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/suggest.hpp"
+
+namespace kspeed::cli {
+
+void add_output_options(CLI::App& command, OutputOptions& options) {
+  command.add_option("--format,-f", options.format,
+                     "Output format: text (a table for people), json (for scripts and "
+                     "dashboards), csv (one row per result), markdown (for PR comments)")
+      ->type_name("FORMAT")
+      ->capture_default_str();
+  command.add_option("-o,--output", options.output_path,
+                     "Write the result to FILE instead of stdout; the file is replaced "
+                     "atomically, so a failed run keeps the previous one")
+      ->type_name("FILE");
+  command.add_option("--color", options.color,
+                     "Colour in text output: auto (on a terminal, unless NO_COLOR is set), "
+                     "always, never")
+      ->type_name("WHEN")
+      ->capture_default_str();
+}
+
+report::Format parse_output_format(const OutputOptions& options) {
+  if (auto format = report::parse_format(options.format)) {
+    return *format;
+  }
+  throw InputError("--format: unknown format '" + options.format + "'" +
+                   io::suggestion_suffix(options.format, report::format_names()));
+}
+
+report::Style output_style(const OutputOptions& options) {
+  static const std::vector<std::string> kWhen = {"auto", "always", "never"};
+  if (options.color != "auto" && options.color != "always" && options.color != "never") {
+    throw InputError("--color: unknown value '" + options.color + "'" +
+                     io::suggestion_suffix(options.color, kWhen));
+  }
+  report::Style style;
+  if (options.color == "always") {
+    style.color = true;
+  } else if (options.color == "auto") {
+    const char* no_color = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    style.color = options.output_path.empty() && ::isatty(STDOUT_FILENO) == 1 &&
+                  (no_color == nullptr || *no_color == '\0') &&
+                  !(term != nullptr && std::string(term) == "dumb");
+  }
+  return style;
+}
+
+void check_output_destination(const OutputOptions& options) {
+  if (!options.output_path.empty()) {
+    io::check_output_path(options.output_path);
+  }
+}
+
+void emit(const std::string& rendered, const OutputOptions& options) {
+  if (options.output_path.empty()) {
+    std::cout << rendered << std::flush;
+  } else {
+    io::write_file_atomically(options.output_path, rendered);
+  }
+}
+
+}  // namespace kspeed::cli

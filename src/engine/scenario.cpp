@@ -1,0 +1,213 @@
+#include "kspeed/engine/scenario.hpp"
+
+#include <algorithm>
+
+#include "kspeed/engine/wording.hpp"
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+// The user's value, else the workload's; an error naming the flag when neither has one.
+template <class T>
+Sourced<T> given_or_workload(const std::optional<T>& given, const std::optional<T>& from_workload,
+                             const Workload& workload, const char* field, const char* flag) {
+  if (given) {
+    return {*given, Source::given};
+  }
+  if (from_workload) {
+    return {*from_workload, Source::workload};
+  }
+  throw InputError(std::string("workload '") + workload.name + "' has no request." + field +
+                   ": pass " + flag + ", or add request." + field + " to the workload");
+}
+
+Warning outside_table_warning(const char* phase, const std::vector<SharePoint>& table,
+                              double context_tokens, const ShareLookup& lookup) {
+  const bool below = context_tokens < table.front().context_tokens;
+  const SharePoint& edge = below ? table.front() : table.back();
+  const std::string where = plain_number(context_tokens) + " tokens is " +
+                            (below ? "below the smallest" : "above the largest") +
+                            " context in the " + phase + " share table (" +
+                            plain_number(edge.context_tokens) + " tokens)";
+  if (lookup.source == Source::clamped) {
+    return {std::string(phase) + "_share_clamped",
+            std::string("a context of ") + where + ": using that point's share " +
+                percent_text(edge.share) +
+                " (clamped); --extrapolate model continues the edge segment instead"};
+  }
+  return {std::string(phase) + "_share_extrapolated",
+          std::string("a context of ") + where + ": continuing the edge segment gives " +
+              percent_text(lookup.share) + " (extrapolated; a model, not a measurement)"};
+}
+
+// The share the table gives at `context`, recording a warning when it lies outside the table.
+ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table,
+                         double context_tokens, Extrapolation extrapolation,
+                         std::vector<Warning>& warnings) {
+  const ShareLookup lookup = share_at(table, context_tokens, extrapolation);
+  if (lookup.source == Source::clamped || lookup.source == Source::extrapolated) {
+    warnings.push_back(outside_table_warning(phase, table, context_tokens, lookup));
+  }
+  return lookup;
+}
+
+Sourced<double> resolve_prefill_share(const Workload& workload, const EstimateOptions& options,
+                                      double prompt_tokens, std::vector<Warning>& warnings) {
+  if (options.prefill_share) {
+    return {*options.prefill_share, Source::given};
+  }
+  if (workload.prefill_shares.empty()) {
+    throw InputError("workload '" + workload.name +
+                     "' has no prefill attention share table: pass --share P (for example "
+                     "--share 0.18), or add attention_share.prefill to the workload");
+  }
+  const ShareLookup lookup = lookup_share("prefill", workload.prefill_shares, prompt_tokens,
+                                          options.extrapolation, warnings);
+  return {lookup.share, lookup.source};
+}
+
+// Decode attention's share over the response: the context grows by one token per step, and each
+// step lasts one TPOT, so the time-weighted share is the mean of the per-step shares.
+Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
+                                           double prompt_tokens, double response_tokens,
+                                           Extrapolation extrapolation,
+                                           std::vector<Warning>& warnings) {
+  const auto steps = static_cast<std::int64_t>(std::max(1.0, response_tokens - 1.0));
+  double sum = 0;
+  Source source = Source::workload;
+  for (std::int64_t step = 1; step <= steps; ++step) {
+    const ShareLookup lookup = share_at(table, prompt_tokens + static_cast<double>(step),
+                                        extrapolation);
+    sum += lookup.share;
+    if (lookup.source != Source::workload) {
+      source = lookup.source;
+    }
+  }
+  // One warning at the context where the response ends, not one per step.
+  if (source == Source::clamped || source == Source::extrapolated) {
+    const double last = prompt_tokens + static_cast<double>(steps);
+    const double probe = last > table.back().context_tokens ? last : prompt_tokens + 1.0;
+    lookup_share("decode", table, probe, extrapolation, warnings);
+  }
+  return {sum / static_cast<double>(steps), source};
+}
+
+std::optional<Sourced<double>> resolve_decode_share(const Workload& workload,
+                                                    const EstimateOptions& options,
+                                                    double prompt_tokens, double response_tokens,
+                                                    std::vector<Warning>& warnings) {
+  if (options.decode_share) {
+    return Sourced<double>{*options.decode_share, Source::given};
+  }
+  if (workload.decode_shares.empty()) {
+    return std::nullopt;
+  }
+  return decode_share_over_response(workload.decode_shares, prompt_tokens, response_tokens,
+                                    options.extrapolation, warnings);
+}
+
+// TTFT(L) = (1 - p(L_ref)) * TTFT_ref * (L / L_ref) / (1 - p(L)): non-attention time grows with
+// the tokens, and attention is whatever share the table gives at the new length.
+double scaled_ttft_ms(const Workload& workload, const EstimateOptions& options,
+                      double prompt_tokens, double share_at_prompt) {
+  const auto reference_tokens = static_cast<double>(*workload.request.prompt_tokens);
+  const double share_at_reference =
+      share_at(workload.prefill_shares, reference_tokens, options.extrapolation).share;
+  return (1.0 - share_at_reference) * *workload.request.ttft_ms *
+         (prompt_tokens / reference_tokens) / (1.0 - share_at_prompt);
+}
+
+Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
+                             const Sourced<std::int64_t>& prompt_tokens,
+                             const Sourced<double>& prefill_share, std::vector<Warning>& warnings) {
+  if (options.ttft_ms) {
+    return {*options.ttft_ms, Source::given};
+  }
+  const RequestShape& reference = workload.request;
+  if (reference.ttft_ms && prompt_tokens.value == reference.prompt_tokens) {
+    return {*reference.ttft_ms, Source::workload};
+  }
+  if (!reference.ttft_ms || !reference.prompt_tokens) {
+    throw InputError("workload '" + workload.name +
+                     "' has no reference TTFT to scale from: pass --ttft D");
+  }
+  if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
+    throw InputError("cannot scale TTFT to a prompt of " +
+                     std::to_string(prompt_tokens.value) + " tokens without a share below 1 at "
+                     "both lengths: pass --ttft D measured at this prompt length");
+  }
+  const double ttft = scaled_ttft_ms(workload, options,
+                                     static_cast<double>(prompt_tokens.value), prefill_share.value);
+  warnings.push_back(
+      {"ttft_scaled", "TTFT " + plain_number(*reference.ttft_ms) + " ms was measured at " +
+                          std::to_string(*reference.prompt_tokens) +
+                          " tokens; scaled to " + std::to_string(prompt_tokens.value) +
+                          " tokens with the cost model (pass --ttft to use a measurement)"});
+  return {ttft, Source::scaled};
+}
+
+}  // namespace
+
+Scenario resolve_scenario(const Workload& workload, const EstimateOptions& options) {
+  Scenario scenario;
+  const RequestShape& request = workload.request;
+  scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens,
+                                             workload, "prompt_tokens", "--ctx N");
+  scenario.response_tokens = given_or_workload(options.response_tokens, request.response_tokens,
+                                               workload, "response_tokens", "--response-tokens N");
+  scenario.tpot_ms =
+      given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms", "--tpot D");
+  scenario.kernel_speedup = options.kernel_speedup
+                                ? Sourced<double>{*options.kernel_speedup, Source::given}
+                                : Sourced<double>{kDefaultKernelSpeedup, Source::default_value};
+  scenario.phase = options.phase;
+
+  const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
+  const auto response = static_cast<double>(scenario.response_tokens.value);
+  scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
+  scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens,
+                                  scenario.prefill_share, scenario.warnings);
+  scenario.decode_share =
+      resolve_decode_share(workload, options, prompt, response, scenario.warnings);
+  if (options.phase != Phase::prefill && !scenario.decode_share) {
+    throw InputError(std::string("--phase ") + std::string(to_string(options.phase)) +
+                     " needs a decode attention share, and workload '" + workload.name +
+                     "' has none: pass --decode-share P (measure it with a profiler trace), or "
+                     "use a workload with attention_share.decode");
+  }
+  return scenario;
+}
+
+PhaseInput prefill_input(const Scenario& scenario) {
+  PhaseInput input;
+  input.time_before_ms = scenario.ttft_ms.value;
+  input.attention_share = scenario.prefill_share.value;
+  input.attention_speedup = scenario.kernel_speedup.value;
+  input.targeted = scenario.phase != Phase::decode;
+  return input;
+}
+
+PhaseInput decode_input(const Scenario& scenario) {
+  PhaseInput input;
+  input.time_before_ms = decode_time_ms(scenario.tpot_ms.value,
+                                        static_cast<double>(scenario.response_tokens.value));
+  input.attention_share = scenario.decode_share ? scenario.decode_share->value : 0.0;
+  input.attention_speedup = scenario.kernel_speedup.value;
+  input.targeted = scenario.phase != Phase::prefill;
+  return input;
+}
+
+Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
+                      const GateThresholds& gates) {
+  Estimate estimate;
+  estimate.workload = workload;
+  estimate.scenario = resolve_scenario(workload, options);
+  estimate.result =
+      estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
+  estimate.gates = check_gates(estimate.result, gates);
+  return estimate;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,164 @@
+#include "kspeed/io/workload_reader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/embedded_data.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
+#include "kspeed/io/suggest.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kTopKeys = {"name",   "description",     "source",
+                                           "request", "attention_share", "conditions"};
+const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens", "ttft_ms",
+                                               "tpot_ms"};
+const std::vector<std::string> kShareKeys = {"prefill", "decode"};
+const std::vector<std::string> kPointKeys = {"context", "share"};
+
+std::vector<std::string> condition_keys() {
+  return {std::begin(engine::kConditionKeys), std::end(engine::kConditionKeys)};
+}
+
+std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found == object.end() ? std::string() : reader.string_value(*found, key);
+}
+
+engine::RequestShape read_request(const JsonReader& reader, const json& object) {
+  reader.expect_object(object, "request", kRequestKeys);
+  engine::RequestShape request;
+  if (object.contains("prompt_tokens")) {
+    request.prompt_tokens = reader.token_count(object["prompt_tokens"], "request.prompt_tokens");
+  }
+  if (object.contains("response_tokens")) {
+    request.response_tokens =
+        reader.token_count(object["response_tokens"], "request.response_tokens");
+  }
+  if (object.contains("ttft_ms")) {
+    request.ttft_ms = reader.duration_ms(object["ttft_ms"], "request.ttft_ms");
+  }
+  if (object.contains("tpot_ms")) {
+    request.tpot_ms = reader.duration_ms(object["tpot_ms"], "request.tpot_ms");
+  }
+  return request;
+}
+
+// A table of measured points: contexts distinct and positive, shares strictly inside (0, 1)
+// (logit interpolation is undefined at 0 and 1). Returned sorted by context.
+std::vector<engine::SharePoint> read_share_table(const JsonReader& reader, const json& array,
+                                                 const std::string& path) {
+  if (!array.is_array()) {
+    reader.fail(path, "expected an array of {\"context\": N, \"share\": P} points, found " +
+                          describe_json_type(array));
+  }
+  std::vector<engine::SharePoint> table;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    reader.expect_object(array[i], at, kPointKeys);
+    engine::SharePoint point;
+    point.context_tokens = static_cast<double>(
+        reader.token_count(reader.required(array[i], at, "context"), at + ".context"));
+    point.share = reader.share(reader.required(array[i], at, "share"), at + ".share");
+    if (point.share <= 0 || point.share >= 1) {
+      reader.fail(at + ".share", "a measured share must lie strictly between 0 and 1 (found " +
+                                     array[i]["share"].dump() +
+                                     "): at 0 or 1 the share table cannot be interpolated");
+    }
+    table.push_back(point);
+  }
+  std::sort(table.begin(), table.end(),
+            [](const auto& a, const auto& b) { return a.context_tokens < b.context_tokens; });
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (table[i].context_tokens == table[i - 1].context_tokens) {
+      reader.fail(path, "context " + std::to_string(static_cast<std::int64_t>(
+                                         table[i].context_tokens)) +
+                            " appears twice: each context needs exactly one measured share");
+    }
+  }
+  return table;
+}
+
+void read_shares(const JsonReader& reader, const json& object, engine::Workload& workload) {
+  reader.expect_object(object, "attention_share", kShareKeys);
+  if (object.contains("prefill")) {
+    workload.prefill_shares = read_share_table(reader, object["prefill"], "attention_share.prefill");
+  }
+  if (object.contains("decode")) {
+    workload.decode_shares = read_share_table(reader, object["decode"], "attention_share.decode");
+  }
+}
+
+void read_conditions(const JsonReader& reader, const json& object, engine::Workload& workload) {
+  const std::vector<std::string> keys = condition_keys();
+  reader.expect_object(object, "conditions", keys);
+  for (const std::string& key : keys) {  // checklist order, whatever the file's order
+    if (object.contains(key)) {
+      workload.conditions.emplace_back(key,
+                                       reader.string_value(object[key], "conditions." + key));
+    }
+  }
+}
+
+}  // namespace
+
+engine::Workload parse_workload(std::string_view text, std::string_view source) {
+  const json document = parse_json_document(text, source);
+  const JsonReader reader{std::string(source)};
+  reader.expect_object(document, "", kTopKeys);
+  engine::Workload workload;
+  workload.name = optional_string(reader, document, "name");
+  workload.description = optional_string(reader, document, "description");
+  workload.source = optional_string(reader, document, "source");
+  if (document.contains("request")) {
+    workload.request = read_request(reader, document["request"]);
+  }
+  if (document.contains("attention_share")) {
+    read_shares(reader, document["attention_share"], workload);
+  }
+  if (document.contains("conditions")) {
+    read_conditions(reader, document["conditions"], workload);
+  }
+  return workload;
+}
+
+std::vector<std::string> builtin_workload_names() { return builtin_names("workloads"); }
+
+std::string_view builtin_workload_text(std::string_view name) {
+  if (auto content = builtin_content("workloads", name)) {
+    return *content;
+  }
+  throw InputError("unknown built-in workload '" + std::string(name) + "'" +
+                   suggestion_suffix(name, builtin_workload_names()) +
+                   " (kspeed workloads lists them; a path to a workload file works too)");
+}
+
+engine::Workload load_workload(const std::string& file_or_name) {
+  std::error_code ec;
+  const bool is_path = std::filesystem::exists(file_or_name, ec) ||
+                       file_or_name.find('/') != std::string::npos ||
+                       file_or_name.ends_with(".json");
+  if (is_path) {
+    engine::Workload workload =
+        parse_workload(read_text_file(file_or_name, "workload file"), file_or_name);
+    if (workload.name.empty()) {
+      workload.name = std::filesystem::path(file_or_name).stem().string();
+    }
+    return workload;
+  }
+  const std::string_view text = builtin_workload_text(file_or_name);
+  engine::Workload workload =
+      parse_workload(text, "built-in workload '" + file_or_name + "'");
+  if (workload.name.empty()) {
+    workload.name = file_or_name;
+  }
+  return workload;
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,57 @@
+// Terminal output of `kspeed estimate`: the chain as an aligned table, the point in one
+// sentence, then where each number came from.
+#include <fmt/format.h>
+
+#include "chain_rows.hpp"
+#include "reporters.hpp"
+#include "kspeed/report/estimate_report.hpp"
+#include "kspeed/report/human.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+class EstimateTextReporter final : public Reporter<engine::Estimate> {
+ public:
+  explicit EstimateTextReporter(Style style) : style_(style) {}
+
+  void write(const engine::Estimate& estimate, std::ostream& out) const override {
+    out << heading(estimate) << "\n\n";
+    out << render_text_table(estimate_rows::chain_table(estimate), style_.color) << "\n";
+    out << emphasis(estimate_rows::summary_sentence(estimate)) << "\n\n";
+    out << render_text_table(estimate_rows::inputs_table(estimate), style_.color) << "\n";
+    out << "conditions: " << estimate_rows::conditions_line(estimate.workload) << "\n";
+    const std::string missing = estimate_rows::missing_conditions_line(estimate.workload);
+    if (!missing.empty()) {
+      out << "not stated: " << missing << "\n";
+    }
+    for (const auto& warning : estimate.scenario.warnings) {
+      out << paint("warning", "33") << ": " << warning.message << "\n";
+    }
+    for (const auto& gate : estimate.gates) {
+      out << paint(estimate_rows::gate_line(gate), gate.passed ? "32" : "31") << "\n";
+    }
+  }
+
+ private:
+  std::string heading(const engine::Estimate& estimate) const {
+    const engine::Scenario& s = estimate.scenario;
+    return fmt::format("kspeed estimate · workload {} · {} prompt, {} response",
+                       estimate.workload.name, human_count(s.prompt_tokens.value),
+                       human_count(s.response_tokens.value));
+  }
+  std::string paint(const std::string& text, const char* code) const {
+    return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
+  }
+  std::string emphasis(const std::string& text) const { return paint(text, "1"); }
+
+  Style style_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter<engine::Estimate>> make_estimate_text_reporter(const Style& style) {
+  return std::make_unique<EstimateTextReporter>(style);
+}
+
+}  // namespace kspeed::report

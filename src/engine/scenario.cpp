@@ -27,10 +27,10 @@ Warning outside_table_warning(const char* phase, const std::vector<SharePoint>& 
                               double context_tokens, const ShareLookup& lookup) {
   const bool below = context_tokens < table.front().context_tokens;
   const SharePoint& edge = below ? table.front() : table.back();
-  const std::string where = plain_number(context_tokens) + " tokens is " +
+  const std::string where = count_text(context_tokens) + " tokens is " +
                             (below ? "below the smallest" : "above the largest") +
                             " context in the " + phase + " share table (" +
-                            plain_number(edge.context_tokens) + " tokens)";
+                            count_text(edge.context_tokens) + " tokens)";
   if (lookup.source == Source::clamped) {
     return {std::string(phase) + "_share_clamped",
             std::string("a context of ") + where + ": using that point's share " +
@@ -142,8 +142,9 @@ Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& op
                                      static_cast<double>(prompt_tokens.value), prefill_share.value);
   warnings.push_back(
       {"ttft_scaled", "TTFT " + plain_number(*reference.ttft_ms) + " ms was measured at " +
-                          std::to_string(*reference.prompt_tokens) +
-                          " tokens; scaled to " + std::to_string(prompt_tokens.value) +
+                          count_text(static_cast<double>(*reference.prompt_tokens)) +
+                          " tokens; scaled to " +
+                          count_text(static_cast<double>(prompt_tokens.value)) +
                           " tokens with the cost model (pass --ttft to use a measurement)"});
   return {ttft, Source::scaled};
 }

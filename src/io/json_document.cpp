@@ -82,10 +82,10 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
   } catch (const nlohmann::json::parse_error& error) {
     const LineColumn where = locate(text, error.byte == 0 ? 0 : error.byte - 1);
     const bool truncated = error.byte >= text.size();
-    std::string what = error.what();
-    // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1, ...:";
-    // keep only its last clause, which names the offending token.
-    const std::size_t colon = what.rfind(": ");
+    const std::string what = error.what();
+    // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1,
+    // column 2: "; kspeed states the place itself, so keep only what follows.
+    const std::size_t colon = what.find(": ", what.find("parse error"));
     const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
     throw InputError(name + ":" + std::to_string(where.line) + ":" +
                      std::to_string(where.column) + ": " +

@@ -73,14 +73,21 @@ Table inputs_table(const Estimate& estimate) {
 std::string summary_sentence(const Estimate& estimate) {
   const engine::Scenario& s = estimate.scenario;
   const engine::EstimateResult& r = estimate.result;
-  const std::string change = fmt::format(
-      "A {} attention kernel on {} makes the request {} ({}, {} of {} saved)",
-      human_speedup(s.kernel_speedup.value),
-      s.phase == engine::Phase::both ? "prefill and decode" : std::string(to_string(s.phase)),
-      r.improvement_pct >= 0 ? fmt::format("{} faster", human_percent(r.improvement_pct / 100))
-                             : fmt::format("{} slower", human_percent(-r.improvement_pct / 100)),
-      human_speedup(r.request.speedup), human_ms(r.request.saved_ms),
-      human_ms(r.request.time_before_ms));
+  const std::string target =
+      s.phase == engine::Phase::both ? "prefill and decode" : std::string(to_string(s.phase));
+  // A gain reads as "0.66% faster" ((S - 1) * 100, MODEL.md's convention); a loss as time added.
+  const std::string change =
+      r.request.saved_ms >= 0
+          ? fmt::format("A {} attention kernel on {} makes the request {} faster ({}, {} of {} "
+                        "saved)",
+                        human_speedup(s.kernel_speedup.value), target,
+                        human_percent(r.improvement_pct / 100), human_speedup(r.request.speedup),
+                        human_ms(r.request.saved_ms), human_ms(r.request.time_before_ms))
+          : fmt::format("A {} attention kernel on {} makes the request slower ({}, {} added to "
+                        "{})",
+                        human_speedup(s.kernel_speedup.value), target,
+                        human_speedup(r.request.speedup), human_ms(-r.request.saved_ms),
+                        human_ms(r.request.time_before_ms));
   std::string why;
   if (s.phase != engine::Phase::decode) {
     why = fmt::format("attention is {} of prefill and prefill is {} of the request",

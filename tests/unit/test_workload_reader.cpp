@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/workload_reader.hpp"
+
+using namespace kspeed::io;
+using kspeed::InputError;
+
+namespace {
+kspeed::engine::Workload parse(const std::string& text) { return parse_workload(text, "w.json"); }
+}  // namespace
+
+TEST_CASE("the built-in default workload is NVIDIA's DeepSeek-R1 table", "[workload]") {
+  const auto workload = load_workload("deepseek-r1-fp8");
+  CHECK(workload.name == "deepseek-r1-fp8");
+  REQUIRE(workload.prefill_shares.size() == 2);
+  CHECK(workload.prefill_shares[0].context_tokens == 4096);
+  CHECK(workload.prefill_shares[0].share == 0.18);
+  CHECK(workload.prefill_shares[1].context_tokens == 131072);
+  CHECK(workload.prefill_shares[1].share == 0.85);
+  CHECK(workload.request.prompt_tokens == 1024);
+  CHECK(workload.request.response_tokens == 128);
+  CHECK(workload.request.ttft_ms == 500.0);
+  CHECK(workload.request.tpot_ms == 50.0);
+  CHECK(workload.source.find("NVIDIA") != std::string::npos);
+  CHECK(builtin_workload_names() == std::vector<std::string>{"deepseek-r1-fp8"});
+}
+
+TEST_CASE("a workload accepts suffixed strings and sorts its table", "[workload]") {
+  const auto w = parse(R"({"name": "x",
+    "request": {"prompt_tokens": "8k", "response_tokens": 4, "ttft_ms": "1.5s", "tpot_ms": 20},
+    "attention_share": {"prefill": [{"context": "32k", "share": "60%"}, {"context": 2048, "share": 0.1}]},
+    "conditions": {"engine": "vLLM", "model": "m"}})");
+  CHECK(w.request.prompt_tokens == 8192);
+  CHECK(w.request.ttft_ms == 1500.0);
+  REQUIRE(w.prefill_shares.size() == 2);
+  CHECK(w.prefill_shares[0].context_tokens == 2048);
+  CHECK(w.prefill_shares[1].share == Approx(0.6));
+  // Conditions in checklist order, whatever the file's order.
+  REQUIRE(w.conditions.size() == 2);
+  CHECK(w.conditions[0].first == "model");
+  CHECK(w.conditions[1].first == "engine");
+}
+
+TEST_CASE("every field is optional, so a shares-only workload parses", "[workload]") {
+  const auto w = parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 0.2}]}})");
+  CHECK_FALSE(w.request.ttft_ms.has_value());
+  CHECK(w.prefill_shares.size() == 1);
+}
+
+TEST_CASE("bad workloads fail with the place and the fix", "[workload]") {
+  CHECK_THROWS_WITH(parse(""), Catch::Contains("empty"));
+  CHECK_THROWS_WITH(parse(std::string("{\0}", 3)), Catch::Contains("binary"));
+  CHECK_THROWS_WITH(parse("{\"name\": \"x\","), Catch::Contains("w.json:1:") &&
+                                                    Catch::Contains("ends early"));
+  CHECK_THROWS_WITH(parse("[1, 2"), Catch::Contains("ends early"));
+  CHECK_THROWS_WITH(parse("{\"name\": nope}"), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(parse(std::string(40, '[') + std::string(40, ']')),
+                    Catch::Contains("nesting"));
+  CHECK_THROWS_WITH(parse("[]"), Catch::Contains("expected an object, found an array"));
+  CHECK_THROWS_WITH(parse(R"({"nmae": "x"})"), Catch::Contains("did you mean 'name'"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft": 5}})"),
+                    Catch::Contains("request.ttft") && Catch::Contains("did you mean 'ttft_ms'"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": "fast"}})"),
+                    Catch::Contains("request.ttft_ms"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": -3}})"),
+                    Catch::Contains("greater than 0"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 1.5}})"),
+                    Catch::Contains("whole number"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 0}})"), Catch::Contains("at least 1"));
+  CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": {"context": 1}}})"),
+                    Catch::Contains("expected an array"));
+  CHECK_THROWS_WITH(
+      parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 0}]}})"),
+      Catch::Contains("strictly between 0 and 1"));
+  CHECK_THROWS_WITH(
+      parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 1.0}]}})"),
+      Catch::Contains("strictly between 0 and 1"));
+  CHECK_THROWS_WITH(
+      parse(R"({"attention_share": {"decode": [{"context": 4096, "share": 0.1},
+                                                {"context": "4k", "share": 0.2}]}})"),
+      Catch::Contains("appears twice"));
+  CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": [{"share": 0.1}]}})"),
+                    Catch::Contains("missing required key 'context'"));
+  CHECK_THROWS_WITH(parse(R"({"conditions": {"gpu": "H100"}})"),
+                    Catch::Contains("unknown key 'gpu'"));
+}
+
+TEST_CASE("load_workload tells files from built-in names", "[workload]") {
+  CHECK_THROWS_WITH(load_workload("deepseek-r1-fp9"), Catch::Contains("did you mean"));
+  CHECK_THROWS_WITH(load_workload("no/such.json"), Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(load_workload("/"), Catch::Contains("folder"));
+}

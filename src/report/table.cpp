@@ -11,6 +11,26 @@ std::size_t display_width(const std::string& text) {
   }));
 }
 
+std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent) ? word : " " + word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
 namespace {
 
 Align column_align(const Table& table, std::size_t column) {

@@ -97,3 +97,9 @@ TEST_CASE("every format renders the default estimate", "[report]") {
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);  // a header and one row
   CHECK(text.rfind("schema_version,workload_name,prompt_tokens,", 0) == 0);
 }
+
+TEST_CASE("prose wraps at word boundaries with an indent", "[report]") {
+  CHECK(wrap_text("a bb ccc dddd", 6, "  ") == "a bb\n  ccc\n  dddd\n");
+  CHECK(wrap_text("short", 80) == "short\n");
+  CHECK(wrap_text("1.74× 1.74× 1.74×", 11) == "1.74× 1.74×\n1.74×\n");
+}

@@ -11,6 +11,9 @@ namespace kspeed::report {
 
 namespace {
 
+// Prose is wrapped to fit a 100-column terminal; the tables are as wide as their cells.
+constexpr std::size_t kWidth = 100;
+
 class EstimateTextReporter final : public Reporter<engine::Estimate> {
  public:
   explicit EstimateTextReporter(Style style) : style_(style) {}
@@ -18,15 +21,18 @@ class EstimateTextReporter final : public Reporter<engine::Estimate> {
   void write(const engine::Estimate& estimate, std::ostream& out) const override {
     out << heading(estimate) << "\n\n";
     out << render_text_table(estimate_rows::chain_table(estimate), style_.color) << "\n";
-    out << emphasis(estimate_rows::summary_sentence(estimate)) << "\n\n";
+    std::string summary = wrap_text(estimate_rows::summary_sentence(estimate), kWidth);
+    summary.pop_back();  // the colour reset goes before the line break
+    out << emphasis(summary) << "\n\n";
     out << render_text_table(estimate_rows::inputs_table(estimate), style_.color) << "\n";
-    out << "conditions: " << estimate_rows::conditions_line(estimate.workload) << "\n";
+    out << wrap_text("conditions: " + estimate_rows::conditions_line(estimate.workload), kWidth,
+                     "  ");
     const std::string missing = estimate_rows::missing_conditions_line(estimate.workload);
     if (!missing.empty()) {
-      out << "not stated: " << missing << "\n";
+      out << wrap_text("not stated: " + missing, kWidth, "  ");
     }
     for (const auto& warning : estimate.scenario.warnings) {
-      out << paint("warning", "33") << ": " << warning.message << "\n";
+      out << paint("warning", "33") << ": " << wrap_text(warning.message, kWidth - 9, "  ");
     }
     for (const auto& gate : estimate.gates) {
       out << paint(estimate_rows::gate_line(gate), gate.passed ? "32" : "31") << "\n";

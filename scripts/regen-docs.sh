@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Regenerates the example output in README.md and docs/*.md from the real binary, so the docs
+# cannot go stale. A block looks like:
+#
+#   <!-- regen: kspeed estimate --ctx 128k -->
+#   ```text
+#   ...whatever the command prints...
+#   ```
+#   <!-- /regen -->
+#
+# The command runs from the repository root with `kspeed` meaning the binary under test, a pinned
+# environment (no colour), and its stdout (and stderr, when it exits non-zero) becomes the block.
+# The fence language follows --format (json, csv, markdown) and is text otherwise.
+#
+# Usage: scripts/regen-docs.sh [path/to/kspeed] [--check]
+#   --check rewrites nothing and exits 1 when a block differs from what the binary prints now.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kspeed=$(realpath "${1:-$root/build/kspeed}")
+check=0
+[ "${2:-}" = "--check" ] && check=1
+shopt -s nullglob
+stale=0
+
+render_block() {  # $1: the command line after "regen:"
+  local command=$1 fence=text output status
+  case "$command" in
+    *"--format json"*|*"-f json"*) fence=json ;;
+    *"--format csv"*) fence=csv ;;
+    *"--format markdown"*) fence=markdown ;;
+  esac
+  set +e
+  output=$(cd "$root" && env -i PATH="$(dirname "$kspeed"):$PATH" HOME=/tmp LC_ALL=C.UTF-8 \
+    NO_COLOR=1 TERM=dumb bash -c "${command//kspeed /\"$kspeed\" }" 2>&1)
+  status=$?
+  set -e
+  printf '```%s\n%s\n```\n' "$fence" "$output"
+  [ $status -eq 0 ] || printf '(exit code %d)\n' "$status"
+}
+
+regen_file() {  # $1: a Markdown file; prints the regenerated text
+  local line inside=0
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [[ $inside = 1 ]]; then
+      [[ $line == "<!-- /regen -->" ]] && { inside=0; printf '%s\n' "$line"; }
+      continue
+    fi
+    printf '%s\n' "$line"
+    if [[ $line =~ ^\<!--\ regen:\ (.*)\ --\>$ ]]; then
+      render_block "${BASH_REMATCH[1]}"
+      inside=1
+    fi
+  done <"$1"
+}
+
+for file in "$root"/README.md "$root"/docs/*.md; do
+  grep -q '^<!-- regen: ' "$file" || continue
+  fresh=$(mktemp)
+  regen_file "$file" >"$fresh"
+  if ! cmp -s "$fresh" "$file"; then
+    if [ $check = 1 ]; then
+      echo "stale example output in ${file#"$root"/} (run scripts/regen-docs.sh):"
+      diff -u "$file" "$fresh" | head -40 || true
+      stale=1
+    else
+      cp "$fresh" "$file"
+      echo "regenerated ${file#"$root"/}"
+    fi
+  fi
+  rm -f "$fresh"
+done
+[ $stale = 0 ] && [ $check = 1 ] && echo "docs: every example block matches the binary"
+exit $stale

@@ -9,10 +9,10 @@ namespace kspeed {
 
 /// Exit codes: the contract with scripts and CI (documented in README and --help).
 enum ExitCode : int {
-  kExitOk = 0,           ///< success
-  kExitGateFailed = 1,   ///< a --min-* gate was not met
-  kExitBadInput = 2,     ///< bad usage or bad input; nothing was written
-  kExitInternal = 3,     ///< a bug in kspeed (please report it)
+  kExitOk = 0,          ///< success
+  kExitGateFailed = 1,  ///< a --min-* gate was not met
+  kExitBadInput = 2,    ///< bad usage or bad input; nothing was written
+  kExitInternal = 3,    ///< a bug in kspeed (please report it)
 };
 
 /// Bad input from the user: a flag value, a workload file, a trace. The message says what was

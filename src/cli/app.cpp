@@ -60,9 +60,8 @@ void reject_extras(CLI::App& command) {
     return;
   }
   const std::string& word = extras.front();
-  const std::string where = command.get_parent() == nullptr
-                                ? std::string("kspeed")
-                                : "kspeed " + command.get_name();
+  const std::string where =
+      command.get_parent() == nullptr ? std::string("kspeed") : "kspeed " + command.get_name();
   if (word.starts_with("-")) {
     const std::string flag = word.substr(0, word.find('='));
     throw InputError(where + ": unknown option '" + flag + "'" +
@@ -90,23 +89,31 @@ int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& comma
       return command->execute();
     }
   }
-  throw InputError("a command is required: kspeed estimate, kspeed workloads (see kspeed --help)");
+  throw InputError(
+      "a command is required: kspeed estimate, kspeed workloads, kspeed profile, kspeed "
+      "roofline, kspeed gpus, kspeed models (see kspeed --help)");
 }
 
 }  // namespace
 
 int run(int argc, const char* const* argv) {
-  CLI::App app{"kspeed: what is this kernel speedup worth to my users?\n"
-               "Follows an attention-kernel speedup through attention's share of prefill and "
-               "decode to the whole request.",
-               "kspeed"};
+  CLI::App app{
+      "kspeed: what is this kernel speedup worth to my users?\n"
+      "Follows an attention-kernel speedup through attention's share of prefill and "
+      "decode to the whole request.",
+      "kspeed"};
   app.set_version_flag("--version", KSPEED_VERSION);
-  app.footer("\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
-             "  kspeed estimate --help\n" +
-             exit_codes_help());
+  app.footer(
+      "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
+      "  kspeed estimate --help\n" +
+      exit_codes_help());
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_estimate_command(app));
   commands.push_back(make_workloads_command(app));
+  commands.push_back(make_profile_command(app));
+  commands.push_back(make_roofline_command(app));
+  commands.push_back(make_gpus_command(app));
+  commands.push_back(make_models_command(app));
   allow_extras_everywhere(app);
   try {
     app.parse(argc, argv);

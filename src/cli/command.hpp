@@ -23,6 +23,10 @@ class Command {
 
 std::unique_ptr<Command> make_estimate_command(CLI::App& parent);
 std::unique_ptr<Command> make_workloads_command(CLI::App& parent);
+std::unique_ptr<Command> make_profile_command(CLI::App& parent);
+std::unique_ptr<Command> make_roofline_command(CLI::App& parent);
+std::unique_ptr<Command> make_gpus_command(CLI::App& parent);
+std::unique_ptr<Command> make_models_command(CLI::App& parent);
 
 /// The exit-code table printed at the end of every --help.
 std::string exit_codes_help();

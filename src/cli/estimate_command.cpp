@@ -10,6 +10,7 @@
 #include "kspeed/report/estimate_report.hpp"
 #include "kspeed/report/human.hpp"
 #include "output_options.hpp"
+#include "platform_flags.hpp"
 
 namespace kspeed::cli {
 
@@ -21,8 +22,10 @@ constexpr const char* kDefaultWorkload = "deepseek-r1-fp8";
 struct EstimateFlags {
   std::string workload = kDefaultWorkload;
   std::string ctx, response_tokens, ttft, tpot, kernel_speedup, share, decode_share;
-  std::string phase = "prefill";
+  std::string phase;  // empty: prefill, or both when levers describe the change
   std::string extrapolate = "clamp";
+  PlatformFlags platform;
+  LeverFlags levers;
   std::string min_request_speedup, min_prefill_speedup;
   OutputOptions output;
 };
@@ -53,8 +56,8 @@ engine::Extrapolation parse_extrapolation(const std::string& text) {
 engine::EstimateOptions to_options(const EstimateFlags& flags) {
   engine::EstimateOptions options;
   options.prompt_tokens = optional_value<std::int64_t>(flags.ctx, "--ctx", io::parse_token_count);
-  options.response_tokens = optional_value<std::int64_t>(flags.response_tokens,
-                                                         "--response-tokens", io::parse_token_count);
+  options.response_tokens = optional_value<std::int64_t>(flags.response_tokens, "--response-tokens",
+                                                         io::parse_token_count);
   options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
   options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
   options.kernel_speedup =
@@ -62,7 +65,11 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
   options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);
   options.decode_share =
       optional_value<double>(flags.decode_share, "--decode-share", io::parse_share);
-  options.phase = parse_phase(flags.phase);
+  options.levers = parse_levers(flags.levers);
+  // Levers are placed on each phase's roofline, so by default they apply to both phases.
+  options.phase = !flags.phase.empty() ? parse_phase(flags.phase)
+                  : options.levers     ? engine::Phase::both
+                                       : engine::Phase::prefill;
   options.extrapolation = parse_extrapolation(flags.extrapolate);
   return options;
 }
@@ -84,6 +91,8 @@ class EstimateCommand final : public Command {
                                    "attention kernel to the phase to the request")) {
     add_workload_flags();
     add_change_flags();
+    add_platform_flags(*app_, flags_.platform);
+    add_lever_flags(*app_, flags_.levers);
     add_gate_flags();
     add_output_options(*app_, flags_.output);
     app_->footer(footer());
@@ -92,13 +101,15 @@ class EstimateCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
-    const engine::EstimateOptions options = to_options(flags_);
+    engine::EstimateOptions options = to_options(flags_);
     const engine::GateThresholds gates = to_gates(flags_);
     const report::Format format = parse_output_format(flags_.output);
     const report::Style style = output_style(flags_.output);
     check_output_destination(flags_.output);
 
     const engine::Workload workload = io::load_workload(flags_.workload);
+    options.platform = resolve_platform(
+        flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     render_and_emit(*report::make_estimate_reporter(format, style), estimate, flags_.output);
     return report_gates(estimate.gates);
@@ -121,8 +132,7 @@ class EstimateCommand final : public Command {
     app_->add_option("--ttft", flags_.ttft,
                      "Measured time to first token at this prompt length: 500, 500ms, 0.5s")
         ->type_name("DURATION");
-    app_->add_option("--tpot", flags_.tpot,
-                     "Measured time per output token: 50, 50ms, 50000us")
+    app_->add_option("--tpot", flags_.tpot, "Measured time per output token: 50, 50ms, 50000us")
         ->type_name("DURATION");
   }
 
@@ -139,9 +149,10 @@ class EstimateCommand final : public Command {
                      "the workload has no decode table")
         ->type_name("P");
     app_->add_option("--phase", flags_.phase,
-                     "Where the kernel speedup applies: prefill, decode or both")
-        ->type_name("PHASE")
-        ->capture_default_str();
+                     "Where the change applies: prefill, decode or both. Default: prefill; both "
+                     "when levers (--compute-speedup, --bytes-reduction, --bandwidth-efficiency) "
+                     "describe the change")
+        ->type_name("PHASE");
     app_->add_option("--extrapolate", flags_.extrapolate,
                      "Outside the share table: clamp to the nearest measured point (with a "
                      "warning) or model (continue the edge segment)")
@@ -164,7 +175,11 @@ class EstimateCommand final : public Command {
            "  kspeed estimate --ctx 128k --kernel-speedup 2    the chain at a 128K prompt\n"
            "  kspeed estimate --workload my.json --format json -o out.json\n"
            "  kspeed estimate --share 0.18 --ttft 500 --tpot 50 --response-tokens 128 \\\n"
-           "                  --min-request-speedup 1.01       gate a change in CI\n" +
+           "                  --min-request-speedup 1.01       gate a change in CI\n"
+           "  kspeed estimate --model llama-3.1-70b --gpu h100-sxm --tp 8 --batch 32 \\\n"
+           "                  --ctx 8k --ttft 900 --tpot 25 --bytes-reduction 2\n"
+           "                                                   an FP8 KV cache, through the "
+           "roofline\n" +
            exit_codes_help();
   }
 

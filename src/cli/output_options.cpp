@@ -12,18 +12,21 @@
 namespace kspeed::cli {
 
 void add_output_options(CLI::App& command, OutputOptions& options) {
-  command.add_option("--format,-f", options.format,
-                     "Output format: text (a table for people), json (for scripts and "
-                     "dashboards), csv (one row per result), markdown (for PR comments)")
+  command
+      .add_option("--format,-f", options.format,
+                  "Output format: text (a table for people), json (for scripts and "
+                  "dashboards), csv (one row per result), markdown (for PR comments)")
       ->type_name("FORMAT")
       ->capture_default_str();
-  command.add_option("-o,--output", options.output_path,
-                     "Write the result to FILE instead of stdout; the file is replaced "
-                     "atomically, so a failed run keeps the previous one")
+  command
+      .add_option("-o,--output", options.output_path,
+                  "Write the result to FILE instead of stdout; the file is replaced "
+                  "atomically, so a failed run keeps the previous one")
       ->type_name("FILE");
-  command.add_option("--color", options.color,
-                     "Colour in text output: auto (on a terminal, unless NO_COLOR is set), "
-                     "always, never")
+  command
+      .add_option("--color", options.color,
+                  "Colour in text output: auto (on a terminal, unless NO_COLOR is set), "
+                  "always, never")
       ->type_name("WHEN")
       ->capture_default_str();
 }

@@ -19,11 +19,12 @@ class WorkloadsCommand final : public Command {
     show_->add_option("name", name_, "The workload's name (kspeed workloads lists them)")
         ->required()
         ->type_name("NAME");
-    app_->footer("\nExamples:\n"
-                 "  kspeed workloads\n"
-                 "  kspeed workloads show deepseek-r1-fp8 > my.json   then edit, and run\n"
-                 "  kspeed estimate --workload my.json\n" +
-                 exit_codes_help());
+    app_->footer(
+        "\nExamples:\n"
+        "  kspeed workloads\n"
+        "  kspeed workloads show deepseek-r1-fp8 > my.json   then edit, and run\n"
+        "  kspeed estimate --workload my.json\n" +
+        exit_codes_help());
   }
 
   CLI::App& app() override { return *app_; }

@@ -66,7 +66,8 @@ EstimateResult estimate_chain(const PhaseInput& prefill, const PhaseInput& decod
   EstimateResult result;
   result.prefill = estimate_phase(prefill, request_before);
   result.decode = estimate_phase(decode, request_before);
-  const double request_after = result.prefill.phase.time_after_ms + result.decode.phase.time_after_ms;
+  const double request_after =
+      result.prefill.phase.time_after_ms + result.decode.phase.time_after_ms;
   result.request = make_level(request_before, request_before, request_after,
                               request_ceiling(prefill, decode, request_before));
   result.improvement_pct = (result.request.speedup - 1.0) * 100.0;

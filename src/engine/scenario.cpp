@@ -1,7 +1,9 @@
 #include "kspeed/engine/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 
+#include "kspeed/engine/scenario_roofline.hpp"
 #include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
@@ -53,6 +55,12 @@ ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table
   return lookup;
 }
 
+// A share read exactly off a table point is as good as the table: "measured" for a workload that
+// kspeed profile wrote, "workload" for one that cites its source.
+Source table_point_source(const Workload& workload, Source lookup_source) {
+  return lookup_source == Source::workload ? workload.share_origin : lookup_source;
+}
+
 Sourced<double> resolve_prefill_share(const Workload& workload, const EstimateOptions& options,
                                       double prompt_tokens, std::vector<Warning>& warnings) {
   if (options.prefill_share) {
@@ -65,8 +73,10 @@ Sourced<double> resolve_prefill_share(const Workload& workload, const EstimateOp
   }
   const ShareLookup lookup = lookup_share("prefill", workload.prefill_shares, prompt_tokens,
                                           options.extrapolation, warnings);
-  return {lookup.share, lookup.source};
+  return {lookup.share, table_point_source(workload, lookup.source)};
 }
+
+constexpr std::int64_t kExactDecodeSteps = 1 << 16;
 
 // Decode attention's share over the response: the context grows by one token per step, and each
 // step lasts one TPOT, so the time-weighted share is the mean of the per-step shares.
@@ -75,11 +85,17 @@ Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
                                            Extrapolation extrapolation,
                                            std::vector<Warning>& warnings) {
   const auto steps = static_cast<std::int64_t>(std::max(1.0, response_tokens - 1.0));
+  // Every step up to kExactDecodeSteps; beyond, the midpoint of each of kExactDecodeSteps equal
+  // runs of steps. The share is smooth and monotone between table points, so the midpoint rule's
+  // error is far below the table's own, and a 100M-token response stays milliseconds.
+  const std::int64_t samples = std::min(steps, kExactDecodeSteps);
+  const double stride = static_cast<double>(steps) / static_cast<double>(samples);
   double sum = 0;
   Source source = Source::workload;
-  for (std::int64_t step = 1; step <= steps; ++step) {
-    const ShareLookup lookup = share_at(table, prompt_tokens + static_cast<double>(step),
-                                        extrapolation);
+  for (std::int64_t sample = 0; sample < samples; ++sample) {
+    const double step = samples == steps ? static_cast<double>(sample + 1)
+                                         : (static_cast<double>(sample) + 0.5) * stride + 0.5;
+    const ShareLookup lookup = share_at(table, prompt_tokens + step, extrapolation);
     sum += lookup.share;
     if (lookup.source != Source::workload) {
       source = lookup.source;
@@ -91,7 +107,7 @@ Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
     const double probe = last > table.back().context_tokens ? last : prompt_tokens + 1.0;
     lookup_share("decode", table, probe, extrapolation, warnings);
   }
-  return {sum / static_cast<double>(steps), source};
+  return {sum / static_cast<double>(samples), source};
 }
 
 std::optional<Sourced<double>> resolve_decode_share(const Workload& workload,
@@ -102,10 +118,12 @@ std::optional<Sourced<double>> resolve_decode_share(const Workload& workload,
     return Sourced<double>{*options.decode_share, Source::given};
   }
   if (workload.decode_shares.empty()) {
-    return std::nullopt;
+    return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
   }
-  return decode_share_over_response(workload.decode_shares, prompt_tokens, response_tokens,
-                                    options.extrapolation, warnings);
+  Sourced<double> share = decode_share_over_response(
+      workload.decode_shares, prompt_tokens, response_tokens, options.extrapolation, warnings);
+  share.source = table_point_source(workload, share.source);
+  return share;
 }
 
 // TTFT(L) = (1 - p(L_ref)) * TTFT_ref * (L / L_ref) / (1 - p(L)): non-attention time grows with
@@ -134,12 +152,12 @@ Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& op
                      "' has no reference TTFT to scale from: pass --ttft D");
   }
   if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
-    throw InputError("cannot scale TTFT to a prompt of " +
-                     std::to_string(prompt_tokens.value) + " tokens without a share below 1 at "
+    throw InputError("cannot scale TTFT to a prompt of " + std::to_string(prompt_tokens.value) +
+                     " tokens without a share below 1 at "
                      "both lengths: pass --ttft D measured at this prompt length");
   }
-  const double ttft = scaled_ttft_ms(workload, options,
-                                     static_cast<double>(prompt_tokens.value), prefill_share.value);
+  const double ttft = scaled_ttft_ms(workload, options, static_cast<double>(prompt_tokens.value),
+                                     prefill_share.value);
   warnings.push_back(
       {"ttft_scaled", "TTFT " + plain_number(*reference.ttft_ms) + " ms was measured at " +
                           count_text(static_cast<double>(*reference.prompt_tokens)) +
@@ -149,13 +167,56 @@ Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& op
   return {ttft, Source::scaled};
 }
 
+// "Llama-3.1-70B-Instruct" -> "llama3170binstruct": names compared by letters and digits only.
+std::string model_key(const std::string& name) {
+  std::string key;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return key;
+}
+
+// A share table measured on one model says little about another: say so when the workload's
+// stated model and --model name different models and a share came from the workload's table.
+void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
+  const auto stated = std::find_if(workload.conditions.begin(), workload.conditions.end(),
+                                   [](const auto& entry) { return entry.first == "model"; });
+  if (!scenario.platform || stated == workload.conditions.end()) {
+    return;
+  }
+  const auto from_table = [](const Sourced<double>& share) {
+    return share.source == Source::workload || share.source == Source::measured ||
+           share.source == Source::interpolated ||
+           share.source == Source::clamped || share.source == Source::extrapolated;
+  };
+  // Only a share that moves the answer counts: one of a phase the change applies to.
+  const bool uses_table =
+      (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
+      (scenario.phase != Phase::prefill && scenario.decode_share &&
+       from_table(*scenario.decode_share));
+  const std::string workload_model = model_key(stated->second);
+  const std::string platform_model = model_key(scenario.platform->model.value.name);
+  if (!uses_table || workload_model.find(platform_model) != std::string::npos ||
+      platform_model.find(workload_model) != std::string::npos) {
+    return;
+  }
+  scenario.warnings.push_back(
+      {"share_model_mismatch",
+       "workload '" + workload.name + "' measured its attention shares on " + stated->second +
+           ", but --model is " + scenario.platform->model.value.name +
+           ": the share table may not carry over; pass --share/--decode-share measured on this "
+           "model"});
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const Workload& workload, const EstimateOptions& options) {
   Scenario scenario;
   const RequestShape& request = workload.request;
-  scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens,
-                                             workload, "prompt_tokens", "--ctx N");
+  scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens, workload,
+                                             "prompt_tokens", "--ctx N");
   scenario.response_tokens = given_or_workload(options.response_tokens, request.response_tokens,
                                                workload, "response_tokens", "--response-tokens N");
   scenario.tpot_ms =
@@ -168,15 +229,18 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
   const auto response = static_cast<double>(scenario.response_tokens.value);
   scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
-  scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens,
-                                  scenario.prefill_share, scenario.warnings);
+  scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share,
+                                  scenario.warnings);
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
+  resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
+  warn_on_model_mismatch(workload, scenario);
   if (options.phase != Phase::prefill && !scenario.decode_share) {
     throw InputError(std::string("--phase ") + std::string(to_string(options.phase)) +
                      " needs a decode attention share, and workload '" + workload.name +
-                     "' has none: pass --decode-share P (measure it with a profiler trace), or "
-                     "use a workload with attention_share.decode");
+                     "' has none: pass --decode-share P (measure it with a profiler trace), "
+                     "--model and --gpu to model it, or use a workload with "
+                     "attention_share.decode");
   }
   return scenario;
 }
@@ -185,17 +249,17 @@ PhaseInput prefill_input(const Scenario& scenario) {
   PhaseInput input;
   input.time_before_ms = scenario.ttft_ms.value;
   input.attention_share = scenario.prefill_share.value;
-  input.attention_speedup = scenario.kernel_speedup.value;
+  input.attention_speedup = phase_attention_speedup(scenario, Phase::prefill);
   input.targeted = scenario.phase != Phase::decode;
   return input;
 }
 
 PhaseInput decode_input(const Scenario& scenario) {
   PhaseInput input;
-  input.time_before_ms = decode_time_ms(scenario.tpot_ms.value,
-                                        static_cast<double>(scenario.response_tokens.value));
+  input.time_before_ms =
+      decode_time_ms(scenario.tpot_ms.value, static_cast<double>(scenario.response_tokens.value));
   input.attention_share = scenario.decode_share ? scenario.decode_share->value : 0.0;
-  input.attention_speedup = scenario.kernel_speedup.value;
+  input.attention_speedup = phase_attention_speedup(scenario, Phase::decode);
   input.targeted = scenario.phase != Phase::prefill;
   return input;
 }

@@ -5,9 +5,13 @@
 
 namespace kspeed::engine {
 
-double logit(double share) { return std::log(share / (1.0 - share)); }
+double logit(double share) {
+  return std::log(share / (1.0 - share));
+}
 
-double inverse_logit(double log_odds) { return 1.0 / (1.0 + std::exp(-log_odds)); }
+double inverse_logit(double log_odds) {
+  return 1.0 / (1.0 + std::exp(-log_odds));
+}
 
 namespace {
 

@@ -11,8 +11,8 @@ std::vector<std::string> builtin_names(std::string_view folder) {
   const std::string prefix = std::string(folder) + "/";
   for (const EmbeddedFile& file : embedded_files()) {
     if (file.path.starts_with(prefix) && file.path.ends_with(kJsonSuffix)) {
-      const std::string_view stem = file.path.substr(
-          prefix.size(), file.path.size() - prefix.size() - kJsonSuffix.size());
+      const std::string_view stem =
+          file.path.substr(prefix.size(), file.path.size() - prefix.size() - kJsonSuffix.size());
       if (stem.find('/') == std::string_view::npos) {
         names.emplace_back(stem);
       }

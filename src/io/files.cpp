@@ -28,8 +28,7 @@ std::string read_text_file(const std::string& path, std::string_view what) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw InputError(std::string(what) + " '" + path + "' cannot be read: " +
-                     std::strerror(errno));
+    throw InputError(std::string(what) + " '" + path + "' cannot be read: " + std::strerror(errno));
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();

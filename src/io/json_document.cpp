@@ -39,15 +39,22 @@ bool looks_binary(std::string_view text) {
 
 std::string describe_json_type(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
     case nlohmann::json::value_t::number_integer:
     case nlohmann::json::value_t::number_unsigned:
-    case nlohmann::json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case nlohmann::json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -87,10 +94,9 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
     // column 2: "; kspeed states the place itself, so keep only what follows.
     const std::size_t colon = what.find(": ", what.find("parse error"));
     const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw InputError(name + ":" + std::to_string(where.line) + ":" +
-                     std::to_string(where.column) + ": " +
-                     (truncated ? "the JSON ends early (truncated file?): " : "not valid JSON: ") +
-                     detail);
+    throw InputError(
+        name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " +
+        (truncated ? "the JSON ends early (truncated file?): " : "not valid JSON: ") + detail);
   }
 }
 
@@ -154,9 +160,9 @@ std::int64_t JsonReader::token_count(const nlohmann::json& value, std::string_vi
   if (value.is_number_unsigned() ? value.get<std::uint64_t>() < 1 : value.get<std::int64_t>() < 1) {
     fail(path, "expected a token count of at least 1, found " + value.dump());
   }
-  if (value.is_number_unsigned() &&
-      value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-    fail(path, "token count " + value.dump() + " is too large");
+  if (value.is_number_unsigned() ? value.get<std::uint64_t>() > std::uint64_t{kMaxTokens}
+                                 : value.get<std::int64_t>() > kMaxTokens) {
+    fail(path, "token count " + value.dump() + " is too large: expected at most 134,217,728");
   }
   return value.get<std::int64_t>();
 }
@@ -166,10 +172,16 @@ double JsonReader::duration_ms(const nlohmann::json& value, std::string_view pat
     return parse_duration_ms(value.get<std::string>(), source_ + ": " + std::string(path));
   }
   if (!value.is_number()) {
-    fail(path, "expected milliseconds as a number (500) or a string with a unit (\"0.5s\"), "
-               "found " + describe_json_type(value));
+    fail(path,
+         "expected milliseconds as a number (500) or a string with a unit (\"0.5s\"), "
+         "found " +
+             describe_json_type(value));
   }
-  return positive_number(value, path);
+  const double milliseconds = positive_number(value, path);
+  if (milliseconds > kMaxDurationMs) {
+    fail(path, "expected at most 1e9 ms (about 11.6 days), found " + value.dump());
+  }
+  return milliseconds;
 }
 
 double JsonReader::share(const nlohmann::json& value, std::string_view path) const {

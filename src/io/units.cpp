@@ -3,7 +3,6 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "kspeed/error.hpp"
@@ -62,9 +61,10 @@ double parse_number(std::string_view text, std::string_view what, std::string_vi
 }
 
 double parse_positive_number(std::string_view text, std::string_view what) {
-  constexpr std::string_view expected = "a finite number greater than 0 (for example 2 or 1.5)";
+  constexpr std::string_view expected =
+      "a number from 1e-6 to 1e9 (for example 2 or 1.5)";
   const double value = parse_number(text, what, expected);
-  if (value <= 0) {
+  if (value < kMinPositiveNumber || value > kMaxPositiveNumber) {
     fail(what, text, expected);
   }
   return value;
@@ -80,7 +80,7 @@ std::int64_t parse_token_count(std::string_view text, std::string_view what) {
     multiplier = 1024;
     digits.remove_suffix(1);
   } else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M')) {
-    multiplier = 1024 * 1024;
+    multiplier = std::int64_t{1024} * 1024;
     digits.remove_suffix(1);
   }
   std::int64_t count = 0;
@@ -88,10 +88,9 @@ std::int64_t parse_token_count(std::string_view text, std::string_view what) {
   if (digits.empty() || ec == std::errc::invalid_argument || end != digits.data() + digits.size()) {
     fail(what, text, expected);
   }
-  if (ec == std::errc::result_out_of_range ||
-      count > std::numeric_limits<std::int64_t>::max() / multiplier) {
+  if (ec == std::errc::result_out_of_range || count > kMaxTokens / multiplier) {
     throw InputError(std::string(what) + ": '" + std::string(text) +
-                     "' is too large: expected " + std::string(expected));
+                     "' is too large: expected at most 134,217,728 tokens (128m)");
   }
   if (count < 1) {
     fail(what, text, expected);
@@ -116,8 +115,12 @@ double parse_duration_ms(std::string_view text, std::string_view what) {
     scale = 1e3;
   }
   const double value = parse_number(number, what, expected) * scale;
-  if (!(value > 0) || !std::isfinite(value)) {
+  if (!(value > 0)) {
     fail(what, text, expected);
+  }
+  if (value > kMaxDurationMs) {
+    throw InputError(std::string(what) + ": '" + std::string(text) +
+                     "' is too long: expected at most 1e9 ms (about 11.6 days)");
   }
   return value;
 }

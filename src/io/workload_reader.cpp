@@ -7,6 +7,7 @@
 #include "kspeed/io/embedded_data.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"
+#include "kspeed/io/json_fields.hpp"
 #include "kspeed/io/suggest.hpp"
 
 namespace kspeed::io {
@@ -15,8 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {"name",   "description",     "source",
-                                           "request", "attention_share", "conditions"};
+const std::vector<std::string> kTopKeys = {
+    "name",       "description", "source", "share_origin", "request", "attention_share",
+    "conditions", "model",       "gpu",    "batch",        "tp"};
 const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens", "ttft_ms",
                                                "tpot_ms"};
 const std::vector<std::string> kShareKeys = {"prefill", "decode"};
@@ -29,6 +31,16 @@ std::vector<std::string> condition_keys() {
 std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
   return found == object.end() ? std::string() : reader.string_value(*found, key);
+}
+
+// "measured" marks tables that kspeed profile reduced from a trace; "workload" (the default)
+// marks tables cited from `source`.
+engine::Source read_share_origin(const JsonReader& reader, const json& value) {
+  const std::string origin = reader.string_value(value, "share_origin");
+  if (origin == "measured") return engine::Source::measured;
+  if (origin == "workload") return engine::Source::workload;
+  reader.fail("share_origin", "unknown value '" + origin + "'" +
+                                  suggestion_suffix(origin, {"measured", "workload"}));
 }
 
 engine::RequestShape read_request(const JsonReader& reader, const json& object) {
@@ -77,8 +89,8 @@ std::vector<engine::SharePoint> read_share_table(const JsonReader& reader, const
             [](const auto& a, const auto& b) { return a.context_tokens < b.context_tokens; });
   for (std::size_t i = 1; i < table.size(); ++i) {
     if (table[i].context_tokens == table[i - 1].context_tokens) {
-      reader.fail(path, "context " + std::to_string(static_cast<std::int64_t>(
-                                         table[i].context_tokens)) +
+      reader.fail(path, "context " +
+                            std::to_string(static_cast<std::int64_t>(table[i].context_tokens)) +
                             " appears twice: each context needs exactly one measured share");
     }
   }
@@ -88,7 +100,8 @@ std::vector<engine::SharePoint> read_share_table(const JsonReader& reader, const
 void read_shares(const JsonReader& reader, const json& object, engine::Workload& workload) {
   reader.expect_object(object, "attention_share", kShareKeys);
   if (object.contains("prefill")) {
-    workload.prefill_shares = read_share_table(reader, object["prefill"], "attention_share.prefill");
+    workload.prefill_shares =
+        read_share_table(reader, object["prefill"], "attention_share.prefill");
   }
   if (object.contains("decode")) {
     workload.decode_shares = read_share_table(reader, object["decode"], "attention_share.decode");
@@ -100,9 +113,25 @@ void read_conditions(const JsonReader& reader, const json& object, engine::Workl
   reader.expect_object(object, "conditions", keys);
   for (const std::string& key : keys) {  // checklist order, whatever the file's order
     if (object.contains(key)) {
-      workload.conditions.emplace_back(key,
-                                       reader.string_value(object[key], "conditions." + key));
+      workload.conditions.emplace_back(key, reader.string_value(object[key], "conditions." + key));
     }
+  }
+}
+
+// The deployment the workload runs on, named for the roofline and the decode model; the names
+// are resolved (and checked) only when an estimate uses them.
+void read_deployment(const JsonReader& reader, const json& document, engine::Workload& workload) {
+  for (const char* key : {"model", "gpu"}) {
+    if (document.contains(key)) {
+      (std::string(key) == "model" ? workload.model : workload.gpu) =
+          reader.string_value(document[key], key);
+    }
+  }
+  if (document.contains("batch")) {
+    workload.batch = positive_count(reader, document["batch"], "batch");
+  }
+  if (document.contains("tp")) {
+    workload.tp = positive_count(reader, document["tp"], "tp");
   }
 }
 
@@ -116,6 +145,9 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   workload.name = optional_string(reader, document, "name");
   workload.description = optional_string(reader, document, "description");
   workload.source = optional_string(reader, document, "source");
+  if (document.contains("share_origin")) {
+    workload.share_origin = read_share_origin(reader, document["share_origin"]);
+  }
   if (document.contains("request")) {
     workload.request = read_request(reader, document["request"]);
   }
@@ -125,10 +157,13 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   if (document.contains("conditions")) {
     read_conditions(reader, document["conditions"], workload);
   }
+  read_deployment(reader, document, workload);
   return workload;
 }
 
-std::vector<std::string> builtin_workload_names() { return builtin_names("workloads"); }
+std::vector<std::string> builtin_workload_names() {
+  return builtin_names("workloads");
+}
 
 std::string_view builtin_workload_text(std::string_view name) {
   if (auto content = builtin_content("workloads", name)) {
@@ -153,8 +188,7 @@ engine::Workload load_workload(const std::string& file_or_name) {
     return workload;
   }
   const std::string_view text = builtin_workload_text(file_or_name);
-  engine::Workload workload =
-      parse_workload(text, "built-in workload '" + file_or_name + "'");
+  engine::Workload workload = parse_workload(text, "built-in workload '" + file_or_name + "'");
   if (workload.name.empty()) {
     workload.name = file_or_name;
   }

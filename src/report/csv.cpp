@@ -51,6 +51,8 @@ std::string CsvRow::header_line() const {
   return join_line(escaped);
 }
 
-std::string CsvRow::value_line() const { return join_line(cells_); }
+std::string CsvRow::value_line() const {
+  return join_line(cells_);
+}
 
 }  // namespace kspeed::report

@@ -247,3 +247,21 @@ TEST_CASE("conditions not stated are listed in checklist order", "[engine]") {
   CHECK(missing.front() == "hardware");
   CHECK(missing.back() == "metric_definitions");
 }
+
+TEST_CASE("a decode table over a very long response is sampled, not looped", "[engine]") {
+  Workload workload = deepseek_workload();
+  workload.decode_shares = {{1024, 0.1}, {1 << 27, 0.6}};
+  EstimateOptions options;
+  options.phase = Phase::decode;
+  options.response_tokens = 1 << 26;  // 67M steps: sampled at 65,536 midpoints
+  const Scenario sampled = resolve_scenario(workload, options);
+  // The exact mean, by the same interpolation at a fine grid, agrees to well under 1e-6.
+  double sum = 0;
+  const int grid = 1 << 20;
+  for (int i = 0; i < grid; ++i) {
+    const double step = (i + 0.5) * ((1 << 26) - 1.0) / grid + 0.5;
+    sum += share_at(workload.decode_shares, 1024.0 + step, Extrapolation::clamp).share;
+  }
+  REQUIRE(sampled.decode_share.has_value());
+  CHECK(sampled.decode_share->value == Approx(sum / grid).epsilon(1e-6));
+}

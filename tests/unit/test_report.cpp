@@ -87,9 +87,9 @@ TEST_CASE("every format renders the default estimate", "[report]") {
     std::ostringstream out;
     make_estimate_reporter(format, Style{})->write(estimate, out);
     INFO(out.str());
-    CHECK(out.str().find(format == Format::text || format == Format::markdown ? "1.0066×"
-                                                                               : "1.0066")
-          != std::string::npos);
+    CHECK(out.str().find(format == Format::text || format == Format::markdown
+                             ? "1.0066×"
+                             : "1.0066") != std::string::npos);
   }
   std::ostringstream csv;
   make_estimate_reporter(Format::csv, Style{})->write(estimate, csv);

@@ -55,7 +55,7 @@ TEST_CASE("positive numbers are finite and above zero", "[units]") {
   CHECK(parse_positive_number("2", "-s") == 2.0);
   CHECK(parse_positive_number("+1.5", "-s") == 1.5);
   CHECK(parse_positive_number("1e3", "-s") == 1000.0);
-  for (const char* bad : {"0", "-2", "nan", "inf", "-inf", "2x", ""}) {
+  for (const char* bad : {"0", "-2", "nan", "inf", "-inf", "2x", "", "1e-7"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_positive_number(bad, "-s"), InputError);
   }
@@ -67,4 +67,13 @@ TEST_CASE("did-you-mean suggests close names only", "[units]") {
   CHECK_FALSE(closest_match("xml", {"text", "json", "csv"}).has_value());
   CHECK(suggestion_suffix("xml", {"text", "json"}) == "; expected one of: text, json");
   CHECK(suggestion_suffix("reqest", {"request", "name"}) == ", did you mean 'request'?");
+}
+
+TEST_CASE("limits keep every sum finite and every loop short", "[units]") {
+  CHECK(parse_token_count("128m", "--ctx") == kMaxTokens);
+  CHECK_THROWS_WITH(parse_token_count("129m", "--ctx"), Catch::Contains("at most 134,217,728"));
+  CHECK_THROWS_WITH(parse_duration_ms("1e300", "--ttft"), Catch::Contains("too long"));
+  CHECK(parse_duration_ms("1e9", "--ttft") == 1e9);
+  CHECK_THROWS_AS(parse_positive_number("1e-320", "-s"), InputError);
+  CHECK_THROWS_AS(parse_positive_number("1e10", "-s"), InputError);
 }

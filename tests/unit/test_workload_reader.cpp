@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
@@ -7,7 +8,9 @@ using namespace kspeed::io;
 using kspeed::InputError;
 
 namespace {
-kspeed::engine::Workload parse(const std::string& text) { return parse_workload(text, "w.json"); }
+kspeed::engine::Workload parse(const std::string& text) {
+  return parse_workload(text, "w.json");
+}
 }  // namespace
 
 TEST_CASE("the built-in default workload is NVIDIA's DeepSeek-R1 table", "[workload]") {
@@ -51,35 +54,30 @@ TEST_CASE("every field is optional, so a shares-only workload parses", "[workloa
 TEST_CASE("bad workloads fail with the place and the fix", "[workload]") {
   CHECK_THROWS_WITH(parse(""), Catch::Contains("empty"));
   CHECK_THROWS_WITH(parse(std::string("{\0}", 3)), Catch::Contains("binary"));
-  CHECK_THROWS_WITH(parse("{\"name\": \"x\","), Catch::Contains("w.json:1:") &&
-                                                    Catch::Contains("ends early"));
+  CHECK_THROWS_WITH(parse("{\"name\": \"x\","),
+                    Catch::Contains("w.json:1:") && Catch::Contains("ends early"));
   CHECK_THROWS_WITH(parse("[1, 2"), Catch::Contains("ends early"));
   CHECK_THROWS_WITH(parse("{\"name\": nope}"), Catch::Contains("not valid JSON"));
-  CHECK_THROWS_WITH(parse(std::string(40, '[') + std::string(40, ']')),
-                    Catch::Contains("nesting"));
+  CHECK_THROWS_WITH(parse(std::string(40, '[') + std::string(40, ']')), Catch::Contains("nesting"));
   CHECK_THROWS_WITH(parse("[]"), Catch::Contains("expected an object, found an array"));
   CHECK_THROWS_WITH(parse(R"({"nmae": "x"})"), Catch::Contains("did you mean 'name'"));
   CHECK_THROWS_WITH(parse(R"({"request": {"ttft": 5}})"),
                     Catch::Contains("request.ttft") && Catch::Contains("did you mean 'ttft_ms'"));
   CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": "fast"}})"),
                     Catch::Contains("request.ttft_ms"));
-  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": -3}})"),
-                    Catch::Contains("greater than 0"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": -3}})"), Catch::Contains("greater than 0"));
   CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 1.5}})"),
                     Catch::Contains("whole number"));
   CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 0}})"), Catch::Contains("at least 1"));
   CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": {"context": 1}}})"),
                     Catch::Contains("expected an array"));
-  CHECK_THROWS_WITH(
-      parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 0}]}})"),
-      Catch::Contains("strictly between 0 and 1"));
-  CHECK_THROWS_WITH(
-      parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 1.0}]}})"),
-      Catch::Contains("strictly between 0 and 1"));
-  CHECK_THROWS_WITH(
-      parse(R"({"attention_share": {"decode": [{"context": 4096, "share": 0.1},
+  CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 0}]}})"),
+                    Catch::Contains("strictly between 0 and 1"));
+  CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": [{"context": 4096, "share": 1.0}]}})"),
+                    Catch::Contains("strictly between 0 and 1"));
+  CHECK_THROWS_WITH(parse(R"({"attention_share": {"decode": [{"context": 4096, "share": 0.1},
                                                 {"context": "4k", "share": 0.2}]}})"),
-      Catch::Contains("appears twice"));
+                    Catch::Contains("appears twice"));
   CHECK_THROWS_WITH(parse(R"({"attention_share": {"prefill": [{"share": 0.1}]}})"),
                     Catch::Contains("missing required key 'context'"));
   CHECK_THROWS_WITH(parse(R"({"conditions": {"gpu": "H100"}})"),
@@ -90,4 +88,19 @@ TEST_CASE("load_workload tells files from built-in names", "[workload]") {
   CHECK_THROWS_WITH(load_workload("deepseek-r1-fp9"), Catch::Contains("did you mean"));
   CHECK_THROWS_WITH(load_workload("no/such.json"), Catch::Contains("does not exist"));
   CHECK_THROWS_WITH(load_workload("/"), Catch::Contains("folder"));
+}
+
+TEST_CASE("share_origin marks tables measured from a trace", "[workload]") {
+  const auto measured = parse(R"({"share_origin": "measured",
+    "attention_share": {"prefill": [{"context": 4096, "share": 0.2}]}})");
+  CHECK(measured.share_origin == kspeed::engine::Source::measured);
+  CHECK(parse("{}").share_origin == kspeed::engine::Source::workload);
+  CHECK_THROWS_WITH(parse(R"({"share_origin": "measurd"})"), Catch::Contains("did you mean"));
+  kspeed::engine::EstimateOptions options;
+  options.prompt_tokens = 4096;
+  options.response_tokens = 2;
+  options.ttft_ms = 100.0;
+  options.tpot_ms = 10.0;
+  const auto scenario = kspeed::engine::resolve_scenario(measured, options);
+  CHECK(scenario.prefill_share.source == kspeed::engine::Source::measured);
 }

@@ -16,12 +16,12 @@ struct PhaseInput {
 
 /// One level of the chain, with the figures every level reports.
 struct Level {
-  double share_of_parent = 0;      ///< fraction of the parent level's time spent here
-  double time_before_ms = 0;       ///< time at this level before the change
-  double time_after_ms = 0;        ///< time at this level after the change
-  double saved_ms = 0;             ///< before - after (negative for a slowdown)
-  double speedup = 1;              ///< before / after
-  std::optional<double> ceiling;   ///< speedup with an infinitely fast kernel; nullopt: unbounded
+  double share_of_parent = 0;     ///< fraction of the parent level's time spent here
+  double time_before_ms = 0;      ///< time at this level before the change
+  double time_after_ms = 0;       ///< time at this level after the change
+  double saved_ms = 0;            ///< before - after (negative for a slowdown)
+  double speedup = 1;             ///< before / after
+  std::optional<double> ceiling;  ///< speedup with an infinitely fast kernel; nullopt: unbounded
 };
 
 /// A phase (prefill or decode): its attention kernels, then the phase as a whole.

@@ -10,6 +10,8 @@
 
 #include "kspeed/engine/estimate.hpp"
 #include "kspeed/engine/gates.hpp"
+#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/engine/workload.hpp"
@@ -21,9 +23,12 @@ enum class Phase { prefill, decode, both };
 
 constexpr std::string_view to_string(Phase phase) {
   switch (phase) {
-    case Phase::prefill: return "prefill";
-    case Phase::decode: return "decode";
-    case Phase::both: return "both";
+    case Phase::prefill:
+      return "prefill";
+    case Phase::decode:
+      return "decode";
+    case Phase::both:
+      return "both";
   }
   return "unknown";
 }
@@ -33,15 +38,21 @@ inline constexpr double kDefaultKernelSpeedup = 2.0;
 
 /// What the user overrode; an empty optional means "take it from the workload".
 struct EstimateOptions {
-  std::optional<std::int64_t> prompt_tokens;    ///< --ctx
-  std::optional<std::int64_t> response_tokens;  ///< --response-tokens
-  std::optional<double> ttft_ms;                ///< --ttft
-  std::optional<double> tpot_ms;                ///< --tpot
-  std::optional<double> kernel_speedup;         ///< --kernel-speedup
-  std::optional<double> prefill_share;          ///< --share
-  std::optional<double> decode_share;           ///< --decode-share
-  Phase phase = Phase::prefill;                 ///< --phase
+  std::optional<std::int64_t> prompt_tokens;           ///< --ctx
+  std::optional<std::int64_t> response_tokens;         ///< --response-tokens
+  std::optional<double> ttft_ms;                       ///< --ttft
+  std::optional<double> tpot_ms;                       ///< --tpot
+  std::optional<double> kernel_speedup;                ///< --kernel-speedup
+  std::optional<double> prefill_share;                 ///< --share
+  std::optional<double> decode_share;                  ///< --decode-share
+  Phase phase = Phase::prefill;                        ///< --phase
   Extrapolation extrapolation = Extrapolation::clamp;  ///< --extrapolate
+  /// --model and --gpu (or the workload's): places each phase on the roofline and models the
+  /// decode share when none is measured.
+  std::optional<Platform> platform;
+  /// --compute-speedup, --bytes-reduction, --bandwidth-efficiency: the change described by what
+  /// it changes, worth what each phase's roofline position allows (instead of kernel_speedup).
+  std::optional<Levers> levers;
 };
 
 /// Something the reader should know about how a number was obtained.
@@ -59,8 +70,12 @@ struct Scenario {
   Sourced<double> kernel_speedup;
   Phase phase = Phase::prefill;
   Sourced<double> prefill_share;
-  std::optional<Sourced<double>> decode_share;  ///< absent when neither given nor in the workload
+  std::optional<Sourced<double>> decode_share;  ///< absent when not given, measured or modelled
   std::vector<Warning> warnings;
+  std::optional<Platform> platform;  ///< the model on the GPU, when both are known
+  std::optional<Levers> levers;      ///< the change as levers; kernel_speedup is unused then
+  std::optional<PhaseRoofline> prefill_roofline;  ///< with a platform: at the prompt length
+  std::optional<PhaseRoofline> decode_roofline;   ///< with a platform
 };
 
 /// Resolves the scenario. Throws InputError when the request cannot be answered (a decode phase

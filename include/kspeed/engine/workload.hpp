@@ -24,19 +24,27 @@ struct RequestShape {
 
 /// The ten conditions of MODEL.md section 6, in checklist order. A workload states any subset.
 inline constexpr const char* kConditionKeys[] = {
-    "model",         "hardware",    "engine",  "precision",
-    "token_counts",  "prefix_caching", "concurrency", "speculative_decoding",
-    "goodput",       "metric_definitions"};
+    "model",        "hardware",          "engine",      "precision",
+    "token_counts", "prefix_caching",    "concurrency", "speculative_decoding",
+    "goodput",      "metric_definitions"};
 
 struct Workload {
   std::string name;         ///< short identifier, e.g. "deepseek-r1-fp8"
   std::string description;  ///< one line for people
   std::string source;       ///< citation of the measurements
+  /// How the share tables were obtained: Source::workload (cited from `source`) or
+  /// Source::measured (reduced from a profiler trace by kspeed profile).
+  Source share_origin = Source::workload;
   RequestShape request;
   std::vector<SharePoint> prefill_shares;  ///< sorted by context, may be empty
   std::vector<SharePoint> decode_shares;   ///< sorted by context, may be empty
   /// Stated conditions as (key, value) in checklist order; keys are from kConditionKeys.
   std::vector<std::pair<std::string, std::string>> conditions;
+  /// The deployment, for the roofline and the decode model (docs/presets.md); each optional.
+  std::optional<std::string> model;   ///< a model preset name or file path (kspeed models)
+  std::optional<std::string> gpu;     ///< a GPU preset name or file path (kspeed gpus)
+  std::optional<std::int64_t> batch;  ///< sequences decoded together in one step (>= 1)
+  std::optional<std::int64_t> tp;     ///< tensor parallelism (>= 1)
 };
 
 /// Checklist keys the workload does not state, in checklist order.

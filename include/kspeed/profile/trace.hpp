@@ -39,35 +39,36 @@ struct KernelEvent {
 struct LaunchEvent {
   std::uint64_t process = 0;      ///< same key space as KernelEvent::process
   std::uint64_t correlation = 0;  ///< shared with the kernels it launched
+  std::uint64_t cpu_process = 0;  ///< CPU process of the calling thread (Kineto pid)
   std::uint64_t thread = 0;       ///< CPU thread (Kineto tid, nsys globalTid)
   std::int64_t start_ns = 0;      ///< CPU time of the call, ns
 };
 
 /// A range whose name looks like an engine step annotation (the analysis parses the name).
 struct AnnotationEvent {
-  std::string name;                        ///< e.g. "step[DECODE bs=32]"
-  std::uint64_t process = 0;               ///< CPU process (CPU side) or device (GPU side)
-  std::uint64_t thread = 0;                ///< CPU thread (CPU side) or stream (GPU side)
-  std::int64_t start_ns = 0;               ///< range start, ns
-  std::int64_t end_ns = 0;                 ///< range end, ns
-  bool gpu_side = false;                   ///< a GPU projection (Kineto gpu_user_annotation)
-  std::optional<std::int64_t> external_id; ///< Kineto "External id": pairs CPU and GPU ranges
+  std::string name;                         ///< e.g. "step[DECODE bs=32]"
+  std::uint64_t process = 0;                ///< CPU process (CPU side) or device (GPU side)
+  std::uint64_t thread = 0;                 ///< CPU thread (CPU side) or stream (GPU side)
+  std::int64_t start_ns = 0;                ///< range start, ns
+  std::int64_t end_ns = 0;                  ///< range end, ns
+  bool gpu_side = false;                    ///< a GPU projection (Kineto gpu_user_annotation)
+  std::optional<std::int64_t> external_id;  ///< Kineto "External id": pairs CPU and GPU ranges
 };
 
 /// What the file says about the system it was captured on.
 struct TraceInfo {
-  std::string gpu;               ///< e.g. "NVIDIA B200"; empty when unstated
-  std::string platform;          ///< "CUDA", "ROCm" or empty
-  std::optional<int> rank;       ///< distributed rank, when stated
-  std::optional<int> world_size; ///< distributed world size, when stated
+  std::string gpu;                ///< e.g. "NVIDIA B200"; empty when unstated
+  std::string platform;           ///< "CUDA", "ROCm" or empty
+  std::optional<int> rank;        ///< distributed rank, when stated
+  std::optional<int> world_size;  ///< distributed world size, when stated
 };
 
 struct Trace {
   std::string source;  ///< the path as given (names the file in every output)
   TraceFormat format = TraceFormat::kineto_json;
-  bool compressed = false;                 ///< read through gzip
-  bool has_timeline = true;                ///< false for summaries (no start times, no steps)
-  std::vector<std::string> kernel_names;   ///< distinct kernel names, indexed by name_id
+  bool compressed = false;                ///< read through gzip
+  bool has_timeline = true;               ///< false for summaries (no start times, no steps)
+  std::vector<std::string> kernel_names;  ///< distinct kernel names, indexed by name_id
   std::vector<KernelEvent> kernels;
   std::vector<LaunchEvent> launches;
   std::vector<AnnotationEvent> annotations;

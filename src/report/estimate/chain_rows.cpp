@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kspeed/report/human.hpp"
+#include "roofline_rows.hpp"
 
 namespace kspeed::report::estimate_rows {
 
@@ -12,9 +13,12 @@ using engine::Estimate;
 using engine::Level;
 
 std::vector<std::string> level_row(std::string name, std::string share, const Level& level) {
-  return {std::move(name),           std::move(share),
-          human_ms(level.time_before_ms), human_ms(level.time_after_ms),
-          human_ms(level.saved_ms),       human_speedup(level.speedup),
+  return {std::move(name),
+          std::move(share),
+          human_ms(level.time_before_ms),
+          human_ms(level.time_after_ms),
+          human_ms(level.saved_ms),
+          human_speedup(level.speedup),
           human_ceiling(level.ceiling)};
 }
 
@@ -22,7 +26,9 @@ std::string share_text(double share, const char* parent) {
   return human_percent(share) + " of " + parent;
 }
 
-std::string tokens(std::int64_t count) { return human_count(count) + " tokens"; }
+std::string tokens(std::int64_t count) {
+  return human_count(count) + " tokens";
+}
 
 }  // namespace
 
@@ -35,8 +41,8 @@ Table chain_table(const Estimate& estimate) {
   table.rows.push_back(level_row("prefill attention",
                                  share_text(r.prefill.attention.share_of_parent, "prefill"),
                                  r.prefill.attention));
-  table.rows.push_back(
-      level_row("prefill", share_text(r.prefill.phase.share_of_parent, "request"), r.prefill.phase));
+  table.rows.push_back(level_row("prefill", share_text(r.prefill.phase.share_of_parent, "request"),
+                                 r.prefill.phase));
   if (estimate.scenario.decode_share) {
     table.rows.push_back(level_row("decode attention",
                                    share_text(r.decode.attention.share_of_parent, "decode"),
@@ -45,6 +51,7 @@ Table chain_table(const Estimate& estimate) {
   table.rows.push_back(
       level_row("decode", share_text(r.decode.phase.share_of_parent, "request"), r.decode.phase));
   table.rows.push_back(level_row("request", "", r.request));
+  add_bound_column(table, estimate.scenario);
   return table;
 }
 
@@ -60,13 +67,18 @@ Table inputs_table(const Estimate& estimate) {
   add("response", tokens(s.response_tokens.value), s.response_tokens.source);
   add("TTFT", human_ms(s.ttft_ms.value), s.ttft_ms.source);
   add("TPOT", human_ms(s.tpot_ms.value), s.tpot_ms.source);
-  add("kernel speedup", human_speedup(s.kernel_speedup.value), s.kernel_speedup.source);
+  if (s.levers) {
+    add_lever_inputs(table, s);  // the change as levers: no single kernel speedup
+  } else {
+    add("kernel speedup", human_speedup(s.kernel_speedup.value), s.kernel_speedup.source);
+  }
   add("prefill attention share", human_percent(s.prefill_share.value), s.prefill_share.source);
   if (s.decode_share) {
     add("decode attention share", human_percent(s.decode_share->value), s.decode_share->source);
   } else {
     table.rows.push_back({"decode attention share", "—", "none (decode untouched)"});
   }
+  add_platform_inputs(table, estimate);
   return table;
 }
 
@@ -78,16 +90,17 @@ std::string summary_sentence(const Estimate& estimate) {
   // A gain reads as "0.66% faster" ((S - 1) * 100, MODEL.md's convention); a loss as time added.
   const std::string change =
       r.request.saved_ms >= 0
-          ? fmt::format("A {} attention kernel on {} makes the request {} faster ({}, {} of {} "
-                        "saved)",
-                        human_speedup(s.kernel_speedup.value), target,
-                        human_percent(r.improvement_pct / 100), human_speedup(r.request.speedup),
-                        human_ms(r.request.saved_ms), human_ms(r.request.time_before_ms))
-          : fmt::format("A {} attention kernel on {} makes the request slower ({}, {} added to "
-                        "{})",
-                        human_speedup(s.kernel_speedup.value), target,
-                        human_speedup(r.request.speedup), human_ms(-r.request.saved_ms),
-                        human_ms(r.request.time_before_ms));
+          ? fmt::format(
+                "{} on {} makes the request {} faster ({}, {} of {} "
+                "saved)",
+                change_name(s), target, human_percent(r.improvement_pct / 100),
+                human_speedup(r.request.speedup), human_ms(r.request.saved_ms),
+                human_ms(r.request.time_before_ms))
+          : fmt::format(
+                "{} on {} makes the request slower ({}, {} added to "
+                "{})",
+                change_name(s), target, human_speedup(r.request.speedup),
+                human_ms(-r.request.saved_ms), human_ms(r.request.time_before_ms));
   std::string why;
   if (s.phase != engine::Phase::decode) {
     why = fmt::format("attention is {} of prefill and prefill is {} of the request",
@@ -104,7 +117,7 @@ std::string summary_sentence(const Estimate& estimate) {
 std::string conditions_line(const engine::Workload& workload) {
   std::string line;
   for (const auto& [key, value] : workload.conditions) {
-    line += (line.empty() ? "" : "; ") + key + ": " + value;
+    line.append(line.empty() ? "" : "; ").append(key).append(": ").append(value);
   }
   return line.empty() ? "none stated" : line;
 }

@@ -10,8 +10,20 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// The scalar fields of these JSON objects become columns, in the JSON's order.
-constexpr const char* kFlattenedObjects[] = {"inputs", "prefill", "decode", "request"};
+// The scalar fields of these JSON objects become columns, in the JSON's order; nested objects
+// (prefill.roofline) are flattened the same way. platform and levers appear only when known.
+constexpr const char* kFlattenedObjects[] = {"inputs",   "prefill", "decode",
+                                             "platform", "levers",  "request"};
+
+void add_flattened(CsvRow& row, const std::string& column, const ordered_json& value) {
+  if (!value.is_object()) {
+    row.add(column, value);
+    return;
+  }
+  for (const auto& [key, inner] : value.items()) {
+    add_flattened(row, column + "_" + key, inner);
+  }
+}
 
 class EstimateCsvReporter final : public Reporter<engine::Estimate> {
  public:
@@ -21,9 +33,13 @@ class EstimateCsvReporter final : public Reporter<engine::Estimate> {
     row.add("schema_version", json["schema_version"]);
     row.add("workload_name", json["workload"]["name"]);
     for (const char* object : kFlattenedObjects) {
+      if (!json.contains(object) || json[object].is_null()) {
+        continue;
+      }
       for (const auto& [key, value] : json[object].items()) {
         // inputs are unprefixed (prompt_tokens, ttft_ms), as in the JSON's inputs object
-        row.add(std::string(object) == "inputs" ? key : std::string(object) + "_" + key, value);
+        add_flattened(row, std::string(object) == "inputs" ? key : std::string(object) + "_" + key,
+                      value);
       }
     }
     row.add("conditions_missing", join(json["conditions_missing"], ";"));

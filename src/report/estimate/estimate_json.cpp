@@ -2,14 +2,15 @@
 
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/report/estimate_report.hpp"
+#include "roofline_json.hpp"
 
 namespace kspeed::report {
 
 namespace {
 
-using nlohmann::ordered_json;
 using engine::Estimate;
 using engine::Level;
+using nlohmann::ordered_json;
 
 // An unbounded ceiling is JSON null: "no limit", which a number cannot say.
 ordered_json ceiling_json(const std::optional<double>& ceiling) {
@@ -35,8 +36,12 @@ ordered_json inputs_json(const Estimate& estimate) {
   inputs["ttft_source"] = to_string(s.ttft_ms.source);
   inputs["tpot_ms"] = s.tpot_ms.value;
   inputs["tpot_source"] = to_string(s.tpot_ms.source);
-  inputs["kernel_speedup"] = s.kernel_speedup.value;
-  inputs["kernel_speedup_source"] = to_string(s.kernel_speedup.source);
+  // With levers there is no single kernel speedup: each phase has its own
+  // (prefill/decode.roofline).
+  inputs["kernel_speedup"] =
+      s.levers ? ordered_json(nullptr) : ordered_json(s.kernel_speedup.value);
+  inputs["kernel_speedup_source"] =
+      s.levers ? std::string("none") : std::string(to_string(s.kernel_speedup.source));
   inputs["phase"] = to_string(s.phase);
   return inputs;
 }
@@ -119,12 +124,13 @@ nlohmann::ordered_json estimate_to_json(const Estimate& estimate) {
   out["kspeed_version"] = KSPEED_VERSION;
   out["workload"] = {{"name", estimate.workload.name}, {"source", estimate.workload.source}};
   out["inputs"] = inputs_json(estimate);
-  out["prefill"] = phase_json(estimate.result.prefill,
-                              engine::Sourced<double>{s.prefill_share.value,
-                                                      s.prefill_share.source},
-                              s.phase != engine::Phase::decode);
-  out["decode"] = phase_json(estimate.result.decode, s.decode_share,
-                             s.phase != engine::Phase::prefill);
+  out["prefill"] =
+      phase_json(estimate.result.prefill,
+                 engine::Sourced<double>{s.prefill_share.value, s.prefill_share.source},
+                 s.phase != engine::Phase::decode);
+  out["decode"] =
+      phase_json(estimate.result.decode, s.decode_share, s.phase != engine::Phase::prefill);
+  add_roofline_json(out, s);  // platform, levers, prefill/decode.roofline: only when known
   out["request"] = request_json(estimate.result);
   out["chain"] = chain_json(estimate);
   out["conditions"] = conditions_json(estimate.workload);

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "chain_rows.hpp"
-#include "reporters.hpp"
 #include "kspeed/report/estimate_report.hpp"
 #include "kspeed/report/human.hpp"
+#include "reporters.hpp"
 
 namespace kspeed::report {
 

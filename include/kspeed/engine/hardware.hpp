@@ -1,0 +1,107 @@
+#pragma once
+// What sets an attention kernel's cost: the GPU (its roof) and the model's architecture (its
+// shapes). Read from JSON by io::parse_gpu / io::parse_model and validated there.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kspeed/engine/provenance.hpp"
+
+namespace kspeed::engine {
+
+/// A figure's own citation when it differs from the file's: (field name, source text).
+using FigureSources = std::vector<std::pair<std::string, std::string>>;
+
+/// One dense peak: sparse (2:4) figures are never stored here.
+struct PeakFigure {
+  std::string precision;  ///< "bf16", "fp8", ...
+  double tflops = 0;      ///< dense Tensor Core peak, TFLOP/s (> 0)
+};
+
+struct Gpu {
+  std::string name;                           ///< preset name or file stem, e.g. "h100-sxm"
+  std::string description;                    ///< one line for people
+  std::string source;                         ///< citation of the figures
+  std::vector<PeakFigure> peak_dense_tflops;  ///< per precision, at least bf16
+  double hbm_bandwidth_tbs = 0;               ///< peak HBM bandwidth, TB/s (10^12 bytes/s)
+  double memory_gb = 0;                       ///< HBM capacity, GB (10^9 bytes)
+  FigureSources figure_sources;
+};
+
+/// The dense peak at `precision`, if the GPU has one.
+std::optional<double> peak_tflops(const Gpu& gpu, std::string_view precision);
+
+enum class AttentionType {
+  gqa,  ///< grouped-query (multi-head when kv_heads = query_heads, multi-query when 1)
+  mla,  ///< DeepSeek's multi-head latent attention
+};
+
+constexpr std::string_view to_string(AttentionType type) {
+  return type == AttentionType::mla ? "mla" : "gqa";
+}
+
+/// MLA's shapes (DeepSeek-V3 config.json names).
+struct MlaDims {
+  std::int64_t kv_lora_rank = 0;      ///< latent width r: the cached compressed K/V per token
+  std::int64_t qk_rope_head_dim = 0;  ///< decoupled RoPE key width, cached beside the latent
+  std::int64_t qk_nope_head_dim = 0;  ///< per-head query/key width without RoPE
+  std::int64_t v_head_dim = 0;        ///< per-head value width
+};
+
+struct ModelArch {
+  std::string name;         ///< preset name or file stem, e.g. "llama-3.1-70b"
+  std::string description;  ///< one line for people
+  std::string source;       ///< citation (config.json, model card)
+  std::int64_t layers = 0;  ///< transformer layers with attention
+  AttentionType attention = AttentionType::gqa;
+  std::int64_t query_heads = 0;            ///< attention (query) heads
+  std::int64_t kv_heads = 0;               ///< GQA: key/value heads (0 for MLA)
+  std::int64_t head_dim = 0;               ///< GQA: per-head width (0 for MLA)
+  MlaDims mla;                             ///< MLA only
+  std::int64_t sliding_window_layers = 0;  ///< layers that attend to the last window only
+  std::int64_t sliding_window_tokens = 0;  ///< their window, tokens (0: no sliding window)
+  double total_params_billions = 0;        ///< all parameters, 10^9
+  double active_params_billions = 0;       ///< parameters read per token (MoE: the routed subset)
+  std::string weight_dtype;                ///< e.g. "bf16", "fp8", "mxfp4"
+  double weight_bytes_per_param = 0;       ///< average over the active parameters
+  std::string kv_dtype;                    ///< the default KV cache type, e.g. "bf16"
+  FigureSources figure_sources;
+};
+
+/// Layers that attend to the whole context.
+inline std::int64_t full_attention_layers(const ModelArch& model) {
+  return model.layers - model.sliding_window_layers;
+}
+
+/// A model on a GPU, as a serving deployment runs it: what the decode model and the roofline
+/// need, each figure with its source.
+struct Platform {
+  Sourced<ModelArch> model;
+  Sourced<Gpu> gpu;
+  Sourced<std::int64_t> batch;            ///< sequences decoded together in one step (>= 1)
+  Sourced<std::int64_t> tensor_parallel;  ///< GPUs sharing each layer (>= 1)
+  Sourced<std::string> kv_dtype;          ///< KV cache type; bytes in kv_bytes_per_element
+  double kv_bytes_per_element = 2;
+  Sourced<std::string> precision;  ///< compute precision, selects the GPU's peak ("bf16")
+  double peak_tflops = 0;          ///< the GPU's dense peak at `precision`
+};
+
+/// What the user chose for a platform; empty optionals take the model's or kspeed's default.
+struct PlatformChoice {
+  Sourced<ModelArch> model;
+  Sourced<Gpu> gpu;
+  Sourced<std::int64_t> batch{1, Source::default_value};
+  Sourced<std::int64_t> tensor_parallel{1, Source::default_value};
+  std::optional<std::string> kv_dtype;   ///< --kv-dtype; default: the model's
+  std::optional<std::string> precision;  ///< --precision; default: bf16
+};
+
+/// Validates the combination and resolves the defaults. Throws InputError when tp does not split
+/// the heads evenly, the KV type is unknown, or the GPU has no peak at the precision.
+Platform make_platform(const PlatformChoice& choice);
+
+}  // namespace kspeed::engine

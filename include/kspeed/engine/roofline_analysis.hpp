@@ -1,0 +1,69 @@
+#pragma once
+// `kspeed roofline`: one attention kernel in one phase on one GPU, and what each lever is worth
+// on it. The kernel comes from a model's shapes (FLOPs and bytes per step) or from a given
+// arithmetic intensity alone.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/phase_roofline.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/scenario.hpp"
+
+namespace kspeed::engine {
+
+struct RooflineQuery {
+  std::string gpu_name;           ///< the preset or file, or "custom"
+  Sourced<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
+  Sourced<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
+  std::string precision = "bf16";
+  std::optional<double> memory_gb;  ///< the GPU's HBM, when known
+  /// Model mode: the model on the GPU, with batch, tp and KV type. Absent with --ai.
+  std::optional<Platform> platform;
+  Phase phase = Phase::decode;                                        ///< prefill or decode
+  Sourced<std::int64_t> context_tokens{4096, Source::default_value};  ///< prompt or context
+  std::optional<double> given_intensity;                              ///< --ai X, FLOP/byte
+  Levers levers;
+  bool levers_given = false;  ///< false: the lever table shows illustrative 2x levers
+};
+
+/// One lever (or all together) applied to the kernel.
+struct LeverRow {
+  LeverKind kind = LeverKind::compute;
+  Levers levers;
+  LeverOutcome outcome;
+};
+
+struct RooflineResult {
+  RooflineQuery query;
+  std::optional<KernelCost> step_cost;  ///< per GPU, one step (model mode)
+  std::optional<KernelCost>
+      token_layer_cost;  ///< decode: per attended token and layer, one sequence
+  double intensity_flop_per_byte = 0;
+  Source intensity_source = Source::modelled;  ///< modelled, or given (--ai)
+  double ridge_flop_per_byte = 0;
+  Bound bound = Bound::memory;     ///< at the levers' "before" efficiencies
+  double attainable_fraction = 0;  ///< min(1, AI / ridge)
+  double attainable_tflops = 0;    ///< min(peak, AI · bandwidth)
+  std::optional<double> time_ms;   ///< roofline time of the step before the change (model mode)
+  std::optional<double> memory_needed_gb;  ///< weights / tp + the batch's KV cache, per GPU
+  std::vector<LeverRow> levers;
+  bool levers_illustrative = false;  ///< no lever given: 2x compute and 2x bytes for comparison
+  std::vector<Warning> warnings;
+};
+
+/// Validated query in, result out. Throws InputError for a query no kernel fits (phase both).
+RooflineResult analyse_roofline(const RooflineQuery& query);
+
+/// "decode attention is memory-bound (8.0 vs ridge 295.3 FLOP/byte): a 2x compute speedup gains
+/// 1.00×; fewer bytes ... are what help". `what` names the kernel, `code_prefix` the phase.
+std::vector<Warning> contradiction_warnings(const std::string& code_prefix, const std::string& what,
+                                            const KernelCost& cost, const Roof& roof,
+                                            const Levers& levers);
+
+}  // namespace kspeed::engine

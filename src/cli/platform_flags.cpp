@@ -1,0 +1,177 @@
+#include "platform_flags.hpp"
+
+#include "kspeed/engine/dtype.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/lever_units.hpp"
+#include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/suggest.hpp"
+#include "kspeed/io/units.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+template <class T>
+engine::Sourced<T> flag_or_default(const std::string& flag_text, const std::optional<T>& fallback,
+                                   T kspeed_default, T (*parse)(std::string_view, std::string_view),
+                                   const char* flag) {
+  if (!flag_text.empty()) {
+    return {parse(flag_text, flag), engine::Source::given};
+  }
+  if (fallback) {
+    return {*fallback, engine::Source::workload};
+  }
+  return {kspeed_default, engine::Source::default_value};
+}
+
+std::optional<engine::Sourced<std::string>> name_from(const std::string& flag_text,
+                                                      const std::optional<std::string>& fallback) {
+  if (!flag_text.empty()) {
+    return engine::Sourced<std::string>{flag_text, engine::Source::given};
+  }
+  if (fallback) {
+    return engine::Sourced<std::string>{*fallback, engine::Source::workload};
+  }
+  return std::nullopt;
+}
+
+// The deployment around a resolved model and GPU: batch, tp, KV type and precision.
+engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefaults& defaults,
+                                 engine::Sourced<engine::ModelArch> model,
+                                 engine::Sourced<engine::Gpu> gpu) {
+  engine::PlatformChoice choice;
+  choice.model = std::move(model);
+  choice.gpu = std::move(gpu);
+  choice.batch =
+      flag_or_default<std::int64_t>(flags.batch, defaults.batch, 1, io::parse_count, "--batch");
+  choice.tensor_parallel =
+      flag_or_default<std::int64_t>(flags.tp, defaults.tp, 1, io::parse_count, "--tp");
+  if (!flags.kv_dtype.empty()) {
+    if (!engine::dtype_bytes(flags.kv_dtype)) {
+      throw InputError("--kv-dtype: unknown data type '" + flags.kv_dtype + "'" +
+                       io::suggestion_suffix(flags.kv_dtype, engine::dtype_names()));
+    }
+    choice.kv_dtype = flags.kv_dtype;
+  }
+  if (!flags.precision.empty()) {
+    choice.precision = flags.precision;
+  }
+  return engine::make_platform(choice);
+}
+
+}  // namespace
+
+void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
+  command
+      .add_option("--model", flags.model,
+                  "Model architecture: a built-in name (kspeed models lists them) or a model "
+                  "JSON file")
+      ->type_name("NAME|FILE");
+  command
+      .add_option("--gpu", flags.gpu,
+                  "GPU: a built-in name (kspeed gpus lists them) or a GPU JSON file")
+      ->type_name("NAME|FILE");
+  command
+      .add_option("--batch", flags.batch,
+                  "Sequences decoded together in one step (>= 1). Default: 1")
+      ->type_name("N");
+  command
+      .add_option("--tp", flags.tp,
+                  "Tensor parallelism: GPUs sharing each layer (>= 1). Default: 1")
+      ->type_name("N");
+  command
+      .add_option("--kv-dtype", flags.kv_dtype,
+                  "KV cache type: bf16, fp16, fp8, int8, fp4, int4. Default: the model's")
+      ->type_name("TYPE");
+  command
+      .add_option("--precision", flags.precision,
+                  "Compute precision, which picks the GPU's dense peak: bf16 or fp8. "
+                  "Default: bf16")
+      ->type_name("TYPE");
+}
+
+void add_lever_flags(CLI::App& command, LeverFlags& flags) {
+  command
+      .add_option("--compute-speedup", flags.compute_speedup,
+                  "Lever: the kernel's arithmetic is X times faster (> 0)")
+      ->type_name("X");
+  command
+      .add_option("--bytes-reduction", flags.bytes_reduction,
+                  "Lever: the kernel moves X times fewer bytes (> 0; FP8 instead of BF16 KV: 2)")
+      ->type_name("X");
+  command
+      .add_option("--bandwidth-efficiency", flags.bandwidth_efficiency,
+                  "Lever: fraction of peak bandwidth achieved before and after, each in (0, 1] "
+                  "(0.6:0.66 is a 10% gain; one value means unchanged)")
+      ->type_name("BEFORE:AFTER");
+  command
+      .add_option("--compute-efficiency", flags.compute_efficiency,
+                  "Fraction of the dense peak the kernel's arithmetic achieves, in (0, 1]. "
+                  "Default: 1")
+      ->type_name("E");
+}
+
+std::optional<engine::Levers> parse_levers(const LeverFlags& flags) {
+  if (flags.compute_speedup.empty() && flags.bytes_reduction.empty() &&
+      flags.bandwidth_efficiency.empty() && flags.compute_efficiency.empty()) {
+    return std::nullopt;
+  }
+  engine::Levers levers;
+  if (!flags.compute_speedup.empty()) {
+    levers.compute_speedup = io::parse_positive_number(flags.compute_speedup, "--compute-speedup");
+  }
+  if (!flags.bytes_reduction.empty()) {
+    levers.bytes_reduction = io::parse_positive_number(flags.bytes_reduction, "--bytes-reduction");
+  }
+  if (!flags.bandwidth_efficiency.empty()) {
+    const auto [before, after] =
+        io::parse_efficiency_change(flags.bandwidth_efficiency, "--bandwidth-efficiency");
+    levers.bandwidth_efficiency_before = before;
+    levers.bandwidth_efficiency_after = after;
+  }
+  if (!flags.compute_efficiency.empty()) {
+    levers.compute_efficiency =
+        io::parse_efficiency(flags.compute_efficiency, "--compute-efficiency");
+  }
+  return levers;
+}
+
+std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
+                                                 const PlatformDefaults& defaults) {
+  const auto model = name_from(flags.model, defaults.model);
+  const auto gpu = name_from(flags.gpu, defaults.gpu);
+  if (!model || !gpu) {
+    if (model && model->source == engine::Source::given) {
+      throw InputError("--model " + model->value +
+                       " needs a GPU to place attention on a roofline: pass --gpu NAME (kspeed "
+                       "gpus lists them)");
+    }
+    if (gpu && gpu->source == engine::Source::given) {
+      throw InputError("--gpu " + gpu->value +
+                       " needs a model to size attention's work: pass --model NAME (kspeed "
+                       "models lists them)");
+    }
+    for (const auto& [text, flag] : {std::pair{flags.batch, "--batch"},
+                                     {flags.tp, "--tp"},
+                                     {flags.kv_dtype, "--kv-dtype"},
+                                     {flags.precision, "--precision"}}) {
+      if (!text.empty()) {
+        throw InputError(std::string(flag) + " describes a deployment: it needs --model and --gpu");
+      }
+    }
+    return std::nullopt;
+  }
+  return finish_platform(flags, defaults, {io::load_model(model->value), model->source},
+                         {io::load_gpu(gpu->value), gpu->source});
+}
+
+engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu) {
+  if (flags.model.empty()) {
+    throw InputError("a model is required: pass --model NAME (kspeed models lists them)");
+  }
+  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Source::given},
+                         {gpu, engine::Source::given});
+}
+
+}  // namespace kspeed::cli

@@ -1,0 +1,133 @@
+// `kspeed gpus` and `kspeed models` list the built-in presets with the figures that matter for
+// the roofline; `kspeed gpus show NAME` / `kspeed models show NAME` print one as JSON, a template
+// for your own file.
+#include <fmt/format.h>
+
+#include <functional>
+#include <iostream>
+
+#include "command.hpp"
+#include "kspeed/engine/roofline.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
+#include "kspeed/report/table.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+// What differs between the two preset commands.
+struct PresetKind {
+  const char* command;  ///< "gpus"
+  const char* noun;     ///< "GPU"
+  std::function<std::vector<std::string>()> names;
+  std::function<std::string_view(std::string_view)> text;
+  std::function<report::Table()> table;
+  const char* example;  ///< a name for the help examples
+};
+
+std::string number(double value) {
+  return fmt::format("{}", value);
+}
+
+report::Table gpu_table() {
+  report::Table table;
+  table.header = {"name",   "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM TB/s",
+                  "HBM GB", "ridge BF16",   "ridge FP8",   "description"};
+  table.align = {report::Align::left,  report::Align::right, report::Align::right,
+                 report::Align::right, report::Align::right, report::Align::right,
+                 report::Align::right, report::Align::left};
+  for (const std::string& name : io::builtin_gpu_names()) {
+    const engine::Gpu gpu = io::load_gpu(name);
+    const double bf16 = engine::peak_tflops(gpu, "bf16").value_or(0);
+    const std::optional<double> fp8 = engine::peak_tflops(gpu, "fp8");
+    auto ridge = [&gpu](double peak) {
+      return fmt::format("{:.1f}", engine::ridge_flop_per_byte({peak, gpu.hbm_bandwidth_tbs}));
+    };
+    table.rows.push_back({name, number(bf16), fp8 ? number(*fp8) : "—",
+                          number(gpu.hbm_bandwidth_tbs), number(gpu.memory_gb), ridge(bf16),
+                          fp8 ? ridge(*fp8) : "—", gpu.description});
+  }
+  return table;
+}
+
+std::string attention_text(const engine::ModelArch& m) {
+  std::string text =
+      m.attention == engine::AttentionType::mla
+          ? fmt::format("MLA {} heads, latent {} + RoPE {}", m.query_heads, m.mla.kv_lora_rank,
+                        m.mla.qk_rope_head_dim)
+          : fmt::format("GQA {}/{} heads × {}", m.query_heads, m.kv_heads, m.head_dim);
+  if (m.sliding_window_layers > 0) {
+    text +=
+        fmt::format(", window {} on {} layers", m.sliding_window_tokens, m.sliding_window_layers);
+  }
+  return text;
+}
+
+report::Table model_table() {
+  report::Table table;
+  table.header = {"name", "layers", "attention", "params (active)", "weights", "KV"};
+  table.align = {report::Align::left,  report::Align::right, report::Align::left,
+                 report::Align::right, report::Align::left,  report::Align::left};
+  for (const std::string& name : io::builtin_model_names()) {
+    const engine::ModelArch m = io::load_model(name);
+    const std::string params =
+        m.active_params_billions == m.total_params_billions
+            ? fmt::format("{}B", m.total_params_billions)
+            : fmt::format("{}B ({}B)", m.total_params_billions, m.active_params_billions);
+    table.rows.push_back(
+        {name, std::to_string(m.layers), attention_text(m), params, m.weight_dtype, m.kv_dtype});
+  }
+  return table;
+}
+
+class PresetsCommand final : public Command {
+ public:
+  PresetsCommand(CLI::App& parent, PresetKind kind)
+      : kind_(std::move(kind)),
+        app_(parent.add_subcommand(kind_.command, std::string("List the built-in ") + kind_.noun +
+                                                      " presets, or print one")) {
+    show_ = app_->add_subcommand("show", std::string("Print a built-in ") + kind_.noun +
+                                             " as JSON: a template for your own file");
+    show_->add_option("name", name_, std::string("The ") + kind_.noun + "'s name")
+        ->required()
+        ->type_name("NAME");
+    app_->footer(fmt::format("\nExamples:\n  kspeed {0}\n  kspeed {0} show {1} > my.json   then "
+                             "edit, and pass the file by its path\n",
+                             kind_.command, kind_.example) +
+                 exit_codes_help());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    if (show_->parsed()) {
+      std::cout << kind_.text(name_) << std::flush;
+      return 0;
+    }
+    std::cout << report::render_text_table(kind_.table()) << std::flush;
+    return 0;
+  }
+
+ private:
+  PresetKind kind_;
+  CLI::App* app_;
+  CLI::App* show_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_gpus_command(CLI::App& parent) {
+  return std::make_unique<PresetsCommand>(
+      parent, PresetKind{"gpus", "GPU", io::builtin_gpu_names, io::builtin_gpu_text, gpu_table,
+                         "h100-sxm"});
+}
+
+std::unique_ptr<Command> make_models_command(CLI::App& parent) {
+  return std::make_unique<PresetsCommand>(
+      parent, PresetKind{"models", "model", io::builtin_model_names, io::builtin_model_text,
+                         model_table, "llama-3.1-70b"});
+}
+
+}  // namespace kspeed::cli

@@ -1,0 +1,227 @@
+// `kspeed profile`: trace files -> readers -> analysis -> a reporter (and, optionally, a
+// workload file for `kspeed estimate --workload`).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "command.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/pattern_reader.hpp"
+#include "kspeed/io/suggest.hpp"
+#include "kspeed/io/trace/trace_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "kspeed/io/workload_writer.hpp"
+#include "kspeed/profile/workload.hpp"
+#include "kspeed/report/profile_report.hpp"
+#include "output_options.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+constexpr std::uint64_t kProgressMinBytes = 64ULL << 20;  // smaller files finish too fast to care
+
+struct ProfileFlags {
+  std::vector<std::string> traces;
+  std::string denominator = "kernel-time";
+  std::string patterns;
+  std::string top = "5";
+  std::string emit_workload;
+  std::string emit_share = "core";
+  OutputOptions output;
+};
+
+profile::Denominator parse_denominator(const std::string& text) {
+  if (text == "kernel-time") return profile::Denominator::kernel_time;
+  if (text == "busy-time") return profile::Denominator::busy_time;
+  if (text == "wall-time") return profile::Denominator::wall_time;
+  throw InputError("--denominator: unknown denominator '" + text + "'" +
+                   io::suggestion_suffix(text, {"kernel-time", "busy-time", "wall-time"}));
+}
+
+profile::ShareScope parse_scope(const std::string& text) {
+  for (profile::ShareScope scope : profile::kShareScopes) {
+    if (text == to_string(scope)) return scope;
+  }
+  throw InputError("--emit-share: unknown share '" + text + "'" +
+                   io::suggestion_suffix(text, {"core", "core+kv", "core+kv+rope"}));
+}
+
+std::size_t parse_top(const std::string& text) {
+  std::size_t used = 0;
+  long value = -1;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < 0 || value > 1000) {
+    throw InputError("--top: '" + text + "' is not a whole number from 0 to 1000");
+  }
+  return static_cast<std::size_t>(value);
+}
+
+// "reading FILE  37% (1.2 GB of 3.3 GB)" on one rewritten stderr line, at most 10 times a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string name) : name_(std::move(name)) {}
+  ~ProgressLine() {
+    if (shown_) std::fputs("\r\x1b[K", stderr);
+  }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(std::uint64_t done, std::uint64_t total) {
+    if (total < kProgressMinBytes) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+    std::fprintf(stderr, "\rkspeed: reading %s %3.0f%% (%.0f of %.0f MB)", name_.c_str(),
+                 fraction * 100, static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
+    std::fflush(stderr);
+  }
+
+ private:
+  std::string name_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+class ProfileCommand final : public Command {
+ public:
+  explicit ProfileCommand(CLI::App& parent)
+      : app_(parent.add_subcommand("profile",
+                                   "Measure attention's share of GPU time per phase (prefill, "
+                                   "decode, mixed) from profiler traces")) {
+    app_->add_option("traces", flags_.traces,
+                     "Trace files: Kineto/PyTorch JSON (.json or .json.gz), Nsight Systems "
+                     "SQLite export, `nsys stats` kernel-summary CSV; several = one per rank")
+        ->type_name("TRACE...")
+        ->required();
+    app_->add_option("--denominator", flags_.denominator,
+                     "What a share is a share of: kernel-time (sum of kernel durations), "
+                     "busy-time (overlapping streams counted once) or wall-time (step span, "
+                     "idle included)")
+        ->type_name("WHAT")
+        ->capture_default_str();
+    app_->add_option("--patterns", flags_.patterns,
+                     "A JSON file of kernel-class rules that extend (or, with "
+                     "\"replace_builtin\": true, replace) the built-in ones; see docs/profile.md")
+        ->type_name("FILE");
+    app_->add_option("--top", flags_.top, "Kernels listed per phase and list")
+        ->type_name("N")
+        ->capture_default_str();
+    app_->add_option("--emit-workload", flags_.emit_workload,
+                     "Also write a workload JSON with the measured shares, for kspeed estimate "
+                     "--workload FILE")
+        ->type_name("FILE");
+    app_->add_option("--emit-share", flags_.emit_share,
+                     "Which share the emitted workload carries: core, core+kv, core+kv+rope")
+        ->type_name("SHARE")
+        ->capture_default_str();
+    add_output_options(*app_, flags_.output);
+    app_->footer(footer());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    profile::AnalysisOptions options;
+    options.denominator = parse_denominator(flags_.denominator);
+    options.top_kernels = parse_top(flags_.top);
+    const profile::ShareScope scope = parse_scope(flags_.emit_share);
+    const report::Format format = parse_output_format(flags_.output);
+    const report::Style style = output_style(flags_.output);
+    check_output_destination(flags_.output);
+    if (!flags_.emit_workload.empty()) io::check_output_path(flags_.emit_workload);
+
+    profile::ProfileResult result;
+    result.options = options;
+    const profile::KernelClassifier classifier(patterns(result.patterns_source));
+    for (const std::string& path : flags_.traces) {
+      result.files.push_back(profile::analyse_trace(read(path), classifier, options));
+    }
+    if (result.files.size() > 1) result.aggregate = profile::aggregate_files(result.files);
+
+    std::string workload_text;
+    if (!flags_.emit_workload.empty()) workload_text = emitted_workload(result, scope);
+    render_and_emit(*report::make_profile_reporter(format, style), result, flags_.output);
+    if (!workload_text.empty()) {
+      io::write_file_atomically(flags_.emit_workload, workload_text);
+      std::cerr << "kspeed: wrote workload " << flags_.emit_workload
+                << " (use: kspeed estimate --workload " << flags_.emit_workload << ")\n";
+    }
+    return kExitOk;
+  }
+
+ private:
+  std::vector<profile::KernelPattern> patterns(std::string& source) const {
+    if (flags_.patterns.empty()) {
+      source = "built-in";
+      return profile::builtin_patterns();
+    }
+    const io::PatternFile file = io::parse_pattern_file(
+        io::read_text_file(flags_.patterns, "patterns file"), flags_.patterns);
+    source = (file.replace_builtin ? "" : "built-in + ") + flags_.patterns;
+    return io::combined_patterns(file);
+  }
+
+  static profile::Trace read(const std::string& path) {
+    const bool show_progress = ::isatty(STDERR_FILENO) == 1;
+    ProgressLine line(std::filesystem::path(path).filename().string());
+    io::trace::ProgressCallback progress;
+    if (show_progress) {
+      progress = [&line](std::uint64_t done, std::uint64_t total) { line.update(done, total); };
+    }
+    return io::trace::read_trace_file(path, progress);
+  }
+
+  // Built and validated before anything is written: the emitted file must read back.
+  static std::string emitted_workload(const profile::ProfileResult& result,
+                                      profile::ShareScope scope) {
+    const profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+    if (emitted.workload.prefill_shares.empty() && emitted.workload.decode_shares.empty()) {
+      std::string why = emitted.notes.empty() ? std::string() : " (" + emitted.notes.front() + ")";
+      throw InputError(
+          "--emit-workload: no prefill or decode step states its context length, so "
+          "there is no share table to write" +
+          why +
+          ": it needs step annotations with token counts (vLLM execute_context_…, "
+          "SGLang step[EXTEND … toks=T]); pass the share to kspeed estimate with "
+          "--share instead");
+    }
+    for (const std::string& note : emitted.notes)
+      std::cerr << "kspeed: --emit-workload: " << note << "\n";
+    std::string text = io::workload_to_json_text(emitted.workload);
+    io::parse_workload(text, "emitted workload");  // a bug here must not produce a bad file
+    return text;
+  }
+
+  static std::string footer() {
+    return "\nExamples:\n"
+           "  kspeed profile trace.pt.trace.json.gz              shares per phase\n"
+           "  kspeed profile rank*.json.gz --format json         one result per rank + aggregate\n"
+           "  kspeed profile report.sqlite --denominator busy-time\n"
+           "  kspeed profile t.json.gz --emit-workload w.json && kspeed estimate --workload "
+           "w.json\n"
+           "See docs/profile.md for capturing traces with vLLM, SGLang, TensorRT-LLM and nsys.\n" +
+           exit_codes_help();
+  }
+
+  CLI::App* app_;
+  ProfileFlags flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_profile_command(CLI::App& parent) {
+  return std::make_unique<ProfileCommand>(parent);
+}
+
+}  // namespace kspeed::cli

@@ -1,0 +1,188 @@
+// `kspeed roofline`: flags to a RooflineQuery, then the engine, then a reporter.
+#include "command.hpp"
+#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/suggest.hpp"
+#include "kspeed/io/units.hpp"
+#include "kspeed/report/roofline_report.hpp"
+#include "output_options.hpp"
+#include "platform_flags.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+constexpr const char* kDefaultGpu = "h100-sxm";
+constexpr std::int64_t kDefaultContext = 4096;
+
+struct RooflineFlags {
+  PlatformFlags platform;
+  LeverFlags levers;
+  std::string peak_tflops, bandwidth_tbs, ai, ctx;
+  std::string phase = "decode";
+  OutputOptions output;
+};
+
+engine::Phase parse_kernel_phase(const std::string& text) {
+  if (text == "prefill") return engine::Phase::prefill;
+  if (text == "decode") return engine::Phase::decode;
+  throw InputError("--phase: unknown phase '" + text + "'" +
+                   io::suggestion_suffix(text, {"prefill", "decode"}) +
+                   " (kspeed roofline looks at one kernel in one phase)");
+}
+
+// The roof: a GPU's figures, each overridable; or a custom roof from both figures. Returns the
+// GPU the kernel runs on (a custom one holds only the two roofs and no memory figure).
+engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& query) {
+  engine::Gpu gpu;
+  const bool custom =
+      flags.platform.gpu.empty() && !flags.peak_tflops.empty() && !flags.bandwidth_tbs.empty();
+  query.precision = flags.platform.precision.empty() ? "bf16" : flags.platform.precision;
+  if (!custom) {
+    const std::string name = flags.platform.gpu.empty() ? kDefaultGpu : flags.platform.gpu;
+    gpu = io::load_gpu(name);
+    const std::optional<double> peak = engine::peak_tflops(gpu, query.precision);
+    if (!peak && flags.peak_tflops.empty()) {
+      throw InputError("--precision " + query.precision + ": " + gpu.name + " has no dense " +
+                       query.precision + " peak: pass --precision bf16, or --peak-tflops X");
+    }
+    query.gpu_name = gpu.name;
+    query.peak_tflops = {peak.value_or(0), engine::Source::preset};
+    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Source::preset};
+    query.memory_gb = gpu.memory_gb;
+  } else {
+    query.gpu_name = "custom";
+    gpu.name = "custom";
+  }
+  if (!flags.peak_tflops.empty()) {
+    query.peak_tflops = {io::parse_positive_number(flags.peak_tflops, "--peak-tflops"),
+                         engine::Source::given};
+  }
+  if (!flags.bandwidth_tbs.empty()) {
+    query.bandwidth_tbs = {io::parse_positive_number(flags.bandwidth_tbs, "--bandwidth-tbs"),
+                           engine::Source::given};
+  }
+  // The platform's roof is the query's, overrides included.
+  gpu.peak_dense_tflops = {{query.precision, query.peak_tflops.value}};
+  gpu.hbm_bandwidth_tbs = query.bandwidth_tbs.value;
+  return gpu;
+}
+
+// The kernel: a model's attention (with its deployment), or a bare intensity.
+void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
+                    engine::RooflineQuery& query) {
+  query.phase = parse_kernel_phase(flags.phase);
+  const bool has_model = !flags.platform.model.empty();
+  const bool has_ai = !flags.ai.empty();
+  if (has_model == has_ai) {
+    throw InputError(has_model ? "--model and --ai both describe the kernel: give one of them"
+                               : "kspeed roofline needs a kernel: --model NAME (kspeed models "
+                                 "lists them) or --ai X (arithmetic intensity, FLOP/byte)");
+  }
+  if (has_ai) {
+    for (const auto& [text, flag] : {std::pair{flags.ctx, "--ctx"},
+                                     {flags.platform.batch, "--batch"},
+                                     {flags.platform.tp, "--tp"},
+                                     {flags.platform.kv_dtype, "--kv-dtype"}}) {
+      if (!text.empty()) {
+        throw InputError(std::string(flag) +
+                         " sizes a model's attention: it needs --model, not --ai");
+      }
+    }
+    query.given_intensity = io::parse_positive_number(flags.ai, "--ai");
+    return;
+  }
+  if (!flags.ctx.empty()) {
+    query.context_tokens = {io::parse_token_count(flags.ctx, "--ctx"), engine::Source::given};
+  } else {
+    query.context_tokens = {kDefaultContext, engine::Source::default_value};
+  }
+  engine::Platform platform = resolve_platform_on(flags.platform, gpu);
+  platform.gpu.source =
+      flags.platform.gpu.empty() ? engine::Source::default_value : engine::Source::given;
+  query.platform = platform;
+}
+
+class RooflineCommand final : public Command {
+ public:
+  explicit RooflineCommand(CLI::App& parent)
+      : app_(parent.add_subcommand("roofline",
+                                   "Where one attention kernel sits on a GPU's roofline, and "
+                                   "what faster arithmetic, fewer bytes or more bandwidth are "
+                                   "worth on it")) {
+    add_kernel_flags();
+    add_platform_flags(*app_, flags_.platform);
+    add_roof_flags();
+    add_lever_flags(*app_, flags_.levers);
+    add_output_options(*app_, flags_.output);
+    app_->footer(footer());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    const report::Format format = parse_output_format(flags_.output);
+    const report::Style style = output_style(flags_.output);
+    check_output_destination(flags_.output);
+
+    engine::RooflineQuery query;
+    const engine::Gpu gpu = resolve_roof(flags_, query);
+    resolve_kernel(flags_, gpu, query);
+    if (const auto levers = parse_levers(flags_.levers)) {
+      query.levers = *levers;
+      query.levers_given = levers->changes_anything();
+    }
+    const engine::RooflineResult result = engine::analyse_roofline(query);
+    render_and_emit(*report::make_roofline_reporter(format, style), result, flags_.output);
+    return kExitOk;
+  }
+
+ private:
+  void add_kernel_flags() {
+    app_->add_option("--phase", flags_.phase, "The kernel's phase: decode or prefill")
+        ->type_name("PHASE")
+        ->capture_default_str();
+    app_->add_option("--ctx", flags_.ctx,
+                     "Decode: tokens in each sequence's KV cache; prefill: the prompt length "
+                     "(4096, 4k, 128k). Default: 4096")
+        ->type_name("TOKENS");
+    app_->add_option("--ai", flags_.ai,
+                     "Arithmetic intensity in FLOP/byte, instead of a model (only ratios are "
+                     "reported then)")
+        ->type_name("X");
+  }
+
+  void add_roof_flags() {
+    app_->add_option("--peak-tflops", flags_.peak_tflops,
+                     "Dense peak TFLOP/s, overriding the GPU's (with --bandwidth-tbs and no "
+                     "--gpu: a custom GPU). Default GPU: h100-sxm")
+        ->type_name("X");
+    app_->add_option("--bandwidth-tbs", flags_.bandwidth_tbs,
+                     "HBM bandwidth in TB/s, overriding the GPU's")
+        ->type_name("X");
+  }
+
+  static std::string footer() {
+    return "\nExamples:\n"
+           "  kspeed roofline --model llama-3.1-70b --gpu h100-sxm --ctx 8k\n"
+           "  kspeed roofline --model llama-3.1-70b --gpu h100-sxm --bytes-reduction 2\n"
+           "  kspeed roofline --model deepseek-r1 --gpu h200-sxm --kv-dtype fp8 --batch 64\n"
+           "  kspeed roofline --model qwen3-8b --gpu b200 --phase prefill --ctx 32k\n"
+           "  kspeed roofline --ai 8 --peak-tflops 989.4 --bandwidth-tbs 3.35 "
+           "--bandwidth-efficiency 0.6:0.66\n"
+           "  kspeed gpus; kspeed models                       the presets\n" +
+           exit_codes_help();
+  }
+
+  CLI::App* app_;
+  RooflineFlags flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_roofline_command(CLI::App& parent) {
+  return std::make_unique<RooflineCommand>(parent);
+}
+
+}  // namespace kspeed::cli

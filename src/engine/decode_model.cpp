@@ -1,0 +1,125 @@
+#include "kspeed/engine/decode_model.hpp"
+
+#include <algorithm>
+
+#include "kspeed/engine/dtype.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+double as_double(std::int64_t value) {
+  return static_cast<double>(value);
+}
+
+constexpr double kBillion = 1e9;
+
+// sum_{k=1..S} (L0 + k) = S·L0 + S(S+1)/2
+double sum_linear(double first_context, double steps) {
+  return steps * first_context + steps * (steps + 1.0) / 2.0;
+}
+
+// sum_{k=1..S} min(L0 + k, W): the first m = clamp(W - L0, 0, S) steps grow, the rest hold W.
+double sum_capped(double first_context, double steps, double window) {
+  const double growing = std::clamp(window - first_context, 0.0, steps);
+  return sum_linear(first_context, growing) + (steps - growing) * window;
+}
+
+// Attended positions summed over the steps of a response, one sequence.
+double attended_positions_over_steps(const ModelArch& model, double prompt, double steps) {
+  const double window = as_double(model.sliding_window_tokens);
+  const double full = as_double(full_attention_layers(model)) * sum_linear(prompt, steps);
+  const double windowed =
+      as_double(model.sliding_window_layers) *
+      (window > 0 ? sum_capped(prompt, steps, window) : sum_linear(prompt, steps));
+  return full + windowed;
+}
+
+double scaled_time_ms(const KernelCost& per_unit, double units, const Roof& roof) {
+  // max(aF / P, aB / BW) = a · max(F / P, B / BW): decode intensity does not change with context.
+  return roofline_time_ms({per_unit.flops * units, per_unit.bytes * units}, roof, Efficiency{});
+}
+
+DecodeResponse finish(const Platform& platform, std::int64_t prompt, std::int64_t steps,
+                      double attention_ms, double other_ms) {
+  DecodeResponse out;
+  out.steps = steps;
+  out.attention_ms = attention_ms;
+  out.other_ms = other_ms;
+  out.first_step_share = decode_step_time(platform, prompt + 1).share();
+  out.last_step_share =
+      decode_step_time(platform, prompt + std::max<std::int64_t>(steps, 1)).share();
+  out.share = steps > 0 ? attention_ms / (attention_ms + other_ms) : out.first_step_share;
+  return out;
+}
+
+}  // namespace
+
+AttentionShape attention_shape(const Platform& platform) {
+  AttentionShape shape;
+  shape.model = &platform.model.value;
+  shape.kv_bytes_per_element = platform.kv_bytes_per_element;
+  shape.activation_bytes_per_element = 2;  // BF16 activations
+  shape.tensor_parallel = platform.tensor_parallel.value;
+  shape.batch = platform.batch.value;
+  return shape;
+}
+
+KernelCost non_attention_step_cost(const Platform& platform) {
+  const ModelArch& m = platform.model.value;
+  const double params_per_rank =
+      m.active_params_billions * kBillion / as_double(platform.tensor_parallel.value);
+  // Every active weight is read once per step and used by each sequence in the batch:
+  // bytes = P·bytes_per_param / tp, FLOPs = 2·P·batch / tp.
+  return {2.0 * params_per_rank * as_double(platform.batch.value),
+          params_per_rank * m.weight_bytes_per_param};
+}
+
+DecodeStepTime decode_step_time(const Platform& platform, std::int64_t context_tokens) {
+  const Roof roof = roof_of(platform);
+  DecodeStepTime step;
+  step.attention_ms =
+      roofline_time_ms(decode_attention_cost(attention_shape(platform), context_tokens), roof, {});
+  step.other_ms = roofline_time_ms(non_attention_step_cost(platform), roof, {});
+  return step;
+}
+
+DecodeResponse decode_over_response(const Platform& platform, std::int64_t prompt_tokens,
+                                    std::int64_t response_tokens) {
+  const Roof roof = roof_of(platform);
+  const std::int64_t steps = std::max<std::int64_t>(response_tokens - 1, 0);
+  const double positions = attended_positions_over_steps(
+                               platform.model.value, as_double(prompt_tokens), as_double(steps)) *
+                           as_double(platform.batch.value);
+  const double attention_ms =
+      scaled_time_ms(decode_cost_per_attended_token(attention_shape(platform)), positions, roof);
+  const double other_ms =
+      as_double(steps) * roofline_time_ms(non_attention_step_cost(platform), roof, {});
+  return finish(platform, prompt_tokens, steps, attention_ms, other_ms);
+}
+
+DecodeResponse decode_over_response_stepwise(const Platform& platform, std::int64_t prompt_tokens,
+                                             std::int64_t response_tokens) {
+  const std::int64_t steps = std::max<std::int64_t>(response_tokens - 1, 0);
+  double attention_ms = 0;
+  double other_ms = 0;
+  for (std::int64_t k = 1; k <= steps; ++k) {
+    const DecodeStepTime step = decode_step_time(platform, prompt_tokens + k);
+    attention_ms += step.attention_ms;
+    other_ms += step.other_ms;
+  }
+  return finish(platform, prompt_tokens, steps, attention_ms, other_ms);
+}
+
+double decode_memory_needed_gb(const Platform& platform, std::int64_t context_tokens) {
+  // Every parameter is resident (MoE: all experts), stored in the nominal weight type:
+  // total · dtype_bytes / tp; plus the batch's KV cache as one decode step reads it.
+  const ModelArch& m = platform.model.value;
+  const double bytes_per_param = dtype_bytes(m.weight_dtype).value_or(m.weight_bytes_per_param);
+  const double weights = m.total_params_billions * kBillion * bytes_per_param /
+                         as_double(platform.tensor_parallel.value);
+  const KernelCost kv = decode_attention_cost(attention_shape(platform), context_tokens);
+  return (weights + kv.bytes) / kBillion;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,73 @@
+#include "kspeed/engine/hardware.hpp"
+
+#include "kspeed/engine/dtype.hpp"
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+// Tensor parallelism splits the query heads evenly; GQA KV heads are split too, or replicated
+// when tp exceeds them, which needs tp to be a multiple of the KV heads (vLLM's rule).
+void check_tensor_parallel(const ModelArch& model, std::int64_t tp) {
+  const std::string tp_text = "--tp " + std::to_string(tp);
+  if (model.query_heads % tp != 0) {
+    throw InputError(tp_text + ": " + model.name + " has " + std::to_string(model.query_heads) +
+                     " query heads, which tensor parallelism cannot split " + std::to_string(tp) +
+                     " ways: use a divisor of " + std::to_string(model.query_heads));
+  }
+  if (model.attention == AttentionType::gqa && model.kv_heads % tp != 0 &&
+      tp % model.kv_heads != 0) {
+    throw InputError(tp_text + ": " + model.name + " has " + std::to_string(model.kv_heads) +
+                     " KV heads: tp must divide them or be a multiple of them");
+  }
+}
+
+std::string gpu_precisions(const Gpu& gpu) {
+  std::string list;
+  for (const PeakFigure& figure : gpu.peak_dense_tflops) {
+    list += (list.empty() ? "" : ", ") + figure.precision;
+  }
+  return list;
+}
+
+}  // namespace
+
+std::optional<double> peak_tflops(const Gpu& gpu, std::string_view precision) {
+  for (const PeakFigure& figure : gpu.peak_dense_tflops) {
+    if (figure.precision == precision) {
+      return figure.tflops;
+    }
+  }
+  return std::nullopt;
+}
+
+Platform make_platform(const PlatformChoice& choice) {
+  const ModelArch& model = choice.model.value;
+  check_tensor_parallel(model, choice.tensor_parallel.value);
+  Platform platform;
+  platform.model = choice.model;
+  platform.gpu = choice.gpu;
+  platform.batch = choice.batch;
+  platform.tensor_parallel = choice.tensor_parallel;
+  platform.kv_dtype = choice.kv_dtype ? Sourced<std::string>{*choice.kv_dtype, Source::given}
+                                      : Sourced<std::string>{model.kv_dtype, Source::default_value};
+  const std::optional<double> kv_bytes = dtype_bytes(platform.kv_dtype.value);
+  if (!kv_bytes) {
+    throw InputError("--kv-dtype: unknown data type '" + platform.kv_dtype.value +
+                     "': expected one of bf16, fp16, fp8, int8, fp4, int4, fp32");
+  }
+  platform.kv_bytes_per_element = *kv_bytes;
+  platform.precision = choice.precision ? Sourced<std::string>{*choice.precision, Source::given}
+                                        : Sourced<std::string>{"bf16", Source::default_value};
+  const std::optional<double> peak = peak_tflops(choice.gpu.value, platform.precision.value);
+  if (!peak) {
+    throw InputError("--precision " + platform.precision.value + ": " + choice.gpu.value.name +
+                     " has no dense " + platform.precision.value +
+                     " peak (it has: " + gpu_precisions(choice.gpu.value) + ")");
+  }
+  platform.peak_tflops = *peak;
+  return platform;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,104 @@
+#include "kspeed/engine/scenario_roofline.hpp"
+
+#include <cmath>
+
+#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/wording.hpp"
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+void check_levers(const EstimateOptions& options) {
+  if (!options.levers) {
+    return;
+  }
+  if (options.kernel_speedup) {
+    throw InputError(
+        "--kernel-speedup is a measured time ratio, while --compute-speedup, --bytes-reduction "
+        "and --bandwidth-efficiency describe a change for kspeed to place on the roofline: give "
+        "one or the other");
+  }
+  if (!options.platform) {
+    throw InputError(
+        "the levers (--compute-speedup, --bytes-reduction, --bandwidth-efficiency) are worth "
+        "what each phase's roofline position allows: pass --model NAME and --gpu NAME (kspeed "
+        "models, kspeed gpus), or name them in the workload");
+  }
+}
+
+void add_lever_warnings(const Scenario& s, const Platform& platform, std::vector<Warning>& out) {
+  const Roof roof = roof_of(platform);
+  const AttentionShape shape = attention_shape(platform);
+  if (s.phase != Phase::decode) {
+    const KernelCost cost = prefill_attention_cost(shape, s.prompt_tokens.value);
+    for (Warning& w :
+         contradiction_warnings("prefill_attention", "prefill attention", cost, roof, *s.levers)) {
+      out.push_back(std::move(w));
+    }
+  }
+  if (s.phase != Phase::prefill) {
+    const KernelCost cost = decode_cost_per_attended_token(shape);
+    for (Warning& w :
+         contradiction_warnings("decode_attention", "decode attention", cost, roof, *s.levers)) {
+      out.push_back(std::move(w));
+    }
+  }
+}
+
+void add_memory_warning(const Scenario& s, const Platform& platform, std::vector<Warning>& out) {
+  const std::int64_t last_context = s.prompt_tokens.value + s.response_tokens.value;
+  const double needed_gb = decode_memory_needed_gb(platform, last_context);
+  const double have_gb = platform.gpu.value.memory_gb;
+  if (needed_gb > have_gb) {
+    out.push_back(
+        {"memory_exceeded", "weights and KV cache need " + plain_number(std::round(needed_gb)) +
+                                " GB per GPU at the end of the response, more than the " +
+                                plain_number(have_gb) + " GB of " + platform.gpu.value.name +
+                                ": this deployment does not fit (raise --tp or lower --batch); the "
+                                "modelled figures still follow the roofline"});
+  }
+}
+
+}  // namespace
+
+std::optional<Sourced<double>> modelled_decode_share(const EstimateOptions& options,
+                                                     double prompt_tokens, double response_tokens) {
+  if (!options.platform) {
+    return std::nullopt;
+  }
+  const DecodeResponse response =
+      decode_over_response(*options.platform, static_cast<std::int64_t>(prompt_tokens),
+                           static_cast<std::int64_t>(response_tokens));
+  return Sourced<double>{response.share, Source::modelled};
+}
+
+void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {
+  check_levers(options);
+  if (!options.platform) {
+    return;
+  }
+  const Platform& platform = *options.platform;
+  scenario.platform = platform;
+  scenario.levers = options.levers;
+  scenario.prefill_roofline =
+      prefill_roofline(platform, scenario.prompt_tokens.value, options.levers);
+  scenario.decode_roofline = decode_roofline(platform, options.levers);
+  if (options.levers) {
+    add_lever_warnings(scenario, platform, scenario.warnings);
+  }
+  add_memory_warning(scenario, platform, scenario.warnings);
+}
+
+double phase_attention_speedup(const Scenario& scenario, Phase phase) {
+  const std::optional<PhaseRoofline>& position =
+      phase == Phase::decode ? scenario.decode_roofline : scenario.prefill_roofline;
+  if (scenario.levers && position && position->attention_speedup) {
+    return *position->attention_speedup;
+  }
+  return scenario.kernel_speedup.value;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,189 @@
+#include "kspeed/io/model_reader.hpp"
+
+#include <filesystem>
+
+#include "kspeed/engine/dtype.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/embedded_data.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
+#include "kspeed/io/json_fields.hpp"
+#include "kspeed/io/preset_lookup.hpp"
+#include "kspeed/io/suggest.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kTopKeys = {"name",         "description", "source",
+                                           "layers",       "attention",   "parameters",
+                                           "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
+                                           "sources"};
+const std::vector<std::string> kAttentionKeys = {
+    "type",          "query_heads",      "kv_heads",         "head_dim",
+    "kv_lora_rank",  "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+    "sliding_window"};
+const std::vector<std::string> kGqaKeys = {"query_heads", "kv_heads", "head_dim"};
+const std::vector<std::string> kMlaKeys = {"query_heads", "kv_lora_rank", "qk_rope_head_dim",
+                                           "qk_nope_head_dim", "v_head_dim"};
+const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
+const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
+const std::vector<std::string> kFigureKeys = {
+    "layers", "attention", "parameters", "weight_dtype", "kv_dtype", "weight_bytes_per_param"};
+
+std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found == object.end() ? std::string() : reader.string_value(*found, key);
+}
+
+std::int64_t count_at(const JsonReader& reader, const json& object, const std::string& path,
+                      const std::string& key) {
+  return positive_count(reader, reader.required(object, path, key), path + "." + key);
+}
+
+// A data type kspeed knows the size of, with did-you-mean.
+std::string dtype_at(const JsonReader& reader, const json& object, const std::string& key) {
+  const std::string name = reader.string_value(reader.required(object, "", key), key);
+  if (!engine::dtype_bytes(name)) {
+    reader.fail(
+        key, "unknown data type '" + name + "'" + suggestion_suffix(name, engine::dtype_names()));
+  }
+  return name;
+}
+
+// Keys of the other attention type are a mistake in the type, not extra facts.
+void reject_foreign_keys(const JsonReader& reader, const json& object, const std::string& type,
+                         const std::vector<std::string>& foreign) {
+  for (const std::string& key : foreign) {
+    if (object.contains(key) && key != "query_heads") {
+      reader.fail("attention." + key, "'" + key + "' does not apply to attention type '" + type +
+                                          "': remove it, or set attention.type to \"" +
+                                          (type == "gqa" ? "mla" : "gqa") + "\"");
+    }
+  }
+}
+
+void read_gqa(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  reject_foreign_keys(reader, object, "gqa", kMlaKeys);
+  model.attention = engine::AttentionType::gqa;
+  model.query_heads = count_at(reader, object, "attention", "query_heads");
+  model.kv_heads = count_at(reader, object, "attention", "kv_heads");
+  model.head_dim = count_at(reader, object, "attention", "head_dim");
+  if (model.query_heads % model.kv_heads != 0) {
+    reader.fail("attention.kv_heads", "query_heads (" + std::to_string(model.query_heads) +
+                                          ") must be a multiple of kv_heads (" +
+                                          std::to_string(model.kv_heads) +
+                                          "): each KV head serves a whole group of query heads");
+  }
+}
+
+void read_mla(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  reject_foreign_keys(reader, object, "mla", kGqaKeys);
+  model.attention = engine::AttentionType::mla;
+  model.query_heads = count_at(reader, object, "attention", "query_heads");
+  model.mla.kv_lora_rank = count_at(reader, object, "attention", "kv_lora_rank");
+  model.mla.qk_rope_head_dim = count_at(reader, object, "attention", "qk_rope_head_dim");
+  model.mla.qk_nope_head_dim = count_at(reader, object, "attention", "qk_nope_head_dim");
+  model.mla.v_head_dim = count_at(reader, object, "attention", "v_head_dim");
+}
+
+void read_window(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  const std::string path = "attention.sliding_window";
+  reader.expect_object(object, path, kWindowKeys);
+  model.sliding_window_layers = count_at(reader, object, path, "layers");
+  model.sliding_window_tokens =
+      reader.token_count(reader.required(object, path, "window_tokens"), path + ".window_tokens");
+  if (model.sliding_window_layers > model.layers) {
+    reader.fail(path + ".layers",
+                "sliding-window layers (" + std::to_string(model.sliding_window_layers) +
+                    ") cannot exceed the model's layers (" + std::to_string(model.layers) + ")");
+  }
+}
+
+void read_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  reader.expect_object(object, "attention", kAttentionKeys);
+  const std::string type =
+      reader.string_value(reader.required(object, "attention", "type"), "attention.type");
+  if (type == "gqa") {
+    read_gqa(reader, object, model);
+  } else if (type == "mla") {
+    read_mla(reader, object, model);
+  } else {
+    reader.fail("attention.type", "unknown attention type '" + type + "'" +
+                                      suggestion_suffix(type, {"gqa", "mla"}) +
+                                      " (gqa covers multi-head and multi-query attention too)");
+  }
+  if (object.contains("sliding_window")) {
+    read_window(reader, object["sliding_window"], model);
+  }
+}
+
+void read_parameters(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  reader.expect_object(object, "parameters", kParameterKeys);
+  model.total_params_billions = reader.positive_number(
+      reader.required(object, "parameters", "total_billions"), "parameters.total_billions");
+  model.active_params_billions = reader.positive_number(
+      reader.required(object, "parameters", "active_billions"), "parameters.active_billions");
+  if (model.active_params_billions > model.total_params_billions) {
+    reader.fail("parameters.active_billions",
+                "active parameters cannot exceed the total (a dense model has active = total)");
+  }
+}
+
+void read_dtypes(const JsonReader& reader, const json& document, engine::ModelArch& model) {
+  model.weight_dtype = dtype_at(reader, document, "weight_dtype");
+  model.weight_bytes_per_param = *engine::dtype_bytes(model.weight_dtype);
+  if (document.contains("weight_bytes_per_param")) {
+    model.weight_bytes_per_param =
+        reader.positive_number(document["weight_bytes_per_param"], "weight_bytes_per_param");
+  }
+  model.kv_dtype = dtype_at(reader, document, "kv_dtype");
+}
+
+}  // namespace
+
+engine::ModelArch parse_model(std::string_view text, std::string_view source) {
+  const json document = parse_json_document(text, source);
+  const JsonReader reader{std::string(source)};
+  reader.expect_object(document, "", kTopKeys);
+  engine::ModelArch model;
+  model.name = optional_string(reader, document, "name");
+  model.description = optional_string(reader, document, "description");
+  model.source = optional_string(reader, document, "source");
+  model.layers = count_at(reader, document, "", "layers");
+  read_attention(reader, reader.required(document, "", "attention"), model);
+  read_parameters(reader, reader.required(document, "", "parameters"), model);
+  read_dtypes(reader, document, model);
+  if (document.contains("sources")) {
+    reader.expect_object(document["sources"], "sources", kFigureKeys);
+    for (const auto& item : document["sources"].items()) {
+      model.figure_sources.emplace_back(item.key(),
+                                        reader.string_value(item.value(), "sources." + item.key()));
+    }
+  }
+  return model;
+}
+
+std::vector<std::string> builtin_model_names() {
+  return builtin_names("models");
+}
+
+std::string_view builtin_model_text(std::string_view name) {
+  return builtin_preset_text("models", "model", name, "kspeed models");
+}
+
+engine::ModelArch load_model(const std::string& file_or_name) {
+  const bool is_path = looks_like_path(file_or_name);
+  engine::ModelArch model =
+      is_path
+          ? parse_model(read_text_file(file_or_name, "model file"), file_or_name)
+          : parse_model(builtin_model_text(file_or_name), "built-in model '" + file_or_name + "'");
+  if (model.name.empty()) {
+    model.name = is_path ? std::filesystem::path(file_or_name).stem().string() : file_or_name;
+  }
+  return model;
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,50 @@
+#include "kspeed/io/preset_lookup.hpp"
+
+#include <filesystem>
+#include <vector>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/embedded_data.hpp"
+#include "kspeed/io/suggest.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+// A typo gets the edit-distance suggestion; a shortened name ("h100") gets the one preset it
+// starts, when exactly one does.
+std::string preset_suggestion(std::string_view name, const std::vector<std::string>& names) {
+  if (!closest_match(name, names)) {
+    std::vector<std::string> extensions;
+    for (const std::string& candidate : names) {
+      if (!name.empty() && candidate.starts_with(name)) {
+        extensions.push_back(candidate);
+      }
+    }
+    if (extensions.size() == 1) {
+      return ", did you mean '" + extensions.front() + "'?";
+    }
+  }
+  return suggestion_suffix(name, names);
+}
+
+}  // namespace
+
+bool looks_like_path(const std::string& file_or_name) {
+  std::error_code ec;
+  return std::filesystem::exists(file_or_name, ec) || file_or_name.find('/') != std::string::npos ||
+         file_or_name.ends_with(".json");
+}
+
+std::string_view builtin_preset_text(std::string_view folder, std::string_view kind,
+                                     std::string_view name, std::string_view list_command) {
+  if (auto content = builtin_content(folder, name)) {
+    return *content;
+  }
+  throw InputError("unknown " + std::string(kind) + " '" + std::string(name) + "'" +
+                   preset_suggestion(name, builtin_names(folder)) + " (" +
+                   std::string(list_command) + " lists them; a path to a " + std::string(kind) +
+                   " file works too)");
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,322 @@
+#include "json_scan.hpp"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace kspeed::io::trace::json_scan {
+
+namespace {
+
+[[noreturn]] void fail(const char* where, std::string expected) {
+  throw JsonSyntaxError{where, std::move(expected)};
+}
+
+// The next '"' or '\\' at or after p; end when none. 16 bytes per step with SSE2.
+const char* find_quote_or_backslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const int mask =
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
+// The next structural byte of a skipped container: '"', '{', '}', '[' or ']'. With SSE2: c | 0x20
+// turns '[' and ']' into '{' and '}', so three compares find all five.
+const char* find_structural(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i lower = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');
+  const __m128i close = _mm_set1_epi8('}');
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i folded = _mm_or_si128(v, lower);
+    const __m128i hits =
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                     _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
+    const int mask = _mm_movemask_epi8(hits);
+    if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
+  return p;
+}
+
+// After the opening quote: the position after the closing quote, or nullptr.
+const char* skip_string_body(const char* p, const char* end) {
+  for (;;) {
+    p = find_quote_or_backslash(p, end);
+    if (p >= end) return nullptr;
+    if (*p == '"') return p + 1;
+    p += 2;  // a backslash escapes the next byte (\uXXXX's hex digits need no care here)
+    if (p > end) return nullptr;
+  }
+}
+
+// Scans to the end of the container at `depth` (levels described by `object_bits`, bit 0 the
+// innermost: 1 = object): brackets must balance and match.
+const char* skip_nested(const char* p, const char* end, std::uint64_t object_bits, int depth) {
+  constexpr int kMaxDepth = 64;
+  for (;;) {
+    p = find_structural(p, end);
+    if (p >= end) return nullptr;
+    const char c = *p;
+    if (c == '"') {
+      p = skip_string_body(p + 1, end);
+      if (p == nullptr) return nullptr;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (depth == kMaxDepth) fail(p, "nesting of at most 64 levels");
+      object_bits = (object_bits << 1) | (c == '{' ? 1U : 0U);
+      ++depth;
+      ++p;
+      continue;
+    }
+    const bool closes_object = (object_bits & 1U) != 0;
+    if ((c == '}') != closes_object) fail(p, closes_object ? "'}'" : "']'");
+    object_bits >>= 1;
+    ++p;
+    if (--depth == 0) return p;
+  }
+}
+
+const char* skip_container(const char* p, const char* end) {
+  return skip_nested(p, end, 0, 0);
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// A double as int64, saturated: absurd values in a trace must not be undefined behaviour.
+std::int64_t clamped_ns(double value) {
+  constexpr double kLimit = 1e18;  // 31 years in ns: sums of a few still fit in int64
+  if (value != value) return 0;    // NaN
+  if (value <= -kLimit) return -static_cast<std::int64_t>(kLimit);
+  if (value >= kLimit) return static_cast<std::int64_t>(kLimit);
+  return std::llround(value);
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void append_utf8(std::string& out, std::uint32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+std::uint32_t read_hex4(std::string_view raw, std::size_t at, const char* where) {
+  if (at + 4 > raw.size()) fail(where, "four hex digits after \\u");
+  std::uint32_t code = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const int digit = hex_value(raw[i]);
+    if (digit < 0) fail(where, "four hex digits after \\u");
+    code = code * 16 + static_cast<std::uint32_t>(digit);
+  }
+  return code;
+}
+
+}  // namespace
+
+const char* skip_rest_of_object(const char* p, const char* end) {
+  return skip_nested(p, end, 1, 1);
+}
+
+const char* skip_space(const char* p, const char* end) {
+  while (p < end && is_space(*p)) ++p;
+  return p;
+}
+
+const char* scan_string(const char* p, const char* end, std::string_view& out, bool& escaped) {
+  const char* body = p + 1;
+  const char* q = find_quote_or_backslash(body, end);
+  escaped = false;
+  while (q < end && *q == '\\') {
+    escaped = true;
+    q = find_quote_or_backslash(q + 2 > end ? end : q + 2, end);
+  }
+  if (q >= end) return nullptr;
+  out = std::string_view(body, static_cast<std::size_t>(q - body));
+  return q + 1;
+}
+
+std::string unescape(std::string_view raw, const char* where) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\') {
+      out += raw[i];
+      continue;
+    }
+    if (++i >= raw.size()) fail(where, "an escape after '\\'");
+    switch (raw[i]) {
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'u': {
+        std::uint32_t code = read_hex4(raw, i + 1, where);
+        i += 4;
+        // A high surrogate pairs with the \uDC00-\uDFFF that follows it.
+        if (code >= 0xD800 && code < 0xDC00 && i + 6 < raw.size() &&
+            raw.substr(i + 1, 2) == "\\u") {
+          const std::uint32_t low = read_hex4(raw, i + 3, where);
+          if (low >= 0xDC00 && low < 0xE000) {
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            i += 6;
+          }
+        }
+        append_utf8(out, code);
+        break;
+      }
+      default:
+        fail(where, "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    }
+  }
+  return out;
+}
+
+const char* scan_number(const char* p, const char* end, std::string_view& text) {
+  const char* start = p;
+  if (p < end && *p == '-') ++p;
+  if (p >= end) return nullptr;
+  if (!is_digit(*p)) fail(p, "a digit");
+  while (p < end && is_digit(*p)) ++p;
+  if (p < end && *p == '.') {
+    ++p;
+    if (p < end && !is_digit(*p)) fail(p, "a digit after '.'");
+    while (p < end && is_digit(*p)) ++p;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    if (p < end && !is_digit(*p)) fail(p, "a digit in the exponent");
+    while (p < end && is_digit(*p)) ++p;
+  }
+  if (p >= end) return nullptr;  // the number may go on in the next chunk
+  text = std::string_view(start, static_cast<std::size_t>(p - start));
+  return p;
+}
+
+const char* skip_value(const char* p, const char* end) {
+  if (p >= end) return nullptr;
+  switch (*p) {
+    case '"':
+      return skip_string_body(p + 1, end);
+    case '{':
+    case '[':
+      return skip_container(p, end);
+    case 't':
+    case 'f':
+    case 'n': {
+      const std::string_view word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+      if (static_cast<std::size_t>(end - p) < word.size()) return nullptr;
+      if (std::string_view(p, word.size()) != word) fail(p, "a JSON value");
+      return p + word.size();
+    }
+    default: {
+      std::string_view text;
+      if (*p != '-' && !is_digit(*p)) fail(p, "a JSON value");
+      return scan_number(p, end, text);
+    }
+  }
+}
+
+std::int64_t microseconds_text_to_ns(std::string_view text) {
+  // Fast path: [-]digits[.digits], exact to the nanosecond (no floating point), since trace
+  // timestamps (~1e12 us) exceed a double's exact range at nanosecond resolution.
+  std::size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) ++i;
+  // More than 15 integer digits would overflow the exact path (a timestamp in ns by mistake):
+  // the double path below takes those.
+  const std::size_t integer_digits =
+      text.find_first_not_of("0123456789", i) == std::string_view::npos
+          ? text.size() - i
+          : text.find_first_not_of("0123456789", i) - i;
+  if (integer_digits > 15) return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1e3);
+  std::int64_t whole = 0;
+  while (i < text.size() && is_digit(text[i])) whole = whole * 10 + (text[i++] - '0');
+  std::int64_t fraction_ns = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    int digits = 0;
+    bool round_up = false;
+    for (; i < text.size() && is_digit(text[i]); ++i, ++digits) {
+      if (digits < 3) fraction_ns = fraction_ns * 10 + (text[i] - '0');
+      if (digits == 3) round_up = text[i] >= '5';  // beyond ns: round to nearest
+    }
+    for (int d = digits; d < 3; ++d) fraction_ns *= 10;
+    if (round_up) ++fraction_ns;
+  }
+  if (i == text.size()) {
+    const std::int64_t ns = whole * 1000 + fraction_ns;
+    return negative ? -ns : ns;
+  }
+  // Exponent notation: rare; a double is good enough there.
+  return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1000.0);
+}
+
+std::int64_t integer_text_value(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc() && ptr == text.data() + text.size()) return value;
+  return clamped_ns(std::strtod(std::string(text).c_str(), nullptr));
+}
+
+}  // namespace kspeed::io::trace::json_scan

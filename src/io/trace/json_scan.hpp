@@ -1,0 +1,49 @@
+#pragma once
+// Scanning primitives for the streaming Chrome-trace reader. Each works on a contiguous window
+// [p, end) and returns the position after what it scanned, or nullptr when the window ends
+// first (the caller reads more and scans the unit again). Malformed JSON throws JsonSyntaxError
+// with the position of the problem. Skipped containers are checked for balanced brackets and
+// strings; the fields kspeed reads are checked in full.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kspeed::io::trace::json_scan {
+
+struct JsonSyntaxError {
+  const char* where;     ///< the offending byte
+  std::string expected;  ///< what should have been there, e.g. "',' or '}'"
+};
+
+inline bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/// Skips whitespace; returns `end` when the window holds only whitespace.
+const char* skip_space(const char* p, const char* end);
+
+/// `p` at the opening quote. On success `out` views the raw (still escaped) contents and
+/// `escaped` says whether they hold backslashes.
+const char* scan_string(const char* p, const char* end, std::string_view& out, bool& escaped);
+
+/// Decodes JSON escapes (\n, \", \uXXXX with surrogate pairs) in a string's raw contents.
+/// `where` locates errors.
+std::string unescape(std::string_view raw, const char* where);
+
+/// Skips any value: string, number, literal, object or array.
+const char* skip_value(const char* p, const char* end);
+
+/// From just after a member of an object (at depth 1) to just after the object's closing brace.
+const char* skip_rest_of_object(const char* p, const char* end);
+
+/// The number at `p` as its text (validated). Numbers touching `end` are incomplete.
+const char* scan_number(const char* p, const char* end, std::string_view& text);
+
+/// A Chrome-trace time in microseconds ("4909914216204.635", "12", "1.5e3") as nanoseconds.
+std::int64_t microseconds_text_to_ns(std::string_view text);
+
+/// An integer number's text as int64 (fractions truncated, exponents evaluated).
+std::int64_t integer_text_value(std::string_view text);
+
+}  // namespace kspeed::io::trace::json_scan

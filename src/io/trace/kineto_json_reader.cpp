@@ -1,0 +1,569 @@
+// PyTorch/Kineto Chrome-trace JSON, read as a stream: a purpose-built scanner walks the event
+// array one event at a time over a fixed-size window, decodes only the fields kspeed uses (ph,
+// cat, name, pid, tid, ts, dur and three args) and skips the rest with a SIMD bracket scan.
+// Memory holds the window, the kept kernels/launches/annotations and nothing else.
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "json_scan.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/trace/trace_reader.hpp"
+#include "readers.hpp"
+
+namespace kspeed::io::trace {
+
+namespace {
+
+using json_scan::JsonSyntaxError;
+using profile::Trace;
+
+constexpr std::size_t kWindowBytes = 4 << 20;
+constexpr std::uint64_t kProgressEvery = 1 << 16;  // events between progress checks
+
+// A window over the stream: [begin, end) is unread; more() keeps it and appends.
+class Window {
+ public:
+  explicit Window(ByteSource& source) : source_(source), buffer_(kWindowBytes) {}
+
+  const char* cur() const { return buffer_.data() + begin_; }
+  const char* limit() const { return buffer_.data() + end_; }
+  void consume_to(const char* p) { begin_ = static_cast<std::size_t>(p - buffer_.data()); }
+  std::uint64_t offset_of(const char* p) const {
+    return base_ + static_cast<std::uint64_t>(p - buffer_.data());
+  }
+  std::uint64_t bytes_read() const { return base_ + end_; }
+
+  /// Moves the unread bytes to the front (growing the window when one unit fills it) and reads
+  /// more. False at the end of the stream.
+  bool more() {
+    if (begin_ > 0) {
+      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+      base_ += begin_;
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+    const std::size_t n = source_.read(buffer_.data() + end_, buffer_.size() - end_);
+    end_ += n;
+    return n > 0;
+  }
+
+ private:
+  ByteSource& source_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  std::uint64_t base_ = 0;  // stream offset of buffer_[0]
+};
+
+enum class Category { unknown, kernel, runtime, cpu_annotation, gpu_annotation, ignored };
+
+bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] + 32) : text[i];
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+// Category names are compared case-insensitively: old traces write "Kernel" and "Runtime".
+Category categorize(std::string_view cat) {
+  if (equals_lower(cat, "kernel")) return Category::kernel;
+  if (equals_lower(cat, "cuda_runtime") || equals_lower(cat, "cuda_driver") ||
+      equals_lower(cat, "runtime") || equals_lower(cat, "driver")) {
+    return Category::runtime;
+  }
+  if (equals_lower(cat, "gpu_user_annotation")) return Category::gpu_annotation;
+  if (equals_lower(cat, "user_annotation") || equals_lower(cat, "cpu_op")) {
+    return Category::cpu_annotation;
+  }
+  return Category::ignored;  // python_function, gpu_memcpy, ac2g flows, overhead, ...
+}
+
+// The fields of one event that kspeed reads. Views point into the window (valid until more()).
+struct EventFields {
+  std::string_view ph, cat, name;
+  bool name_escaped = false;
+  const char* name_at = nullptr;
+  Category category = Category::unknown;
+  std::uint64_t pid = 0, tid = 0;
+  std::int64_t ts_ns = 0, dur_ns = 0;
+  bool has_ts = false, has_dur = false;
+  std::uint64_t correlation = 0;
+  std::optional<std::int64_t> external_id;
+  std::optional<std::int64_t> device;
+};
+
+std::uint64_t hash_id(std::string_view text) {
+  // Some writers give pid/tid as strings ("stream 7"); a stable hash keeps them distinct.
+  return std::hash<std::string_view>()(text) | (1ULL << 63);
+}
+
+class KinetoScanner {
+ public:
+  KinetoScanner(ByteSource& input, Trace& trace, const ProgressCallback& progress)
+      : window_(input),
+        input_(input),
+        trace_(trace),
+        names_(trace.kernel_names),
+        progress_(progress) {}
+
+  void run() {
+    try {
+      read_document();
+    } catch (const JsonSyntaxError& error) {
+      syntax_error(error);
+    }
+    trace_.bytes_read = window_.bytes_read();
+    trace_.events_read = events_;
+  }
+
+ private:
+  // ---- Document structure ----
+
+  void read_document() {
+    const char* p = next_token("the start of the document");
+    if (window_.limit() - p >= 3 && std::string_view(p, 3) == "\xEF\xBB\xBF") {
+      window_.consume_to(p + 3);
+      p = next_token("the start of the document");
+    }
+    if (*p == '[') {
+      saw_events_ = true;
+      read_events(p);
+    } else if (*p == '{') {
+      read_top_object(p);
+    } else {
+      throw JsonSyntaxError{p, "'{' or '['"};
+    }
+    if (const char* rest = next_token(nullptr)) {
+      throw JsonSyntaxError{rest, "the end of the file after the JSON document"};
+    }
+    if (!saw_events_) not_a_trace();
+  }
+
+  void read_top_object(const char* p) {
+    window_.consume_to(p + 1);
+    p = next_token("a key or '}'");
+    if (*p == '}') {
+      window_.consume_to(p + 1);
+      return;
+    }
+    for (;;) {
+      if (*p != '"') throw JsonSyntaxError{p, "a key string"};
+      std::string key;
+      p = scan_unit([&key](const char* s, const char* e) {
+        std::string_view raw;
+        bool escaped = false;
+        const char* after = json_scan::scan_string(s, e, raw, escaped);
+        if (after != nullptr) key = escaped ? json_scan::unescape(raw, s) : std::string(raw);
+        return after;
+      });
+      window_.consume_to(p);
+      p = next_token("':'");
+      if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
+      window_.consume_to(p + 1);
+      p = next_token("a value");
+      read_top_value(key, p);
+      p = next_token("',' or '}'");
+      if (*p == '}') {
+        window_.consume_to(p + 1);
+        return;
+      }
+      if (*p != ',') throw JsonSyntaxError{p, "',' or '}' after a top-level value"};
+      window_.consume_to(p + 1);
+      p = next_token("a key");
+    }
+  }
+
+  void read_top_value(const std::string& key, const char* p) {
+    top_keys_.push_back(key);
+    if (key == "traceEvents") {
+      if (*p != '[') throw JsonSyntaxError{p, "'[' (traceEvents is an array of events)"};
+      saw_events_ = true;
+      read_events(p);
+      return;
+    }
+    if (key == "roctracer_version" || key.starts_with("hip_")) trace_.info.platform = "ROCm";
+    if ((key == "cuda_runtime_version" || key == "cupti_version") && trace_.info.platform.empty()) {
+      trace_.info.platform = "CUDA";
+    }
+    const char* after = scan_unit(json_scan::skip_value);
+    if (key == "deviceProperties" || key == "distributedInfo") {
+      read_metadata(
+          key, std::string_view(window_.cur(), static_cast<std::size_t>(after - window_.cur())));
+    }
+    window_.consume_to(after);
+  }
+
+  // Small metadata objects are parsed whole; a malformed one is ignored (it is optional).
+  void read_metadata(const std::string& key, std::string_view text) {
+    const nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (value.is_discarded()) return;
+    if (key == "deviceProperties" && value.is_array()) {
+      for (const auto& device : value) {
+        if (device.is_object() && device.contains("name") && device["name"].is_string()) {
+          const std::string name = device["name"].get<std::string>();
+          if (trace_.info.gpu.empty()) trace_.info.gpu = name;
+          if (trace_.info.platform.empty() && name.find("NVIDIA") != std::string::npos) {
+            trace_.info.platform = "CUDA";
+          }
+          if (name.find("AMD") != std::string::npos) trace_.info.platform = "ROCm";
+        }
+      }
+    } else if (key == "distributedInfo" && value.is_object()) {
+      if (value.contains("rank") && value["rank"].is_number_integer()) {
+        trace_.info.rank = value["rank"].get<int>();
+      }
+      if (value.contains("world_size") && value["world_size"].is_number_integer()) {
+        trace_.info.world_size = value["world_size"].get<int>();
+      }
+    }
+  }
+
+  void read_events(const char* p) {
+    window_.consume_to(p + 1);
+    p = next_token("an event or ']'");
+    if (*p == ']') {
+      window_.consume_to(p + 1);
+      return;
+    }
+    for (;;) {
+      if (*p != '{') {
+        throw JsonSyntaxError{p,
+                              "an event object '{' (traceEvents[" + std::to_string(events_) + "])"};
+      }
+      EventFields fields;
+      p = scan_unit([&fields](const char* s, const char* e) { return parse_event(s, e, fields); });
+      keep(fields);
+      window_.consume_to(p);
+      if (++events_ % kProgressEvery == 0 && progress_) progress_(input_.file_position(), 0);
+      p = next_token("',' or ']' after an event");
+      if (*p == ']') {
+        window_.consume_to(p + 1);
+        return;
+      }
+      if (*p != ',') throw JsonSyntaxError{p, "',' or ']' after an event"};
+      window_.consume_to(p + 1);
+      p = next_token("an event");
+    }
+  }
+
+  // ---- One event ----
+
+  static const char* parse_event(const char* p, const char* end, EventFields& f) {
+    f = EventFields{};
+    p = json_scan::skip_space(p + 1, end);
+    if (p >= end) return nullptr;
+    if (*p == '}') return p + 1;
+    for (;;) {
+      if (*p != '"') throw JsonSyntaxError{p, "a key string in the event"};
+      std::string_view key;
+      bool escaped = false;
+      p = json_scan::scan_string(p, end, key, escaped);
+      if (p == nullptr) return nullptr;
+      p = json_scan::skip_space(p, end);
+      if (p >= end) return nullptr;
+      if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
+      p = json_scan::skip_space(p + 1, end);
+      if (p >= end) return nullptr;
+      p = parse_member(key, p, end, f);
+      if (p == nullptr) return nullptr;
+      if (irrelevant(f)) return json_scan::skip_rest_of_object(p, end);
+      p = json_scan::skip_space(p, end);
+      if (p >= end) return nullptr;
+      if (*p == '}') return p + 1;
+      if (*p != ',') throw JsonSyntaxError{p, "',' or '}' in the event"};
+      p = json_scan::skip_space(p + 1, end);
+      if (p >= end) return nullptr;
+    }
+  }
+
+  // Whether the rest of the event can be skipped unread.
+  static bool irrelevant(const EventFields& f) {
+    if (!f.ph.empty() && f.ph != "X") return true;
+    if (f.category == Category::ignored) return true;
+    if ((f.category == Category::cpu_annotation || f.category == Category::gpu_annotation) &&
+        !f.name.empty() && !profile::looks_like_step_annotation(f.name)) {
+      return true;
+    }
+    return false;
+  }
+
+  static const char* parse_member(std::string_view key, const char* p, const char* end,
+                                  EventFields& f) {
+    if (key == "ph") return string_value(p, end, f.ph);
+    if (key == "cat") {
+      p = string_value(p, end, f.cat);
+      if (p != nullptr) f.category = categorize(f.cat);
+      return p;
+    }
+    if (key == "name") {
+      if (*p != '"') return json_scan::skip_value(p, end);
+      f.name_at = p;
+      return json_scan::scan_string(p, end, f.name, f.name_escaped);
+    }
+    if (key == "pid") return id_value(p, end, f.pid);
+    if (key == "tid") return id_value(p, end, f.tid);
+    if (key == "ts") return time_value(p, end, f.ts_ns, f.has_ts);
+    if (key == "dur") return time_value(p, end, f.dur_ns, f.has_dur);
+    if (key == "args" && *p == '{') return parse_args(p, end, f);
+    return json_scan::skip_value(p, end);
+  }
+
+  static const char* string_value(const char* p, const char* end, std::string_view& out) {
+    if (*p != '"') return json_scan::skip_value(p, end);  // not a string: treated as absent
+    bool escaped = false;
+    return json_scan::scan_string(p, end, out, escaped);
+  }
+
+  static const char* id_value(const char* p, const char* end, std::uint64_t& out) {
+    if (*p == '"') {
+      std::string_view text;
+      bool escaped = false;
+      p = json_scan::scan_string(p, end, text, escaped);
+      if (p != nullptr) out = hash_id(text);
+      return p;
+    }
+    if (*p != '-' && (*p < '0' || *p > '9')) return json_scan::skip_value(p, end);
+    std::string_view text;
+    p = json_scan::scan_number(p, end, text);
+    if (p != nullptr) out = static_cast<std::uint64_t>(json_scan::integer_text_value(text));
+    return p;
+  }
+
+  static const char* time_value(const char* p, const char* end, std::int64_t& out, bool& has) {
+    std::string_view text;
+    if (*p == '"') {  // a few writers quote numbers
+      bool escaped = false;
+      p = json_scan::scan_string(p, end, text, escaped);
+      if (p != nullptr && !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'))) {
+        out = json_scan::microseconds_text_to_ns(text);
+        has = true;
+      }
+      return p;
+    }
+    if (*p != '-' && (*p < '0' || *p > '9')) return json_scan::skip_value(p, end);
+    p = json_scan::scan_number(p, end, text);
+    if (p != nullptr) {
+      out = json_scan::microseconds_text_to_ns(text);
+      has = true;
+    }
+    return p;
+  }
+
+  static const char* integer_arg(const char* p, const char* end, std::int64_t& out, bool& has) {
+    if (*p != '-' && (*p < '0' || *p > '9')) return json_scan::skip_value(p, end);
+    std::string_view text;
+    p = json_scan::scan_number(p, end, text);
+    if (p != nullptr) {
+      out = json_scan::integer_text_value(text);
+      has = true;
+    }
+    return p;
+  }
+
+  static const char* parse_args(const char* p, const char* end, EventFields& f) {
+    if (f.category == Category::ignored) return json_scan::skip_value(p, end);
+    p = json_scan::skip_space(p + 1, end);
+    if (p >= end) return nullptr;
+    if (*p == '}') return p + 1;
+    for (;;) {
+      if (*p != '"') throw JsonSyntaxError{p, "a key string in args"};
+      std::string_view key;
+      bool escaped = false;
+      p = json_scan::scan_string(p, end, key, escaped);
+      if (p == nullptr) return nullptr;
+      p = json_scan::skip_space(p, end);
+      if (p >= end) return nullptr;
+      if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
+      p = json_scan::skip_space(p + 1, end);
+      if (p >= end) return nullptr;
+      std::int64_t value = 0;
+      bool has = false;
+      if (key == "correlation") {
+        p = integer_arg(p, end, value, has);
+        if (has) f.correlation = static_cast<std::uint64_t>(value);
+      } else if (key == "External id") {
+        p = integer_arg(p, end, value, has);
+        if (has) f.external_id = value;
+      } else if (key == "device") {
+        p = integer_arg(p, end, value, has);
+        if (has) f.device = value;
+      } else {
+        p = json_scan::skip_value(p, end);
+      }
+      if (p == nullptr) return nullptr;
+      p = json_scan::skip_space(p, end);
+      if (p >= end) return nullptr;
+      if (*p == '}') return p + 1;
+      if (*p != ',') throw JsonSyntaxError{p, "',' or '}' in args"};
+      p = json_scan::skip_space(p + 1, end);
+      if (p >= end) return nullptr;
+    }
+  }
+
+  std::string decoded_name(const EventFields& f) const {
+    return f.name_escaped ? json_scan::unescape(f.name, f.name_at) : std::string(f.name);
+  }
+
+  void keep(const EventFields& f) {
+    if (f.ph != "X" || !f.has_ts) return;
+    switch (f.category) {
+      case Category::kernel: {
+        if (!f.has_dur) return;
+        check_duration(f);
+        profile::KernelEvent kernel;
+        kernel.name_id = f.name_escaped ? names_.intern(decoded_name(f)) : names_.intern(f.name);
+        kernel.device =
+            static_cast<std::int32_t>(f.device ? *f.device : static_cast<std::int64_t>(f.pid));
+        kernel.correlation = f.correlation;
+        kernel.start_ns = f.ts_ns;
+        kernel.duration_ns = f.dur_ns;
+        trace_.kernels.push_back(kernel);
+        return;
+      }
+      case Category::runtime:
+        if (f.correlation != 0)
+          trace_.launches.push_back({0, f.correlation, f.pid, f.tid, f.ts_ns});
+        if (trace_.info.platform.empty() && f.name.starts_with("hip"))
+          trace_.info.platform = "ROCm";
+        return;
+      case Category::unknown:
+      case Category::cpu_annotation:
+      case Category::gpu_annotation: {
+        if (!f.has_dur || !profile::looks_like_step_annotation(f.name)) return;
+        profile::AnnotationEvent annotation;
+        annotation.name = decoded_name(f);
+        annotation.process = f.pid;
+        annotation.thread = f.tid;
+        annotation.start_ns = f.ts_ns;
+        annotation.end_ns = f.ts_ns + f.dur_ns;
+        annotation.gpu_side = f.category == Category::gpu_annotation;
+        annotation.external_id = f.external_id;
+        trace_.annotations.push_back(std::move(annotation));
+        return;
+      }
+      case Category::ignored:
+        return;
+    }
+  }
+
+  // A kernel runs for 0 ns to hours; anything else is a broken trace, and would overflow sums.
+  void check_duration(const EventFields& f) const {
+    constexpr std::int64_t kMaxKernelNs = 1'000'000'000'000'000;  // 11.6 days
+    if (f.dur_ns < 0 || f.dur_ns > kMaxKernelNs) {
+      throw InputError(trace_.source + ": traceEvents[" + std::to_string(events_) +
+                       "]: kernel duration " + std::to_string(f.dur_ns / 1000) +
+                       " us is not a plausible kernel time (expected 0 to 11.6 days in "
+                       "microseconds): is the trace corrupt?");
+    }
+  }
+
+  // ---- Window plumbing and errors ----
+
+  // Runs `unit` on the window, reading more until it completes.
+  template <class Unit>
+  const char* scan_unit(Unit unit) {
+    for (;;) {
+      const char* next = unit(window_.cur(), window_.limit());
+      if (next != nullptr) return next;
+      if (!window_.more()) truncated();
+      if (progress_) progress_(input_.file_position(), 0);
+    }
+  }
+
+  // The next non-space byte; at the end of the stream, nullptr when `expected` is null, else
+  // the truncation error.
+  const char* next_token(const char* expected) {
+    for (;;) {
+      const char* p = json_scan::skip_space(window_.cur(), window_.limit());
+      window_.consume_to(p);
+      if (p < window_.limit()) return p;
+      if (!window_.more()) {
+        if (expected == nullptr) return nullptr;
+        if (window_.bytes_read() == 0) {
+          throw InputError(trace_.source + ": the trace is empty: expected Kineto JSON");
+        }
+        truncated();
+      }
+    }
+  }
+
+  std::string where(std::uint64_t offset) const {
+    return "byte " + std::to_string(offset) +
+           (trace_.compressed ? " of the decompressed text" : "");
+  }
+
+  [[noreturn]] void truncated() const {
+    throw InputError(trace_.source + ": the JSON ends early at " + where(window_.bytes_read()) +
+                     " (after " + std::to_string(events_) +
+                     " events): the file is truncated; re-copy it or let the profiler finish "
+                     "writing it");
+  }
+
+  [[noreturn]] void syntax_error(const JsonSyntaxError& error) const {
+    const char c = *error.where;
+    const std::string found = c >= 0x20 && c < 0x7f
+                                  ? "'" + std::string(1, c) + "'"
+                                  : "byte 0x" + hex(static_cast<unsigned char>(c));
+    throw InputError(trace_.source + ": " + where(window_.offset_of(error.where)) +
+                     ": not valid JSON: expected " + error.expected + ", found " + found +
+                     (events_ > 0 ? " (in or after traceEvents[" + std::to_string(events_) + "])"
+                                  : std::string()));
+  }
+
+  static std::string hex(unsigned value) {
+    const char* digits = "0123456789abcdef";
+    return {digits[value >> 4], digits[value & 15]};
+  }
+
+  [[noreturn]] void not_a_trace() const {
+    std::string keys;
+    for (std::size_t i = 0; i < top_keys_.size() && i < 8; ++i) {
+      keys += (i == 0 ? "" : ", ") + top_keys_[i];
+    }
+    throw InputError(trace_.source +
+                     ": a JSON object without \"traceEvents\": not a Chrome/Kineto "
+                     "trace (its keys: " +
+                     (keys.empty() ? std::string("none") : keys) +
+                     "); expected {\"traceEvents\": [...]} as torch.profiler writes it");
+  }
+
+  Window window_;
+  ByteSource& input_;
+  Trace& trace_;
+  profile::KernelNameTable names_;
+  const ProgressCallback& progress_;
+  std::vector<std::string> top_keys_;
+  std::uint64_t events_ = 0;
+  bool saw_events_ = false;
+};
+
+class KinetoJsonReader final : public TraceReader {
+ public:
+  profile::TraceFormat format() const override { return profile::TraceFormat::kineto_json; }
+  void read(ByteSource& input, Trace& trace) const override {
+    static const ProgressCallback no_progress;
+    read_with_progress(input, trace, no_progress);
+  }
+  static void read_with_progress(ByteSource& input, Trace& trace,
+                                 const ProgressCallback& progress) {
+    trace.format = profile::TraceFormat::kineto_json;
+    KinetoScanner scanner(input, trace, progress);
+    scanner.run();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TraceReader> make_kineto_json_reader() {
+  return std::make_unique<KinetoJsonReader>();
+}
+
+void read_kineto_json(ByteSource& input, profile::Trace& trace, const ProgressCallback& progress) {
+  KinetoJsonReader::read_with_progress(input, trace, progress);
+}
+
+}  // namespace kspeed::io::trace

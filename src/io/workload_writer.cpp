@@ -1,0 +1,46 @@
+#include "kspeed/io/workload_writer.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace kspeed::io {
+
+namespace {
+
+nlohmann::ordered_json share_table(const std::vector<engine::SharePoint>& points) {
+  nlohmann::ordered_json table = nlohmann::ordered_json::array();
+  for (const engine::SharePoint& point : points) {
+    nlohmann::ordered_json entry;
+    entry["context"] = static_cast<std::int64_t>(std::llround(point.context_tokens));
+    entry["share"] = point.share;
+    table.push_back(entry);
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string workload_to_json_text(const engine::Workload& workload) {
+  nlohmann::ordered_json out;
+  out["name"] = workload.name;
+  out["description"] = workload.description;
+  out["source"] = workload.source;
+  if (workload.share_origin == engine::Source::measured) {
+    out["share_origin"] = "measured";
+  }
+  nlohmann::ordered_json request = nlohmann::ordered_json::object();
+  if (workload.request.prompt_tokens) request["prompt_tokens"] = *workload.request.prompt_tokens;
+  if (workload.request.response_tokens)
+    request["response_tokens"] = *workload.request.response_tokens;
+  if (workload.request.ttft_ms) request["ttft_ms"] = *workload.request.ttft_ms;
+  if (workload.request.tpot_ms) request["tpot_ms"] = *workload.request.tpot_ms;
+  if (!request.empty()) out["request"] = request;
+  out["attention_share"]["prefill"] = share_table(workload.prefill_shares);
+  out["attention_share"]["decode"] = share_table(workload.decode_shares);
+  nlohmann::ordered_json conditions = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : workload.conditions) conditions[key] = value;
+  out["conditions"] = conditions;
+  return out.dump(2) + "\n";
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,126 @@
+#include "kspeed/profile/classify.hpp"
+
+#include <stdexcept>
+
+#include "kspeed/error.hpp"
+
+namespace kspeed::profile {
+
+std::string_view to_string(KernelClass kernel_class) {
+  switch (kernel_class) {
+    case KernelClass::attention_core:
+      return "attention_core";
+    case KernelClass::kv_write:
+      return "kv_write";
+    case KernelClass::rope:
+      return "rope";
+    case KernelClass::attention_metadata:
+      return "attention_metadata";
+    case KernelClass::other:
+      return "other";
+  }
+  return "other";
+}
+
+std::vector<std::string> kernel_class_names() {
+  return {"attention_core", "kv_write", "rope", "attention_metadata", "other"};
+}
+
+bool parse_kernel_class(std::string_view name, KernelClass& out) {
+  for (std::size_t i = 0; i < kKernelClassCount; ++i) {
+    const auto candidate = static_cast<KernelClass>(i);
+    if (to_string(candidate) == name) {
+      out = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view to_string(ShareScope scope) {
+  switch (scope) {
+    case ShareScope::core:
+      return "core";
+    case ShareScope::core_kv:
+      return "core+kv";
+    case ShareScope::core_kv_rope:
+      return "core+kv+rope";
+  }
+  return "core";
+}
+
+bool in_scope(KernelClass kernel_class, ShareScope scope) {
+  switch (kernel_class) {
+    case KernelClass::attention_core:
+      return true;
+    case KernelClass::kv_write:
+      return scope != ShareScope::core;
+    case KernelClass::rope:
+      return scope == ShareScope::core_kv_rope;
+    default:
+      return false;
+  }
+}
+
+const std::vector<KernelPattern>& builtin_patterns() {
+  using C = KernelClass;
+  // Neighbours first: a fused RoPE + KV-cache write (applyBiasRopeUpdateKVCache) is a KV write,
+  // and none of these may fall through to a core pattern. Names from TRACES.md.
+  static const std::vector<KernelPattern> patterns = {
+      {C::kv_write, "reshape_and_cache", "vLLM"},
+      {C::kv_write, "concat_and_cache_mla", "vLLM (MLA)"},
+      {C::kv_write, "store_kvcache", "SGLang"},
+      {C::kv_write, "applyBiasRopeUpdateKVCache", "TensorRT-LLM (RoPE fused in)"},
+      {C::rope, "rotary_embedding", "vLLM / SGLang"},
+      {C::rope, "QKApplyRotary", "FlashInfer"},
+      {C::attention_metadata, "prepare_varlen_num_blocks", "FlashAttention 3"},
+      {C::attention_metadata, "get_mla_metadata", "FlashMLA"},
+      {C::attention_metadata, "create_flashinfer_kv_indices", "SGLang"},
+      // Core attention. FlashAttention 2/3 (and forks), FlashMLA: flash_fwd_* covers
+      // flash_fwd_kernel, flash_fwd_splitkv(_mla)_kernel and their combine kernels.
+      {C::attention_core, "flash_fwd_(splitkv_)?(mla_)?(combine_)?kernel", "FlashAttention"},
+      {C::attention_core, "FlashAttnFwd", "FlashAttention 3"},
+      {C::attention_core, "fmha_cutlassF", "PyTorch SDPA (memory-efficient)"},
+      {C::attention_core, "native_sdpa_sm[0-9]+_flash_fprop", "cuDNN SDPA"},
+      {C::attention_core,
+       "(Batch|Single)(Prefill|Decode)With(Paged|Ragged)?KVCache|BatchMLAPagedAttention|"
+       "MergeStates",
+       "FlashInfer"},
+      {C::attention_core, "fmha_v2_|fmhaSm[0-9]+[a-z]*Kernel", "TensorRT-LLM / trtllm-gen"},
+      {C::attention_core, "(^|[^A-Za-z0-9_])kernel_mha($|[^A-Za-z0-9_])|masked_multihead_attention",
+       "TensorRT-LLM XQA / MMHA"},
+      {C::attention_core, "paged_attention", "vLLM / ROCm paged attention"},
+      {C::attention_core, "kernel_unified_attention_[23]d|reduce_segments", "vLLM Triton"},
+      {C::attention_core, "FmhaFwd|FmhaBatchPrefill|aiter[0-9A-Za-z_:]*fmha", "ROCm CK / aiter"},
+      {C::attention_core, "(^|[^A-Za-z0-9])attn_fwd", "AOTriton / Triton"},
+      {C::attention_core, "^_fwd_(grouped_)?kernel(_stage[12])?$", "Triton (generic name)"},
+  };
+  return patterns;
+}
+
+KernelClassifier::KernelClassifier(std::vector<KernelPattern> patterns)
+    : patterns_(std::move(patterns)) {
+  compiled_.reserve(patterns_.size());
+  for (const KernelPattern& pattern : patterns_) {
+    try {
+      compiled_.emplace_back(pattern.regex);
+    } catch (const std::invalid_argument& error) {
+      throw InputError("kernel pattern '" + pattern.regex + "' (" + pattern.library +
+                       ") is not a valid regular expression: " + error.what() +
+                       ": use POSIX extended syntax, e.g. \"flash_fwd|paged_attention\"");
+    }
+  }
+}
+
+KernelClass KernelClassifier::classify(const std::string& name, std::size_t* rule) const {
+  for (std::size_t i = 0; i < compiled_.size(); ++i) {
+    if (compiled_[i].search(name)) {
+      if (rule != nullptr) *rule = i;
+      return patterns_[i].kernel_class;
+    }
+  }
+  if (rule != nullptr) *rule = std::string::npos;
+  return KernelClass::other;
+}
+
+}  // namespace kspeed::profile

@@ -1,0 +1,125 @@
+#include "kspeed/profile/workload.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace kspeed::profile {
+
+namespace {
+
+std::string percent_text(double share) {
+  // Plain formatting without fmt: the profile layer prints nothing and links no formatter.
+  const double rounded = std::round(share * 10000.0) / 100.0;
+  std::string text = std::to_string(rounded);
+  text.erase(text.find('.') + 3);
+  return text + "%";
+}
+
+std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase phase,
+                                              ShareScope scope, std::vector<std::string>& notes) {
+  std::map<double, ShareTimes> by_context;
+  for (const FileResult& file : result.files) {
+    for (const ContextPoint& point :
+         phase == Phase::prefill ? file.prefill_points : file.decode_points) {
+      by_context[point.context_tokens].add(point.share_times);
+    }
+  }
+  std::vector<engine::SharePoint> table;
+  const auto scope_index = static_cast<std::size_t>(scope);
+  for (const auto& [context, times] : by_context) {
+    if (times.denominator_ns <= 0) continue;
+    const double share = static_cast<double>(times.scope_ns[scope_index]) /
+                         static_cast<double>(times.denominator_ns);
+    if (share <= 0 || share >= 1) {
+      notes.push_back(std::string(to_string(phase)) + " context " +
+                      std::to_string(static_cast<long long>(context)) + ": share " +
+                      percent_text(share) +
+                      " left out (a share table needs shares strictly between 0 and 1)");
+      continue;
+    }
+    table.push_back({context, share});
+  }
+  return table;
+}
+
+std::string joined_sources(const ProfileResult& result) {
+  std::string out;
+  for (const FileResult& file : result.files) {
+    out += (out.empty() ? "" : ", ") + std::filesystem::path(file.source).filename().string();
+  }
+  return out;
+}
+
+// "prefill at 512 tokens per request; decode at a KV length of 1025 per request".
+std::string token_counts_text(const engine::Workload& workload) {
+  auto contexts = [](const std::vector<engine::SharePoint>& points) {
+    std::string out;
+    for (const auto& point : points) {
+      out +=
+          (out.empty() ? "" : ", ") + std::to_string(static_cast<long long>(point.context_tokens));
+    }
+    return out;
+  };
+  std::string text;
+  if (!workload.prefill_shares.empty()) {
+    text =
+        "prefill measured at " + contexts(workload.prefill_shares) + " prompt tokens per request";
+  }
+  if (!workload.decode_shares.empty()) {
+    text += (text.empty() ? "" : "; ") + std::string("decode measured at a KV length of ") +
+            contexts(workload.decode_shares) + " tokens per request";
+  }
+  return text;
+}
+
+void add_conditions(const ProfileResult& result, engine::Workload& workload) {
+  std::set<std::string> gpus, engines;
+  for (const FileResult& file : result.files) {
+    if (!file.info.gpu.empty()) gpus.insert(file.info.gpu);
+    if (!file.engine.empty()) engines.insert(file.engine);
+  }
+  auto joined = [](const std::set<std::string>& values) {
+    std::string out;
+    for (const auto& value : values) out += (out.empty() ? "" : ", ") + value;
+    return out;
+  };
+  if (!gpus.empty()) workload.conditions.emplace_back("hardware", joined(gpus));
+  if (!engines.empty()) workload.conditions.emplace_back("engine", joined(engines));
+  workload.conditions.emplace_back("token_counts", token_counts_text(workload));
+  workload.conditions.emplace_back(
+      "metric_definitions",
+      "attention share = attention kernel time / " +
+          std::string(to_string(result.options.denominator)) +
+          " of the phase's steps, time-weighted over steps (kspeed profile, measured)");
+}
+
+}  // namespace
+
+EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope scope) {
+  EmittedWorkload out;
+  engine::Workload& workload = out.workload;
+  const std::string files = joined_sources(result);
+  workload.name = "profile";
+  workload.share_origin = engine::Source::measured;
+  if (result.files.size() == 1) {
+    std::string stem = std::filesystem::path(result.files.front().source).filename().string();
+    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".sqlite", ".csv"}) {
+      if (stem.ends_with(suffix)) stem.resize(stem.size() - std::string_view(suffix).size());
+    }
+    workload.name = stem;
+  }
+  workload.description = "Attention shares (" + std::string(to_string(scope)) +
+                         ") measured by kspeed profile from " + files;
+  workload.source = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
+                    "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
+                    std::string(to_string(result.options.denominator)) +
+                    ", time-weighted over the steps at each context";
+  workload.prefill_shares = merged_points(result, Phase::prefill, scope, out.notes);
+  workload.decode_shares = merged_points(result, Phase::decode, scope, out.notes);
+  add_conditions(result, workload);
+  return out;
+}
+
+}  // namespace kspeed::profile

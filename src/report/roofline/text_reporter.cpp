@@ -1,0 +1,49 @@
+// Terminal output of `kspeed roofline`: the kernel against the roof, what each lever is worth on
+// it, and the point in one sentence.
+#include <fmt/format.h>
+
+#include "reporters.hpp"
+#include "roofline_rows.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+// Prose is wrapped to fit a 100-column terminal, as in the estimate's text output.
+constexpr std::size_t kWidth = 100;
+
+class RooflineTextReporter final : public Reporter<engine::RooflineResult> {
+ public:
+  explicit RooflineTextReporter(Style style) : style_(style) {}
+
+  void write(const engine::RooflineResult& result, std::ostream& out) const override {
+    out << roofline_rows::heading(result) << "\n\n";
+    out << render_text_table(roofline_rows::figures_table(result), style_.color) << "\n";
+    out << render_text_table(roofline_rows::levers_table(result), style_.color);
+    const std::string note = roofline_rows::illustrative_note(result);
+    if (!note.empty()) {
+      out << wrap_text(note, kWidth);
+    }
+    std::string summary = wrap_text(roofline_rows::summary_sentence(result), kWidth);
+    summary.pop_back();  // the colour reset goes before the line break
+    out << "\n" << paint(summary, "1") << "\n";
+    for (const auto& warning : result.warnings) {
+      out << paint("warning", "33") << ": " << wrap_text(warning.message, kWidth - 9, "  ");
+    }
+  }
+
+ private:
+  std::string paint(const std::string& text, const char* code) const {
+    return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
+  }
+
+  Style style_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter<engine::RooflineResult>> make_roofline_text_reporter(const Style& style) {
+  return std::make_unique<RooflineTextReporter>(style);
+}
+
+}  // namespace kspeed::report

@@ -1,0 +1,215 @@
+// Shares from the fixtures, each of which states the shares it must produce (in its
+// "kspeed_fixture" key, its .sql comment or its .expected sidecar).
+#include <catch2/catch.hpp>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/trace/trace_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "kspeed/io/workload_writer.hpp"
+#include "kspeed/profile/analysis.hpp"
+#include "kspeed/profile/workload.hpp"
+
+using namespace kspeed::profile;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kFixtures = std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/profile/";
+
+FileResult analyse(const std::string& fixture, Denominator denominator = Denominator::kernel_time) {
+  static const KernelClassifier classifier(builtin_patterns());
+  AnalysisOptions options;
+  options.denominator = denominator;
+  return analyse_trace(kspeed::io::trace::read_trace_file(kFixtures + fixture), classifier,
+                       options);
+}
+
+const PhaseResult& phase(const FileResult& file, Phase which) {
+  const PhaseResult* found = find_phase(file, which);
+  REQUIRE(found != nullptr);
+  return *found;
+}
+
+// Exact to 1e-9: fixture times are whole microseconds, so shares are exact ratios.
+void check_shares(const PhaseResult& result, double core, double core_kv, double core_kv_rope) {
+  const Shares shares = result.times.share_times.shares();
+  CHECK(shares.core == Approx(core).margin(1e-9));
+  CHECK(shares.core_kv == Approx(core_kv).margin(1e-9));
+  CHECK(shares.core_kv_rope == Approx(core_kv_rope).margin(1e-9));
+}
+
+}  // namespace
+
+TEST_CASE("vLLM eager: launches and the GPU-side annotation attribute every kernel", "[profile]") {
+  const FileResult file = analyse("vllm-eager.trace.json");
+  CHECK(file.engine == "vLLM");
+  CHECK(file.phased);
+  CHECK(file.attribution.via_launch == 6);
+  CHECK(file.attribution.via_gpu_annotation == 1);
+  CHECK(file.attribution.outside_steps == 0);
+  const PhaseResult& prefill = phase(file, Phase::prefill);
+  CHECK(prefill.steps == 1);
+  CHECK(prefill.context_tokens == 100);
+  CHECK(prefill.times.kernel_ns == 100000);
+  check_shares(prefill, 0.30, 0.40, 0.50);
+  check_shares(phase(file, Phase::decode), 0.20, 0.20, 0.20);
+  check_shares(file.whole_trace, 0.25, 0.30, 0.35);
+  REQUIRE(file.prefill_points.size() == 1);
+  CHECK(file.prefill_points[0].context_tokens == 100);
+  CHECK(file.decode_points.empty());
+  REQUIRE_FALSE(prefill.top_attention.empty());
+  CHECK(prefill.top_attention[0].library == "FlashAttention");
+  CHECK(phase(file, Phase::decode).top_unclassified[0].name == "void gemm_1<float>(int)");
+}
+
+TEST_CASE("graph replay: kernels after the annotation closed belong to its step", "[profile]") {
+  for (const char* fixture : {"sglang-graph.trace.json", "sglang-graph.trace.json.gz"}) {
+    INFO(fixture);
+    const FileResult file = analyse(fixture);
+    CHECK(file.engine == "SGLang");
+    CHECK(file.attribution.via_launch == 11);
+    CHECK(file.attribution.outside_steps == 1);
+    const PhaseResult& prefill = phase(file, Phase::prefill);
+    check_shares(prefill, 0.30, 0.30, 0.30);
+    CHECK(prefill.context_tokens == 1024);
+    const PhaseResult& decode = phase(file, Phase::decode);
+    CHECK(decode.steps == 2);
+    check_shares(decode, 0.20, 0.225, 0.25);
+    CHECK(decode.times.class_ns[static_cast<std::size_t>(KernelClass::attention_metadata)] == 5000);
+    // Mixed steps are their own class, folded into neither phase.
+    const PhaseResult& mixed = phase(file, Phase::mixed);
+    CHECK(mixed.steps == 1);
+    check_shares(mixed, 0.40, 0.40, 0.40);
+    CHECK(file.whole_trace.times.share_times.shares().core == Approx(140.0 / 510).margin(1e-9));
+    REQUIRE(file.prefill_points.size() == 1);
+    CHECK(file.prefill_points[0].context_tokens == 512);
+    CHECK(file.steps.size() == 4);
+  }
+}
+
+TEST_CASE("ROCm with legacy categories and vLLM ~0.13 annotations", "[profile]") {
+  const FileResult file = analyse("rocm-legacy.trace.json");
+  CHECK(file.engine == "vLLM");
+  CHECK(file.info.platform == "ROCm");
+  CHECK(file.attribution.via_launch == 5);
+  check_shares(phase(file, Phase::prefill), 0.45, 0.45, 0.45);
+  check_shares(phase(file, Phase::decode), 0.40, 0.40, 0.40);
+  check_shares(file.whole_trace, 0.425, 0.425, 0.425);
+}
+
+TEST_CASE("nsys SQLite: TensorRT-LLM steps, correlation joined per process", "[profile]") {
+  const FileResult file = analyse("trtllm-nvtx.sqlite");
+  CHECK(file.engine == "TensorRT-LLM");
+  CHECK(file.attribution.via_launch == 7);
+  check_shares(phase(file, Phase::prefill), 0.40, 0.40, 0.40);
+  check_shares(phase(file, Phase::decode), 0.25, 0.30, 0.30);
+  check_shares(phase(file, Phase::mixed), 0.30, 0.30, 0.30);
+  check_shares(file.whole_trace, 95.0 / 300, 100.0 / 300, 100.0 / 300);
+}
+
+TEST_CASE("nsys stats CSV: one whole-capture share, no phases", "[profile]") {
+  const FileResult file = analyse("nsys-kern-sum.csv");
+  CHECK_FALSE(file.phased);
+  REQUIRE(file.phases.size() == 1);
+  CHECK(file.phases[0].phase == Phase::unphased);
+  check_shares(file.phases[0], 0.25, 0.35, 0.40);
+  CHECK(file.whole_trace.times.kernel_count == 70);
+  REQUIRE_FALSE(file.notes.empty());
+  CHECK_THAT(file.notes[0], Contains("no timeline"));
+  CHECK_THROWS_WITH(analyse("nsys-kern-sum.csv", Denominator::busy_time),
+                    Contains("--denominator busy-time needs kernel start times"));
+}
+
+TEST_CASE("several ranks: per-file results and a time-weighted aggregate with spread",
+          "[profile]") {
+  ProfileResult result;
+  result.files = {analyse("rank0.trace.json"), analyse("rank1.trace.json")};
+  CHECK(result.files[1].info.rank == 1);
+  CHECK(result.files[1].info.world_size == 2);
+  result.aggregate = aggregate_files(result.files);
+  REQUIRE(result.aggregate.size() == 1);
+  const PhaseSpread& prefill = result.aggregate[0];
+  CHECK(prefill.phase == Phase::prefill);
+  CHECK(prefill.files == 2);
+  CHECK(prefill.share_times.shares().core == Approx(0.35).margin(1e-9));
+  CHECK(prefill.min.core == Approx(0.30).margin(1e-9));
+  CHECK(prefill.max.core == Approx(0.40).margin(1e-9));
+
+  // The emitted workload merges the ranks' points at the same context and reads back.
+  const EmittedWorkload emitted = workload_from_profile(result, ShareScope::core);
+  REQUIRE(emitted.workload.prefill_shares.size() == 1);
+  CHECK(emitted.workload.prefill_shares[0].context_tokens == 256);
+  CHECK(emitted.workload.prefill_shares[0].share == Approx(0.35).margin(1e-9));
+  const auto text = kspeed::io::workload_to_json_text(emitted.workload);
+  const auto back = kspeed::io::parse_workload(text, "emitted");
+  CHECK(back.prefill_shares.size() == 1);
+  CHECK(back.conditions.front().first == "hardware");
+  CHECK(back.conditions.front().second == "NVIDIA H100 80GB HBM3");
+}
+
+TEST_CASE("busy and wall time count overlap once and include idle gaps", "[profile]") {
+  // Two streams on one GPU: attention 0-40 us on stream 7, a GEMM 20-60 on stream 8, then idle
+  // until another GEMM at 100-120. Kernel time 100, busy 80, wall 120; attention 40 in each.
+  const std::string text = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "step[EXTEND bs=1 toks=64]", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 0, "dur": 40, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 20, "dur": 40, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 100, "dur": 20, "args": {"correlation": 9}}]})";
+  const auto trace = kspeed::io::trace::read_trace_bytes(text, "overlap.json");
+  const KernelClassifier classifier(builtin_patterns());
+  for (auto [denominator, expected] :
+       {std::pair{Denominator::kernel_time, 0.40}, std::pair{Denominator::busy_time, 0.50},
+        std::pair{Denominator::wall_time, 40.0 / 120}}) {
+    AnalysisOptions options;
+    options.denominator = denominator;
+    const FileResult file = analyse_trace(trace, classifier, options);
+    INFO(to_string(denominator));
+    CHECK(file.phases.at(0).times.share_times.shares().core == Approx(expected).margin(1e-9));
+    CHECK(file.phases.at(0).times.busy_ns == 80000);
+    CHECK(file.phases.at(0).times.wall_ns == 120000);
+  }
+}
+
+TEST_CASE("a trace without steps gives one unphased share and says so", "[profile]") {
+  const std::string text =
+      R"([{"ph": "X", "cat": "kernel", "name": "paged_attention_v1_kernel", "pid": 0, "tid": 7, "ts": 0, "dur": 1},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1, "dur": 3}])";
+  const FileResult file = analyse_trace(kspeed::io::trace::read_trace_bytes(text, "plain.json"),
+                                        KernelClassifier(builtin_patterns()), {});
+  REQUIRE(file.phases.size() == 1);
+  CHECK(file.phases[0].phase == Phase::unphased);
+  CHECK(file.phases[0].times.share_times.shares().core == Approx(0.25).margin(1e-9));
+  CHECK_THAT(file.notes.at(0), Contains("no engine step annotations found"));
+}
+
+TEST_CASE("a trace with no kernels is an input error", "[profile]") {
+  const std::string text =
+      R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})";
+  CHECK_THROWS_WITH(analyse_trace(kspeed::io::trace::read_trace_bytes(text, "cpu.json"),
+                                  KernelClassifier(builtin_patterns()), {}),
+                    Contains("cpu.json: the trace has no GPU kernel events (1 events read)"));
+}
+
+TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "[profile]") {
+  ProfileResult result;
+  FileResult file;
+  file.source = "t.json";
+  ContextPoint all_attention;
+  all_attention.context_tokens = 128;
+  all_attention.steps = 1;
+  all_attention.share_times.scope_ns = {100, 100, 100};
+  all_attention.share_times.denominator_ns = 100;
+  ContextPoint half = all_attention;
+  half.context_tokens = 4096;
+  half.share_times.scope_ns = {50, 60, 70};
+  file.prefill_points = {all_attention, half};
+  result.files.push_back(file);
+  const EmittedWorkload emitted = workload_from_profile(result, ShareScope::core_kv);
+  REQUIRE(emitted.workload.prefill_shares.size() == 1);
+  CHECK(emitted.workload.prefill_shares[0].context_tokens == 4096);
+  CHECK(emitted.workload.prefill_shares[0].share == Approx(0.60));
+  REQUIRE(emitted.notes.size() == 1);
+  CHECK_THAT(emitted.notes[0], Contains("prefill context 128: share 100.00% left out"));
+  CHECK(emitted.workload.name == "t");
+}

@@ -81,6 +81,50 @@ void allow_extras_everywhere(CLI::App& app) {
   }
 }
 
+// Every command kspeed has, in --help order.
+struct CommandEntry {
+  const char* name;
+  const char* summary;
+  std::unique_ptr<Command> (*make)(CLI::App& command);
+};
+
+const CommandEntry kCommands[] = {
+    {"estimate",
+     "What a kernel speedup is worth: the dilution chain from the attention kernel to the phase "
+     "to the request",
+     make_estimate_command},
+    {"profile",
+     "Measure attention's share of GPU time per phase (prefill, decode, mixed) from profiler "
+     "traces",
+     make_profile_command},
+    {"roofline",
+     "Where one attention kernel sits on a GPU's roofline, and what faster arithmetic, fewer "
+     "bytes or more bandwidth are worth on it",
+     make_roofline_command},
+    {"workloads", "List the built-in workloads, or print one", make_workloads_command},
+    {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
+    {"models", "List the built-in model presets, or print one", make_models_command},
+};
+
+// The command word: kspeed takes no options before it, so it is the first argument.
+std::string requested_command(int argc, const char* const* argv) {
+  return argc > 1 ? std::string(argv[1]) : std::string();
+}
+
+// Only the requested command registers its flags: one estimate is dominated by process start,
+// and registering every command's options with CLI11 would double the work before main's real
+// job. The others are bare subcommands, enough for --help and did-you-mean.
+std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::string& requested) {
+  std::vector<std::unique_ptr<Command>> commands;
+  for (const CommandEntry& entry : kCommands) {
+    CLI::App* command = app.add_subcommand(entry.name, entry.summary);
+    if (requested == entry.name) {
+      commands.push_back(entry.make(*command));
+    }
+  }
+  return commands;
+}
+
 int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& commands) {
   CLI::App& active = *active_command(app);
   reject_extras(active);
@@ -89,9 +133,11 @@ int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& comma
       return command->execute();
     }
   }
-  throw InputError(
-      "a command is required: kspeed estimate, kspeed workloads, kspeed profile, kspeed "
-      "roofline, kspeed gpus, kspeed models (see kspeed --help)");
+  std::string names;
+  for (const CommandEntry& entry : kCommands) {
+    names += (names.empty() ? "kspeed " : ", kspeed ") + std::string(entry.name);
+  }
+  throw InputError("a command is required: " + names + " (see kspeed --help)");
 }
 
 }  // namespace
@@ -107,13 +153,7 @@ int run(int argc, const char* const* argv) {
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
       "  kspeed estimate --help\n" +
       exit_codes_help());
-  std::vector<std::unique_ptr<Command>> commands;
-  commands.push_back(make_estimate_command(app));
-  commands.push_back(make_workloads_command(app));
-  commands.push_back(make_profile_command(app));
-  commands.push_back(make_roofline_command(app));
-  commands.push_back(make_gpus_command(app));
-  commands.push_back(make_models_command(app));
+  std::vector<std::unique_ptr<Command>> commands = add_commands(app, requested_command(argc, argv));
   allow_extras_everywhere(app);
   try {
     app.parse(argc, argv);

@@ -21,12 +21,14 @@ class Command {
   virtual int execute() = 0;
 };
 
-std::unique_ptr<Command> make_estimate_command(CLI::App& parent);
-std::unique_ptr<Command> make_workloads_command(CLI::App& parent);
-std::unique_ptr<Command> make_profile_command(CLI::App& parent);
-std::unique_ptr<Command> make_roofline_command(CLI::App& parent);
-std::unique_ptr<Command> make_gpus_command(CLI::App& parent);
-std::unique_ptr<Command> make_models_command(CLI::App& parent);
+// Each factory adds its flags to `command`, the subcommand cli::run created with the name and
+// summary of kCommands (app.cpp).
+std::unique_ptr<Command> make_estimate_command(CLI::App& command);
+std::unique_ptr<Command> make_workloads_command(CLI::App& command);
+std::unique_ptr<Command> make_profile_command(CLI::App& command);
+std::unique_ptr<Command> make_roofline_command(CLI::App& command);
+std::unique_ptr<Command> make_gpus_command(CLI::App& command);
+std::unique_ptr<Command> make_models_command(CLI::App& command);
 
 /// The exit-code table printed at the end of every --help.
 std::string exit_codes_help();

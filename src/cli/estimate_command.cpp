@@ -85,10 +85,8 @@ engine::GateThresholds to_gates(const EstimateFlags& flags) {
 
 class EstimateCommand final : public Command {
  public:
-  explicit EstimateCommand(CLI::App& parent)
-      : app_(parent.add_subcommand("estimate",
-                                   "What a kernel speedup is worth: the dilution chain from the "
-                                   "attention kernel to the phase to the request")) {
+  explicit EstimateCommand(CLI::App& command)
+      : app_(&command) {
     add_workload_flags();
     add_change_flags();
     add_platform_flags(*app_, flags_.platform);
@@ -203,8 +201,8 @@ class EstimateCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> make_estimate_command(CLI::App& parent) {
-  return std::make_unique<EstimateCommand>(parent);
+std::unique_ptr<Command> make_estimate_command(CLI::App& command) {
+  return std::make_unique<EstimateCommand>(command);
 }
 
 }  // namespace kspeed::cli

@@ -83,10 +83,7 @@ report::Table model_table() {
 
 class PresetsCommand final : public Command {
  public:
-  PresetsCommand(CLI::App& parent, PresetKind kind)
-      : kind_(std::move(kind)),
-        app_(parent.add_subcommand(kind_.command, std::string("List the built-in ") + kind_.noun +
-                                                      " presets, or print one")) {
+  PresetsCommand(CLI::App& command, PresetKind kind) : kind_(std::move(kind)), app_(&command) {
     show_ = app_->add_subcommand("show", std::string("Print a built-in ") + kind_.noun +
                                              " as JSON: a template for your own file");
     show_->add_option("name", name_, std::string("The ") + kind_.noun + "'s name")
@@ -118,15 +115,15 @@ class PresetsCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> make_gpus_command(CLI::App& parent) {
+std::unique_ptr<Command> make_gpus_command(CLI::App& command) {
   return std::make_unique<PresetsCommand>(
-      parent, PresetKind{"gpus", "GPU", io::builtin_gpu_names, io::builtin_gpu_text, gpu_table,
+      command, PresetKind{"gpus", "GPU", io::builtin_gpu_names, io::builtin_gpu_text, gpu_table,
                          "h100-sxm"});
 }
 
-std::unique_ptr<Command> make_models_command(CLI::App& parent) {
+std::unique_ptr<Command> make_models_command(CLI::App& command) {
   return std::make_unique<PresetsCommand>(
-      parent, PresetKind{"models", "model", io::builtin_model_names, io::builtin_model_text,
+      command, PresetKind{"models", "model", io::builtin_model_names, io::builtin_model_text,
                          model_table, "llama-3.1-70b"});
 }
 

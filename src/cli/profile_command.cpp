@@ -95,10 +95,8 @@ class ProgressLine {
 
 class ProfileCommand final : public Command {
  public:
-  explicit ProfileCommand(CLI::App& parent)
-      : app_(parent.add_subcommand("profile",
-                                   "Measure attention's share of GPU time per phase (prefill, "
-                                   "decode, mixed) from profiler traces")) {
+  explicit ProfileCommand(CLI::App& command)
+      : app_(&command) {
     app_->add_option("traces", flags_.traces,
                      "Trace files: Kineto/PyTorch JSON (.json or .json.gz), Nsight Systems "
                      "SQLite export, `nsys stats` kernel-summary CSV; several = one per rank")
@@ -220,8 +218,8 @@ class ProfileCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> make_profile_command(CLI::App& parent) {
-  return std::make_unique<ProfileCommand>(parent);
+std::unique_ptr<Command> make_profile_command(CLI::App& command) {
+  return std::make_unique<ProfileCommand>(command);
 }
 
 }  // namespace kspeed::cli

@@ -106,11 +106,8 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
 
 class RooflineCommand final : public Command {
  public:
-  explicit RooflineCommand(CLI::App& parent)
-      : app_(parent.add_subcommand("roofline",
-                                   "Where one attention kernel sits on a GPU's roofline, and "
-                                   "what faster arithmetic, fewer bytes or more bandwidth are "
-                                   "worth on it")) {
+  explicit RooflineCommand(CLI::App& command)
+      : app_(&command) {
     add_kernel_flags();
     add_platform_flags(*app_, flags_.platform);
     add_roof_flags();
@@ -181,8 +178,8 @@ class RooflineCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> make_roofline_command(CLI::App& parent) {
-  return std::make_unique<RooflineCommand>(parent);
+std::unique_ptr<Command> make_roofline_command(CLI::App& command) {
+  return std::make_unique<RooflineCommand>(command);
 }
 
 }  // namespace kspeed::cli

@@ -12,8 +12,8 @@ namespace {
 
 class WorkloadsCommand final : public Command {
  public:
-  explicit WorkloadsCommand(CLI::App& parent)
-      : app_(parent.add_subcommand("workloads", "List the built-in workloads, or print one")) {
+  explicit WorkloadsCommand(CLI::App& command)
+      : app_(&command) {
     show_ = app_->add_subcommand(
         "show", "Print a built-in workload as JSON: a template for your own workload file");
     show_->add_option("name", name_, "The workload's name (kspeed workloads lists them)")
@@ -52,8 +52,8 @@ class WorkloadsCommand final : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> make_workloads_command(CLI::App& parent) {
-  return std::make_unique<WorkloadsCommand>(parent);
+std::unique_ptr<Command> make_workloads_command(CLI::App& command) {
+  return std::make_unique<WorkloadsCommand>(command);
 }
 
 }  // namespace kspeed::cli

@@ -35,7 +35,7 @@ class ProfileTextReporter final : public ProfileReporter {
     out << paint("kspeed profile · " + profile_rows::file_heading(file), "1") << "\n\n";
     out << render_text_table(profile_rows::phase_table(file, result.options.denominator),
                              style_.color);
-    out << profile_rows::provenance_line(file, result.options.denominator) << "\n";
+    out << wrap_text(profile_rows::provenance_line(file, result.options.denominator), 100, "  ");
     out << "kernel classes: " << result.patterns_source << " patterns\n";
     for (const profile::PhaseResult& phase : file.phases) {
       const std::string label = profile_rows::phase_label(phase, false);

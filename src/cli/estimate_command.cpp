@@ -85,8 +85,7 @@ engine::GateThresholds to_gates(const EstimateFlags& flags) {
 
 class EstimateCommand final : public Command {
  public:
-  explicit EstimateCommand(CLI::App& command)
-      : app_(&command) {
+  explicit EstimateCommand(CLI::App& command) : app_(&command) {
     add_workload_flags();
     add_change_flags();
     add_platform_flags(*app_, flags_.platform);

@@ -118,13 +118,13 @@ class PresetsCommand final : public Command {
 std::unique_ptr<Command> make_gpus_command(CLI::App& command) {
   return std::make_unique<PresetsCommand>(
       command, PresetKind{"gpus", "GPU", io::builtin_gpu_names, io::builtin_gpu_text, gpu_table,
-                         "h100-sxm"});
+                          "h100-sxm"});
 }
 
 std::unique_ptr<Command> make_models_command(CLI::App& command) {
   return std::make_unique<PresetsCommand>(
       command, PresetKind{"models", "model", io::builtin_model_names, io::builtin_model_text,
-                         model_table, "llama-3.1-70b"});
+                          model_table, "llama-3.1-70b"});
 }
 
 }  // namespace kspeed::cli

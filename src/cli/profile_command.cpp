@@ -95,8 +95,7 @@ class ProgressLine {
 
 class ProfileCommand final : public Command {
  public:
-  explicit ProfileCommand(CLI::App& command)
-      : app_(&command) {
+  explicit ProfileCommand(CLI::App& command) : app_(&command) {
     app_->add_option("traces", flags_.traces,
                      "Trace files: Kineto/PyTorch JSON (.json or .json.gz), Nsight Systems "
                      "SQLite export, `nsys stats` kernel-summary CSV; several = one per rank")

@@ -106,8 +106,7 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
 
 class RooflineCommand final : public Command {
  public:
-  explicit RooflineCommand(CLI::App& command)
-      : app_(&command) {
+  explicit RooflineCommand(CLI::App& command) : app_(&command) {
     add_kernel_flags();
     add_platform_flags(*app_, flags_.platform);
     add_roof_flags();

@@ -12,8 +12,7 @@ namespace {
 
 class WorkloadsCommand final : public Command {
  public:
-  explicit WorkloadsCommand(CLI::App& command)
-      : app_(&command) {
+  explicit WorkloadsCommand(CLI::App& command) : app_(&command) {
     show_ = app_->add_subcommand(
         "show", "Print a built-in workload as JSON: a template for your own workload file");
     show_->add_option("name", name_, "The workload's name (kspeed workloads lists them)")

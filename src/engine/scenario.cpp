@@ -188,14 +188,13 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   }
   const auto from_table = [](const Sourced<double>& share) {
     return share.source == Source::workload || share.source == Source::measured ||
-           share.source == Source::interpolated ||
-           share.source == Source::clamped || share.source == Source::extrapolated;
+           share.source == Source::interpolated || share.source == Source::clamped ||
+           share.source == Source::extrapolated;
   };
   // Only a share that moves the answer counts: one of a phase the change applies to.
-  const bool uses_table =
-      (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
-      (scenario.phase != Phase::prefill && scenario.decode_share &&
-       from_table(*scenario.decode_share));
+  const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
+                          (scenario.phase != Phase::prefill && scenario.decode_share &&
+                           from_table(*scenario.decode_share));
   const std::string workload_model = model_key(stated->second);
   const std::string platform_model = model_key(scenario.platform->model.value.name);
   if (!uses_table || workload_model.find(platform_model) != std::string::npos ||

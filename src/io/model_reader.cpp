@@ -45,7 +45,7 @@ std::int64_t count_at(const JsonReader& reader, const json& object, const std::s
 
 // A data type kspeed knows the size of, with did-you-mean.
 std::string dtype_at(const JsonReader& reader, const json& object, const std::string& key) {
-  const std::string name = reader.string_value(reader.required(object, "", key), key);
+  std::string name = reader.string_value(reader.required(object, "", key), key);
   if (!engine::dtype_bytes(name)) {
     reader.fail(
         key, "unknown data type '" + name + "'" + suggestion_suffix(name, engine::dtype_names()));

@@ -61,8 +61,7 @@ double parse_number(std::string_view text, std::string_view what, std::string_vi
 }
 
 double parse_positive_number(std::string_view text, std::string_view what) {
-  constexpr std::string_view expected =
-      "a number from 1e-6 to 1e9 (for example 2 or 1.5)";
+  constexpr std::string_view expected = "a number from 1e-6 to 1e9 (for example 2 or 1.5)";
   const double value = parse_number(text, what, expected);
   if (value < kMinPositiveNumber || value > kMaxPositiveNumber) {
     fail(what, text, expected);

@@ -24,6 +24,17 @@ struct Style {
   bool color = false;  ///< ANSI colour (text format only; never in files or pipes)
 };
 
+/// The few ANSI attributes kspeed uses, by meaning.
+enum class Ansi {
+  bold,    ///< headings and the one-sentence answer
+  red,     ///< a failed gate
+  green,   ///< a passed gate
+  yellow,  ///< warnings and notes
+};
+
+/// `text` in the attribute when style.color is on; unchanged otherwise.
+std::string paint(const Style& style, const std::string& text, Ansi attribute);
+
 /// Writes one kind of result in one format.
 template <class Result>
 class Reporter {

@@ -23,7 +23,7 @@ class EstimateTextReporter final : public Reporter<engine::Estimate> {
     out << render_text_table(estimate_rows::chain_table(estimate), style_.color) << "\n";
     std::string summary = wrap_text(estimate_rows::summary_sentence(estimate), kWidth);
     summary.pop_back();  // the colour reset goes before the line break
-    out << emphasis(summary) << "\n\n";
+    out << paint(style_, summary, Ansi::bold) << "\n\n";
     out << render_text_table(estimate_rows::inputs_table(estimate), style_.color) << "\n";
     out << wrap_text("conditions: " + estimate_rows::conditions_line(estimate.workload), kWidth,
                      "  ");
@@ -32,10 +32,12 @@ class EstimateTextReporter final : public Reporter<engine::Estimate> {
       out << wrap_text("not stated: " + missing, kWidth, "  ");
     }
     for (const auto& warning : estimate.scenario.warnings) {
-      out << paint("warning", "33") << ": " << wrap_text(warning.message, kWidth - 9, "  ");
+      out << paint(style_, "warning", Ansi::yellow) << ": "
+          << wrap_text(warning.message, kWidth - 9, "  ");
     }
     for (const auto& gate : estimate.gates) {
-      out << paint(estimate_rows::gate_line(gate), gate.passed ? "32" : "31") << "\n";
+      out << paint(style_, estimate_rows::gate_line(gate), gate.passed ? Ansi::green : Ansi::red)
+          << "\n";
     }
   }
 
@@ -46,10 +48,6 @@ class EstimateTextReporter final : public Reporter<engine::Estimate> {
                        estimate.workload.name, human_count(s.prompt_tokens.value),
                        human_count(s.response_tokens.value));
   }
-  std::string paint(const std::string& text, const char* code) const {
-    return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
-  }
-  std::string emphasis(const std::string& text) const { return paint(text, "1"); }
 
   Style style_;
 };

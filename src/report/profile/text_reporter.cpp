@@ -23,7 +23,8 @@ class ProfileTextReporter final : public ProfileReporter {
     }
     if (!result.aggregate.empty()) {
       out << "\n"
-          << paint(fmt::format("all {} files (ranks): time-weighted", result.files.size()), "1")
+          << paint(style_, fmt::format("all {} files (ranks): time-weighted", result.files.size()),
+                   Ansi::bold)
           << "\n\n";
       out << render_text_table(profile_rows::aggregate_table(result), style_.color);
     }
@@ -32,7 +33,8 @@ class ProfileTextReporter final : public ProfileReporter {
  private:
   void write_file(const profile::FileResult& file, const profile::ProfileResult& result,
                   std::ostream& out) const {
-    out << paint("kspeed profile · " + profile_rows::file_heading(file), "1") << "\n\n";
+    out << paint(style_, "kspeed profile · " + profile_rows::file_heading(file), Ansi::bold)
+        << "\n\n";
     out << render_text_table(profile_rows::phase_table(file, result.options.denominator),
                              style_.color);
     out << wrap_text(profile_rows::provenance_line(file, result.options.denominator), 100, "  ");
@@ -50,12 +52,9 @@ class ProfileTextReporter final : public ProfileReporter {
                                  style_.color);
       }
     }
-    for (const std::string& note : file.notes) out << "\n" << paint("note", "33") << ": " << note;
+    for (const std::string& note : file.notes)
+      out << "\n" << paint(style_, "note", Ansi::yellow) << ": " << note;
     if (!file.notes.empty()) out << "\n";
-  }
-
-  std::string paint(const std::string& text, const char* code) const {
-    return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
   }
 
   Style style_;

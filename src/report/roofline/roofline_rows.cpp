@@ -130,7 +130,7 @@ Table levers_table(const RooflineResult& r) {
       cells.push_back(kernel_time(row.outcome.time_after_ms));
     }
     cells.push_back(human_speedup(row.outcome.speedup));
-    cells.push_back(std::string(to_string(row.outcome.bound_after)));
+    cells.emplace_back(to_string(row.outcome.bound_after));
     table.rows.push_back(std::move(cells));
   }
   return table;

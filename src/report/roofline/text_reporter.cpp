@@ -26,17 +26,14 @@ class RooflineTextReporter final : public Reporter<engine::RooflineResult> {
     }
     std::string summary = wrap_text(roofline_rows::summary_sentence(result), kWidth);
     summary.pop_back();  // the colour reset goes before the line break
-    out << "\n" << paint(summary, "1") << "\n";
+    out << "\n" << paint(style_, summary, Ansi::bold) << "\n";
     for (const auto& warning : result.warnings) {
-      out << paint("warning", "33") << ": " << wrap_text(warning.message, kWidth - 9, "  ");
+      out << paint(style_, "warning", Ansi::yellow) << ": "
+          << wrap_text(warning.message, kWidth - 9, "  ");
     }
   }
 
  private:
-  std::string paint(const std::string& text, const char* code) const {
-    return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
-  }
-
   Style style_;
 };
 

@@ -252,22 +252,31 @@ class KinetoScanner {
 
   // ---- One event ----
 
+  // Reads `"key" :` and returns where the value starts; nullptr when the window ends first (the
+  // caller then reads more and retries). Keys of events and args are plain ASCII, so an escaped
+  // key is compared as written.
+  static const char* parse_key(const char* p, const char* end, std::string_view& key,
+                               const char* expected) {
+    if (*p != '"') throw JsonSyntaxError{p, expected};
+    bool escaped = false;
+    p = json_scan::scan_string(p, end, key, escaped);
+    if (p == nullptr) return nullptr;
+    p = json_scan::skip_space(p, end);
+    if (p >= end) return nullptr;
+    if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
+    p = json_scan::skip_space(p + 1, end);
+    return p >= end ? nullptr : p;
+  }
+
   static const char* parse_event(const char* p, const char* end, EventFields& f) {
     f = EventFields{};
     p = json_scan::skip_space(p + 1, end);
     if (p >= end) return nullptr;
     if (*p == '}') return p + 1;
     for (;;) {
-      if (*p != '"') throw JsonSyntaxError{p, "a key string in the event"};
       std::string_view key;
-      bool escaped = false;
-      p = json_scan::scan_string(p, end, key, escaped);
+      p = parse_key(p, end, key, "a key string in the event");
       if (p == nullptr) return nullptr;
-      p = json_scan::skip_space(p, end);
-      if (p >= end) return nullptr;
-      if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
-      p = json_scan::skip_space(p + 1, end);
-      if (p >= end) return nullptr;
       p = parse_member(key, p, end, f);
       if (p == nullptr) return nullptr;
       if (irrelevant(f)) return json_scan::skip_rest_of_object(p, end);
@@ -370,16 +379,9 @@ class KinetoScanner {
     if (p >= end) return nullptr;
     if (*p == '}') return p + 1;
     for (;;) {
-      if (*p != '"') throw JsonSyntaxError{p, "a key string in args"};
       std::string_view key;
-      bool escaped = false;
-      p = json_scan::scan_string(p, end, key, escaped);
+      p = parse_key(p, end, key, "a key string in args");
       if (p == nullptr) return nullptr;
-      p = json_scan::skip_space(p, end);
-      if (p >= end) return nullptr;
-      if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
-      p = json_scan::skip_space(p + 1, end);
-      if (p >= end) return nullptr;
       std::int64_t value = 0;
       bool has = false;
       if (key == "correlation") {

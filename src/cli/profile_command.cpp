@@ -99,8 +99,7 @@ class ProfileCommand final : public Command {
     app_->add_option("traces", flags_.traces,
                      "Trace files: Kineto/PyTorch JSON (.json or .json.gz), Nsight Systems "
                      "SQLite export, `nsys stats` kernel-summary CSV; several = one per rank")
-        ->type_name("TRACE...")
-        ->required();
+        ->type_name("TRACE...");
     app_->add_option("--denominator", flags_.denominator,
                      "What a share is a share of: kernel-time (sum of kernel durations), "
                      "busy-time (overlapping streams counted once) or wall-time (step span, "
@@ -129,6 +128,12 @@ class ProfileCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
+    if (flags_.traces.empty()) {
+      throw InputError(
+          "kspeed profile needs at least one trace file: kspeed profile TRACE [TRACE...] (a "
+          "torch profiler *.pt.trace.json.gz, an nsys SQLite export or an nsys stats CSV; see "
+          "kspeed profile --help)");
+    }
     profile::AnalysisOptions options;
     options.denominator = parse_denominator(flags_.denominator);
     options.top_kernels = parse_top(flags_.top);

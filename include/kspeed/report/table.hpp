@@ -25,6 +25,10 @@ std::string render_markdown_table(const Table& table);
 /// Number of displayed characters in UTF-8 text (code points).
 std::size_t display_width(const std::string& text);
 
+/// Terminal prose (sentences, notes, warnings) is wrapped to this many columns; tables are as
+/// wide as their cells.
+inline constexpr std::size_t kProseWidth = 100;
+
 /// Word-wraps `text` to `width` displayed characters; continuation lines start with `indent`.
 /// Ends with a newline.
 std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent = "");

@@ -11,9 +11,6 @@ namespace kspeed::report {
 
 namespace {
 
-// Prose is wrapped to fit a 100-column terminal; the tables are as wide as their cells.
-constexpr std::size_t kWidth = 100;
-
 class EstimateTextReporter final : public Reporter<engine::Estimate> {
  public:
   explicit EstimateTextReporter(Style style) : style_(style) {}
@@ -21,19 +18,19 @@ class EstimateTextReporter final : public Reporter<engine::Estimate> {
   void write(const engine::Estimate& estimate, std::ostream& out) const override {
     out << heading(estimate) << "\n\n";
     out << render_text_table(estimate_rows::chain_table(estimate), style_.color) << "\n";
-    std::string summary = wrap_text(estimate_rows::summary_sentence(estimate), kWidth);
+    std::string summary = wrap_text(estimate_rows::summary_sentence(estimate), kProseWidth);
     summary.pop_back();  // the colour reset goes before the line break
     out << paint(style_, summary, Ansi::bold) << "\n\n";
     out << render_text_table(estimate_rows::inputs_table(estimate), style_.color) << "\n";
-    out << wrap_text("conditions: " + estimate_rows::conditions_line(estimate.workload), kWidth,
-                     "  ");
+    out << wrap_text("conditions: " + estimate_rows::conditions_line(estimate.workload),
+                     kProseWidth, "  ");
     const std::string missing = estimate_rows::missing_conditions_line(estimate.workload);
     if (!missing.empty()) {
-      out << wrap_text("not stated: " + missing, kWidth, "  ");
+      out << wrap_text("not stated: " + missing, kProseWidth, "  ");
     }
     for (const auto& warning : estimate.scenario.warnings) {
       out << paint(style_, "warning", Ansi::yellow) << ": "
-          << wrap_text(warning.message, kWidth - 9, "  ");
+          << wrap_text(warning.message, kProseWidth - 9, "  ");
     }
     for (const auto& gate : estimate.gates) {
       out << paint(style_, estimate_rows::gate_line(gate), gate.passed ? Ansi::green : Ansi::red)

@@ -37,7 +37,8 @@ class ProfileTextReporter final : public ProfileReporter {
         << "\n\n";
     out << render_text_table(profile_rows::phase_table(file, result.options.denominator),
                              style_.color);
-    out << wrap_text(profile_rows::provenance_line(file, result.options.denominator), 100, "  ");
+    out << wrap_text(profile_rows::provenance_line(file, result.options.denominator), kProseWidth,
+                     "  ");
     out << "kernel classes: " << result.patterns_source << " patterns\n";
     for (const profile::PhaseResult& phase : file.phases) {
       const std::string label = profile_rows::phase_label(phase, false);

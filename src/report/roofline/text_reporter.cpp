@@ -9,9 +9,6 @@ namespace kspeed::report {
 
 namespace {
 
-// Prose is wrapped to fit a 100-column terminal, as in the estimate's text output.
-constexpr std::size_t kWidth = 100;
-
 class RooflineTextReporter final : public Reporter<engine::RooflineResult> {
  public:
   explicit RooflineTextReporter(Style style) : style_(style) {}
@@ -22,14 +19,14 @@ class RooflineTextReporter final : public Reporter<engine::RooflineResult> {
     out << render_text_table(roofline_rows::levers_table(result), style_.color);
     const std::string note = roofline_rows::illustrative_note(result);
     if (!note.empty()) {
-      out << wrap_text(note, kWidth);
+      out << wrap_text(note, kProseWidth);
     }
-    std::string summary = wrap_text(roofline_rows::summary_sentence(result), kWidth);
+    std::string summary = wrap_text(roofline_rows::summary_sentence(result), kProseWidth);
     summary.pop_back();  // the colour reset goes before the line break
     out << "\n" << paint(style_, summary, Ansi::bold) << "\n";
     for (const auto& warning : result.warnings) {
       out << paint(style_, "warning", Ansi::yellow) << ": "
-          << wrap_text(warning.message, kWidth - 9, "  ");
+          << wrap_text(warning.message, kProseWidth - 9, "  ");
     }
   }
 

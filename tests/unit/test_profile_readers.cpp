@@ -355,3 +355,8 @@ TEST_CASE("Kineto: one value is bounded, a huge name is read in linear passes", 
   REQUIRE(trace.kernel_names.size() == 1);
   CHECK(trace.kernel_names[0].size() == name.size());
 }
+
+TEST_CASE("trace messages quote keys and names short and escaped", "[profile]") {
+  CHECK_THROWS_WITH(read_trace_bytes("{\"" + std::string(70, 'x') + "\\u001b\": 1}", "k.json"),
+                    Contains("(its keys: " + std::string(60, 'x') + "... (71 bytes))"));
+}

@@ -204,7 +204,7 @@ class KinetoScanner {
   }
 
   void read_top_value(const std::string& key, const char* p) {
-    top_keys_.push_back(key);
+    if (top_keys_.size() < 8) top_keys_.push_back(key);  // the error quotes eight at most
     if (key == "traceEvents") {
       if (*p != '[') throw JsonSyntaxError{p, "'[' (traceEvents is an array of events)"};
       saw_events_ = true;
@@ -574,7 +574,7 @@ class KinetoScanner {
   [[noreturn]] void not_a_trace() const {
     std::string keys;
     for (std::size_t i = 0; i < top_keys_.size() && i < 8; ++i) {
-      keys += (i == 0 ? "" : ", ") + top_keys_[i];
+      keys += (i == 0 ? "" : ", ") + excerpt(top_keys_[i]);
     }
     throw InputError(trace_.source +
                      ": a JSON object without \"traceEvents\": not a Chrome/Kineto "

@@ -127,7 +127,7 @@ std::string join(const std::set<std::string>& names) {
   std::size_t shown = 0;
   for (const std::string& name : names) {
     if (shown++ == 8) return out + ", ...";
-    out += (out.empty() ? "" : ", ") + name;
+    out += (out.empty() ? "" : ", ") + excerpt(name);
   }
   return out.empty() ? "none" : out;
 }

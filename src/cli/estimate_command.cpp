@@ -7,8 +7,8 @@
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
-#include "kspeed/report/estimate_report.hpp"
 #include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -100,15 +100,14 @@ class EstimateCommand final : public Command {
   int execute() override {
     engine::EstimateOptions options = to_options(flags_);
     const engine::GateThresholds gates = to_gates(flags_);
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     options.platform = resolve_platform(
         flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
-    render_and_emit(*report::make_estimate_reporter(format, style), estimate, flags_.output);
+    render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
+                    flags_.output);
     return report_gates(estimate.gates);
   }
 

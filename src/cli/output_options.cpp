@@ -12,10 +12,7 @@
 namespace kspeed::cli {
 
 void add_output_options(CLI::App& command, OutputOptions& options) {
-  command
-      .add_option("--format,-f", options.format,
-                  "Output format: text (a table for people), json (for scripts and "
-                  "dashboards), csv (one row per result), markdown (for PR comments)")
+  command.add_option("--format,-f", options.format, "Output format: " + report::format_help())
       ->type_name("FORMAT")
       ->capture_default_str();
   command
@@ -58,9 +55,21 @@ report::Style output_style(const OutputOptions& options) {
   return style;
 }
 
-void check_output_destination(const OutputOptions& options) {
+void check_output_options(const OutputOptions& options) {
+  parse_output_format(options);
+  output_style(options);
   if (!options.output_path.empty()) {
     io::check_output_path(options.output_path);
+  }
+}
+
+void render_and_emit(const report::Report& report, const OutputOptions& options) {
+  const report::Format format = parse_output_format(options);
+  emit(report::render(report, format, output_style(options)), options);
+  if (!format.for_people() || !options.output_path.empty()) {
+    for (const std::string& warning : report.view.warnings()) {
+      std::cerr << "kspeed: warning: " << warning << "\n";
+    }
   }
 }
 

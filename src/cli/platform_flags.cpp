@@ -13,33 +13,34 @@ namespace kspeed::cli {
 namespace {
 
 template <class T>
-engine::Sourced<T> flag_or_default(const std::string& flag_text, const std::optional<T>& fallback,
-                                   T kspeed_default, T (*parse)(std::string_view, std::string_view),
-                                   const char* flag) {
+engine::WithProvenance<T> flag_or_default(const std::string& flag_text,
+                                          const std::optional<T>& fallback, T kspeed_default,
+                                          T (*parse)(std::string_view, std::string_view),
+                                          const char* flag) {
   if (!flag_text.empty()) {
-    return {parse(flag_text, flag), engine::Source::given};
+    return {parse(flag_text, flag), engine::Provenance::given};
   }
   if (fallback) {
-    return {*fallback, engine::Source::workload};
+    return {*fallback, engine::Provenance::workload};
   }
-  return {kspeed_default, engine::Source::default_value};
+  return {kspeed_default, engine::Provenance::default_value};
 }
 
-std::optional<engine::Sourced<std::string>> name_from(const std::string& flag_text,
-                                                      const std::optional<std::string>& fallback) {
+std::optional<engine::WithProvenance<std::string>> name_from(
+    const std::string& flag_text, const std::optional<std::string>& fallback) {
   if (!flag_text.empty()) {
-    return engine::Sourced<std::string>{flag_text, engine::Source::given};
+    return engine::WithProvenance<std::string>{flag_text, engine::Provenance::given};
   }
   if (fallback) {
-    return engine::Sourced<std::string>{*fallback, engine::Source::workload};
+    return engine::WithProvenance<std::string>{*fallback, engine::Provenance::workload};
   }
   return std::nullopt;
 }
 
 // The deployment around a resolved model and GPU: batch, tp, KV type and precision.
 engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefaults& defaults,
-                                 engine::Sourced<engine::ModelArch> model,
-                                 engine::Sourced<engine::Gpu> gpu) {
+                                 engine::WithProvenance<engine::ModelArch> model,
+                                 engine::WithProvenance<engine::Gpu> gpu) {
   engine::PlatformChoice choice;
   choice.model = std::move(model);
   choice.gpu = std::move(gpu);
@@ -142,12 +143,12 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
   const auto model = name_from(flags.model, defaults.model);
   const auto gpu = name_from(flags.gpu, defaults.gpu);
   if (!model || !gpu) {
-    if (model && model->source == engine::Source::given) {
+    if (model && model->source == engine::Provenance::given) {
       throw InputError("--model " + model->value +
                        " needs a GPU to place attention on a roofline: pass --gpu NAME (kspeed "
                        "gpus lists them)");
     }
-    if (gpu && gpu->source == engine::Source::given) {
+    if (gpu && gpu->source == engine::Provenance::given) {
       throw InputError("--gpu " + gpu->value +
                        " needs a model to size attention's work: pass --model NAME (kspeed "
                        "models lists them)");
@@ -170,8 +171,8 @@ engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::G
   if (flags.model.empty()) {
     throw InputError("a model is required: pass --model NAME (kspeed models lists them)");
   }
-  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Source::given},
-                         {gpu, engine::Source::given});
+  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Provenance::given},
+                         {gpu, engine::Provenance::given});
 }
 
 }  // namespace kspeed::cli

@@ -16,7 +16,7 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/workload.hpp"
-#include "kspeed/report/profile_report.hpp"
+#include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -138,9 +138,7 @@ class ProfileCommand final : public Command {
     options.denominator = parse_denominator(flags_.denominator);
     options.top_kernels = parse_top(flags_.top);
     const profile::ShareScope scope = parse_scope(flags_.emit_share);
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
     if (!flags_.emit_workload.empty()) io::check_output_path(flags_.emit_workload);
 
     profile::ProfileResult result;
@@ -153,7 +151,8 @@ class ProfileCommand final : public Command {
 
     std::string workload_text;
     if (!flags_.emit_workload.empty()) workload_text = emitted_workload(result, scope);
-    render_and_emit(*report::make_profile_reporter(format, style), result, flags_.output);
+    render_and_emit(report::make_report(result, report::profile_view, report::profile_document),
+                    flags_.output);
     if (!workload_text.empty()) {
       io::write_file_atomically(flags_.emit_workload, workload_text);
       std::cerr << "kspeed: wrote workload " << flags_.emit_workload

@@ -5,7 +5,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
-#include "kspeed/report/roofline_report.hpp"
+#include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -48,8 +48,8 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
                        query.precision + " peak: pass --precision bf16, or --peak-tflops X");
     }
     query.gpu_name = gpu.name;
-    query.peak_tflops = {peak.value_or(0), engine::Source::preset};
-    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Source::preset};
+    query.peak_tflops = {peak.value_or(0), engine::Provenance::preset};
+    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
     query.memory_gb = gpu.memory_gb;
   } else {
     query.gpu_name = "custom";
@@ -57,11 +57,11 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
   }
   if (!flags.peak_tflops.empty()) {
     query.peak_tflops = {io::parse_positive_number(flags.peak_tflops, "--peak-tflops"),
-                         engine::Source::given};
+                         engine::Provenance::given};
   }
   if (!flags.bandwidth_tbs.empty()) {
     query.bandwidth_tbs = {io::parse_positive_number(flags.bandwidth_tbs, "--bandwidth-tbs"),
-                           engine::Source::given};
+                           engine::Provenance::given};
   }
   // The platform's roof is the query's, overrides included.
   gpu.peak_dense_tflops = {{query.precision, query.peak_tflops.value}};
@@ -94,13 +94,13 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
     return;
   }
   if (!flags.ctx.empty()) {
-    query.context_tokens = {io::parse_token_count(flags.ctx, "--ctx"), engine::Source::given};
+    query.context_tokens = {io::parse_token_count(flags.ctx, "--ctx"), engine::Provenance::given};
   } else {
-    query.context_tokens = {kDefaultContext, engine::Source::default_value};
+    query.context_tokens = {kDefaultContext, engine::Provenance::default_value};
   }
   engine::Platform platform = resolve_platform_on(flags.platform, gpu);
   platform.gpu.source =
-      flags.platform.gpu.empty() ? engine::Source::default_value : engine::Source::given;
+      flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;
   query.platform = platform;
 }
 
@@ -118,9 +118,7 @@ class RooflineCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     engine::RooflineQuery query;
     const engine::Gpu gpu = resolve_roof(flags_, query);
@@ -130,7 +128,8 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
-    render_and_emit(*report::make_roofline_reporter(format, style), result, flags_.output);
+    render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
+                    flags_.output);
     return kExitOk;
   }
 

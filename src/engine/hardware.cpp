@@ -50,16 +50,18 @@ Platform make_platform(const PlatformChoice& choice) {
   platform.gpu = choice.gpu;
   platform.batch = choice.batch;
   platform.tensor_parallel = choice.tensor_parallel;
-  platform.kv_dtype = choice.kv_dtype ? Sourced<std::string>{*choice.kv_dtype, Source::given}
-                                      : Sourced<std::string>{model.kv_dtype, Source::default_value};
+  platform.kv_dtype = choice.kv_dtype
+                          ? WithProvenance<std::string>{*choice.kv_dtype, Provenance::given}
+                          : WithProvenance<std::string>{model.kv_dtype, Provenance::default_value};
   const std::optional<double> kv_bytes = dtype_bytes(platform.kv_dtype.value);
   if (!kv_bytes) {
     throw InputError("--kv-dtype: unknown data type '" + platform.kv_dtype.value +
                      "': expected one of bf16, fp16, fp8, int8, fp4, int4, fp32");
   }
   platform.kv_bytes_per_element = *kv_bytes;
-  platform.precision = choice.precision ? Sourced<std::string>{*choice.precision, Source::given}
-                                        : Sourced<std::string>{"bf16", Source::default_value};
+  platform.precision = choice.precision
+                           ? WithProvenance<std::string>{*choice.precision, Provenance::given}
+                           : WithProvenance<std::string>{"bf16", Provenance::default_value};
   const std::optional<double> peak = peak_tflops(choice.gpu.value, platform.precision.value);
   if (!peak) {
     throw InputError("--precision " + platform.precision.value + ": " + choice.gpu.value.name +

@@ -52,7 +52,7 @@ void add_model_figures(const RooflineQuery& query, RooflineResult& result) {
     result.memory_needed_gb = decode_memory_needed_gb(platform, context);
   }
   result.intensity_flop_per_byte = intensity(*result.step_cost);
-  result.intensity_source = Source::modelled;
+  result.intensity_source = Provenance::modelled;
 }
 
 void add_memory_warning(const RooflineQuery& query, RooflineResult& result) {
@@ -102,7 +102,7 @@ RooflineResult analyse_roofline(const RooflineQuery& query) {
     add_model_figures(query, result);
   } else {
     result.intensity_flop_per_byte = *query.given_intensity;
-    result.intensity_source = Source::given;
+    result.intensity_source = Provenance::given;
   }
   const KernelCost cost =
       result.step_cost ? *result.step_cost : unit_cost_at_intensity(result.intensity_flop_per_byte);

@@ -13,13 +13,14 @@ namespace {
 
 // The user's value, else the workload's; an error naming the flag when neither has one.
 template <class T>
-Sourced<T> given_or_workload(const std::optional<T>& given, const std::optional<T>& from_workload,
-                             const Workload& workload, const char* field, const char* flag) {
+WithProvenance<T> given_or_workload(const std::optional<T>& given,
+                                    const std::optional<T>& from_workload, const Workload& workload,
+                                    const char* field, const char* flag) {
   if (given) {
-    return {*given, Source::given};
+    return {*given, Provenance::given};
   }
   if (from_workload) {
-    return {*from_workload, Source::workload};
+    return {*from_workload, Provenance::workload};
   }
   throw InputError(std::string("workload '") + workload.name + "' has no request." + field +
                    ": pass " + flag + ", or add request." + field + " to the workload");
@@ -33,7 +34,7 @@ Warning outside_table_warning(const char* phase, const std::vector<SharePoint>& 
                             (below ? "below the smallest" : "above the largest") +
                             " context in the " + phase + " share table (" +
                             count_text(edge.context_tokens) + " tokens)";
-  if (lookup.source == Source::clamped) {
+  if (lookup.source == Provenance::clamped) {
     return {std::string(phase) + "_share_clamped",
             std::string("a context of ") + where + ": using that point's share " +
                 percent_text(edge.share) +
@@ -49,7 +50,7 @@ ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table
                          double context_tokens, Extrapolation extrapolation,
                          std::vector<Warning>& warnings) {
   const ShareLookup lookup = share_at(table, context_tokens, extrapolation);
-  if (lookup.source == Source::clamped || lookup.source == Source::extrapolated) {
+  if (lookup.source == Provenance::clamped || lookup.source == Provenance::extrapolated) {
     warnings.push_back(outside_table_warning(phase, table, context_tokens, lookup));
   }
   return lookup;
@@ -57,14 +58,15 @@ ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table
 
 // A share read exactly off a table point is as good as the table: "measured" for a workload that
 // kspeed profile wrote, "workload" for one that cites its source.
-Source table_point_source(const Workload& workload, Source lookup_source) {
-  return lookup_source == Source::workload ? workload.share_origin : lookup_source;
+Provenance table_point_source(const Workload& workload, Provenance lookup_source) {
+  return lookup_source == Provenance::workload ? workload.share_origin : lookup_source;
 }
 
-Sourced<double> resolve_prefill_share(const Workload& workload, const EstimateOptions& options,
-                                      double prompt_tokens, std::vector<Warning>& warnings) {
+WithProvenance<double> resolve_prefill_share(const Workload& workload,
+                                             const EstimateOptions& options, double prompt_tokens,
+                                             std::vector<Warning>& warnings) {
   if (options.prefill_share) {
-    return {*options.prefill_share, Source::given};
+    return {*options.prefill_share, Provenance::given};
   }
   if (workload.prefill_shares.empty()) {
     throw InputError("workload '" + workload.name +
@@ -80,10 +82,10 @@ constexpr std::int64_t kExactDecodeSteps = 1 << 16;
 
 // Decode attention's share over the response: the context grows by one token per step, and each
 // step lasts one TPOT, so the time-weighted share is the mean of the per-step shares.
-Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
-                                           double prompt_tokens, double response_tokens,
-                                           Extrapolation extrapolation,
-                                           std::vector<Warning>& warnings) {
+WithProvenance<double> decode_share_over_response(const std::vector<SharePoint>& table,
+                                                  double prompt_tokens, double response_tokens,
+                                                  Extrapolation extrapolation,
+                                                  std::vector<Warning>& warnings) {
   const auto steps = static_cast<std::int64_t>(std::max(1.0, response_tokens - 1.0));
   // Every step up to kExactDecodeSteps; beyond, the midpoint of each of kExactDecodeSteps equal
   // runs of steps. The share is smooth and monotone between table points, so the midpoint rule's
@@ -91,18 +93,18 @@ Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
   const std::int64_t samples = std::min(steps, kExactDecodeSteps);
   const double stride = static_cast<double>(steps) / static_cast<double>(samples);
   double sum = 0;
-  Source source = Source::workload;
+  Provenance source = Provenance::workload;
   for (std::int64_t sample = 0; sample < samples; ++sample) {
     const double step = samples == steps ? static_cast<double>(sample + 1)
                                          : (static_cast<double>(sample) + 0.5) * stride + 0.5;
     const ShareLookup lookup = share_at(table, prompt_tokens + step, extrapolation);
     sum += lookup.share;
-    if (lookup.source != Source::workload) {
+    if (lookup.source != Provenance::workload) {
       source = lookup.source;
     }
   }
   // One warning at the context where the response ends, not one per step.
-  if (source == Source::clamped || source == Source::extrapolated) {
+  if (source == Provenance::clamped || source == Provenance::extrapolated) {
     const double last = prompt_tokens + static_cast<double>(steps);
     const double probe = last > table.back().context_tokens ? last : prompt_tokens + 1.0;
     lookup_share("decode", table, probe, extrapolation, warnings);
@@ -110,17 +112,18 @@ Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
   return {sum / static_cast<double>(samples), source};
 }
 
-std::optional<Sourced<double>> resolve_decode_share(const Workload& workload,
-                                                    const EstimateOptions& options,
-                                                    double prompt_tokens, double response_tokens,
-                                                    std::vector<Warning>& warnings) {
+std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workload,
+                                                           const EstimateOptions& options,
+                                                           double prompt_tokens,
+                                                           double response_tokens,
+                                                           std::vector<Warning>& warnings) {
   if (options.decode_share) {
-    return Sourced<double>{*options.decode_share, Source::given};
+    return WithProvenance<double>{*options.decode_share, Provenance::given};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
   }
-  Sourced<double> share = decode_share_over_response(
+  WithProvenance<double> share = decode_share_over_response(
       workload.decode_shares, prompt_tokens, response_tokens, options.extrapolation, warnings);
   share.source = table_point_source(workload, share.source);
   return share;
@@ -137,15 +140,16 @@ double scaled_ttft_ms(const Workload& workload, const EstimateOptions& options,
          (prompt_tokens / reference_tokens) / (1.0 - share_at_prompt);
 }
 
-Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
-                             const Sourced<std::int64_t>& prompt_tokens,
-                             const Sourced<double>& prefill_share, std::vector<Warning>& warnings) {
+WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
+                                    const WithProvenance<std::int64_t>& prompt_tokens,
+                                    const WithProvenance<double>& prefill_share,
+                                    std::vector<Warning>& warnings) {
   if (options.ttft_ms) {
-    return {*options.ttft_ms, Source::given};
+    return {*options.ttft_ms, Provenance::given};
   }
   const RequestShape& reference = workload.request;
   if (reference.ttft_ms && prompt_tokens.value == reference.prompt_tokens) {
-    return {*reference.ttft_ms, Source::workload};
+    return {*reference.ttft_ms, Provenance::workload};
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
@@ -164,7 +168,7 @@ Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& op
                           " tokens; scaled to " +
                           count_text(static_cast<double>(prompt_tokens.value)) +
                           " tokens with the cost model (pass --ttft to use a measurement)"});
-  return {ttft, Source::scaled};
+  return {ttft, Provenance::scaled};
 }
 
 // "Llama-3.1-70B-Instruct" -> "llama3170binstruct": names compared by letters and digits only.
@@ -186,10 +190,10 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   if (!scenario.platform || stated == workload.conditions.end()) {
     return;
   }
-  const auto from_table = [](const Sourced<double>& share) {
-    return share.source == Source::workload || share.source == Source::measured ||
-           share.source == Source::interpolated || share.source == Source::clamped ||
-           share.source == Source::extrapolated;
+  const auto from_table = [](const WithProvenance<double>& share) {
+    return share.source == Provenance::workload || share.source == Provenance::measured ||
+           share.source == Provenance::interpolated || share.source == Provenance::clamped ||
+           share.source == Provenance::extrapolated;
   };
   // Only a share that moves the answer counts: one of a phase the change applies to.
   const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
@@ -220,9 +224,10 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
                                                workload, "response_tokens", "--response-tokens N");
   scenario.tpot_ms =
       given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms", "--tpot D");
-  scenario.kernel_speedup = options.kernel_speedup
-                                ? Sourced<double>{*options.kernel_speedup, Source::given}
-                                : Sourced<double>{kDefaultKernelSpeedup, Source::default_value};
+  scenario.kernel_speedup =
+      options.kernel_speedup
+          ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
+          : WithProvenance<double>{kDefaultKernelSpeedup, Provenance::default_value};
   scenario.phase = options.phase;
 
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
@@ -271,6 +276,12 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
   estimate.result =
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
+  const Scenario& s = estimate.scenario;
+  if (s.phase != Phase::prefill && s.decode_share) {
+    // Every decode step gains the decode phase's speedup: TPOT' = TPOT · ((1 - p) + p / s).
+    estimate.tpot_after_ms = WithProvenance<double>{
+        s.tpot_ms.value / estimate.result.decode.phase.speedup, Provenance::modelled};
+  }
   return estimate;
 }
 

@@ -64,15 +64,16 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
 
 }  // namespace
 
-std::optional<Sourced<double>> modelled_decode_share(const EstimateOptions& options,
-                                                     double prompt_tokens, double response_tokens) {
+std::optional<WithProvenance<double>> modelled_decode_share(const EstimateOptions& options,
+                                                            double prompt_tokens,
+                                                            double response_tokens) {
   if (!options.platform) {
     return std::nullopt;
   }
   const DecodeResponse response =
       decode_over_response(*options.platform, static_cast<std::int64_t>(prompt_tokens),
                            static_cast<std::int64_t>(response_tokens));
-  return Sourced<double>{response.share, Source::modelled};
+  return WithProvenance<double>{response.share, Provenance::modelled};
 }
 
 void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {

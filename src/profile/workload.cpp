@@ -102,7 +102,7 @@ EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope sc
   engine::Workload& workload = out.workload;
   const std::string files = joined_sources(result);
   workload.name = "profile";
-  workload.share_origin = engine::Source::measured;
+  workload.share_origin = engine::Provenance::measured;
   if (result.files.size() == 1) {
     std::string stem = std::filesystem::path(result.files.front().source).filename().string();
     for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".sqlite", ".csv"}) {

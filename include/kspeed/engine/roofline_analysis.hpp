@@ -18,16 +18,17 @@
 namespace kspeed::engine {
 
 struct RooflineQuery {
-  std::string gpu_name;           ///< the preset or file, or "custom"
-  Sourced<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
-  Sourced<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
+  std::string gpu_name;                  ///< the preset or file, or "custom"
+  WithProvenance<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
+  WithProvenance<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
   std::string precision = "bf16";
   std::optional<double> memory_gb;  ///< the GPU's HBM, when known
   /// Model mode: the model on the GPU, with batch, tp and KV type. Absent with --ai.
   std::optional<Platform> platform;
-  Phase phase = Phase::decode;                                        ///< prefill or decode
-  Sourced<std::int64_t> context_tokens{4096, Source::default_value};  ///< prompt or context
-  std::optional<double> given_intensity;                              ///< --ai X, FLOP/byte
+  Phase phase = Phase::decode;  ///< prefill or decode
+  WithProvenance<std::int64_t> context_tokens{4096,
+                                              Provenance::default_value};  ///< prompt or context
+  std::optional<double> given_intensity;                                   ///< --ai X, FLOP/byte
   Levers levers;
   bool levers_given = false;  ///< false: the lever table shows illustrative 2x levers
 };
@@ -45,7 +46,7 @@ struct RooflineResult {
   std::optional<KernelCost>
       token_layer_cost;  ///< decode: per attended token and layer, one sequence
   double intensity_flop_per_byte = 0;
-  Source intensity_source = Source::modelled;  ///< modelled, or given (--ai)
+  Provenance intensity_source = Provenance::modelled;  ///< modelled, or given (--ai)
   double ridge_flop_per_byte = 0;
   Bound bound = Bound::memory;     ///< at the levers' "before" efficiencies
   double attainable_fraction = 0;  ///< min(1, AI / ridge)

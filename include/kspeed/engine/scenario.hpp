@@ -63,14 +63,15 @@ struct Warning {
 
 /// The resolved inputs of one estimate, each with its source.
 struct Scenario {
-  Sourced<std::int64_t> prompt_tokens;
-  Sourced<std::int64_t> response_tokens;
-  Sourced<double> ttft_ms;
-  Sourced<double> tpot_ms;
-  Sourced<double> kernel_speedup;
+  WithProvenance<std::int64_t> prompt_tokens;
+  WithProvenance<std::int64_t> response_tokens;
+  WithProvenance<double> ttft_ms;
+  WithProvenance<double> tpot_ms;
+  WithProvenance<double> kernel_speedup;
   Phase phase = Phase::prefill;
-  Sourced<double> prefill_share;
-  std::optional<Sourced<double>> decode_share;  ///< absent when not given, measured or modelled
+  WithProvenance<double> prefill_share;
+  std::optional<WithProvenance<double>>
+      decode_share;  ///< absent when not given, measured or modelled
   std::vector<Warning> warnings;
   std::optional<Platform> platform;  ///< the model on the GPU, when both are known
   std::optional<Levers> levers;      ///< the change as levers; kernel_speedup is unused then
@@ -92,6 +93,8 @@ struct Estimate {
   Scenario scenario;
   EstimateResult result;
   std::vector<GateCheck> gates;  ///< one per --min-* flag given
+  /// Each decode step after the change, when decode is targeted and has a share (modelled).
+  std::optional<WithProvenance<double>> tpot_after_ms;
 };
 
 /// resolve_scenario + estimate_chain + check_gates.

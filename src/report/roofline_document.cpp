@@ -1,37 +1,34 @@
-#include <nlohmann/json.hpp>
-
-#include "kspeed/engine/provenance.hpp"
-#include "kspeed/report/roofline_report.hpp"
+// `kspeed roofline` for programs (docs/json-format.md): the JSON tree, and one record per lever
+// effect for csv and jsonl (the gpu fields as gpu_<key>, the kernel and position fields
+// unprefixed, the effect's fields as lever_<key>, then the warning codes).
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
 
 namespace {
 
 using engine::RooflineResult;
-using nlohmann::ordered_json;
-
-template <class T>
-ordered_json or_null(const std::optional<T>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
-// "memory" / "compute": plain words for programs; people get "memory-bound".
-const char* bound_name(engine::Bound bound) {
-  return bound == engine::Bound::memory ? "memory" : "compute";
-}
 
 ordered_json gpu_json(const RooflineResult& r) {
   const engine::RooflineQuery& q = r.query;
   ordered_json out;
   out["name"] = q.gpu_name;
   out["precision"] = q.precision;
-  out["peak_tflops"] = q.peak_tflops.value;
-  out["peak_source"] = to_string(q.peak_tflops.source);
-  out["bandwidth_tbs"] = q.bandwidth_tbs.value;
-  out["bandwidth_source"] = to_string(q.bandwidth_tbs.source);
+  put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.source);
+  put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.source);
   out["memory_gb"] = or_null(q.memory_gb);
   out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
   return out;
+}
+
+// A platform field and its provenance, or two nulls with --ai (no model).
+template <class T>
+void put_platform_field(ordered_json& out, const std::string& name,
+                        const engine::WithProvenance<T>* field) {
+  out[name] = field != nullptr ? ordered_json(field->value) : ordered_json(nullptr);
+  out[name + "_provenance"] =
+      field != nullptr ? ordered_json(to_string(field->source)) : ordered_json(nullptr);
 }
 
 ordered_json kernel_json(const RooflineResult& r) {
@@ -42,23 +39,18 @@ ordered_json kernel_json(const RooflineResult& r) {
   out["model"] = p ? ordered_json(p->model.value.name) : ordered_json(nullptr);
   out["attention_type"] =
       p ? ordered_json(to_string(p->model.value.attention)) : ordered_json(nullptr);
-  out["context_tokens"] = p ? ordered_json(q.context_tokens.value) : ordered_json(nullptr);
-  out["context_source"] =
-      p ? ordered_json(to_string(q.context_tokens.source)) : ordered_json(nullptr);
-  out["batch"] = p ? ordered_json(p->batch.value) : ordered_json(nullptr);
-  out["batch_source"] = p ? ordered_json(to_string(p->batch.source)) : ordered_json(nullptr);
-  out["tp"] = p ? ordered_json(p->tensor_parallel.value) : ordered_json(nullptr);
-  out["tp_source"] = p ? ordered_json(to_string(p->tensor_parallel.source)) : ordered_json(nullptr);
-  out["kv_dtype"] = p ? ordered_json(p->kv_dtype.value) : ordered_json(nullptr);
-  out["kv_dtype_source"] = p ? ordered_json(to_string(p->kv_dtype.source)) : ordered_json(nullptr);
+  put_platform_field(out, "context_tokens", p ? &q.context_tokens : nullptr);
+  put_platform_field(out, "batch", p ? &p->batch : nullptr);
+  put_platform_field(out, "tp", p ? &p->tensor_parallel : nullptr);
+  put_platform_field(out, "kv_dtype", p ? &p->kv_dtype : nullptr);
   out["flops_per_step"] = r.step_cost ? ordered_json(r.step_cost->flops) : ordered_json(nullptr);
   out["bytes_per_step"] = r.step_cost ? ordered_json(r.step_cost->bytes) : ordered_json(nullptr);
   out["flops_per_token_layer"] =
       r.token_layer_cost ? ordered_json(r.token_layer_cost->flops) : ordered_json(nullptr);
   out["bytes_per_token_layer"] =
       r.token_layer_cost ? ordered_json(r.token_layer_cost->bytes) : ordered_json(nullptr);
-  out["intensity_flop_per_byte"] = r.intensity_flop_per_byte;
-  out["intensity_source"] = to_string(r.intensity_source);
+  put_with_provenance(out, "intensity_flop_per_byte", r.intensity_flop_per_byte,
+                      r.intensity_source);
   return out;
 }
 
@@ -72,14 +64,6 @@ ordered_json position_json(const RooflineResult& r) {
   return out;
 }
 
-void put_levers(ordered_json& out, const engine::Levers& levers) {
-  out["compute_speedup"] = levers.compute_speedup;
-  out["bytes_reduction"] = levers.bytes_reduction;
-  out["bandwidth_efficiency_before"] = levers.bandwidth_efficiency_before;
-  out["bandwidth_efficiency_after"] = levers.bandwidth_efficiency_after;
-  out["compute_efficiency"] = levers.compute_efficiency;
-}
-
 ordered_json lever_effects_json(const RooflineResult& r) {
   ordered_json out = ordered_json::array();
   const bool absolute = r.step_cost.has_value();  // --ai gives only ratios
@@ -87,7 +71,7 @@ ordered_json lever_effects_json(const RooflineResult& r) {
     ordered_json effect;
     effect["lever"] = lever_kind_name(row.kind);
     effect["illustrative"] = r.levers_illustrative;
-    put_levers(effect, row.levers);
+    effect.update(levers_json(row.levers));
     effect["time_before_ms"] =
         absolute ? ordered_json(row.outcome.time_before_ms) : ordered_json(nullptr);
     effect["time_after_ms"] =
@@ -100,26 +84,41 @@ ordered_json lever_effects_json(const RooflineResult& r) {
   return out;
 }
 
-}  // namespace
-
-nlohmann::ordered_json roofline_to_json(const RooflineResult& result) {
+ordered_json roofline_tree(const RooflineResult& result) {
   ordered_json out;
-  out["schema_version"] = kRooflineSchemaVersion;
+  out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
   out["gpu"] = gpu_json(result);
   out["kernel"] = kernel_json(result);
   out["position"] = position_json(result);
   ordered_json levers;
   levers["given"] = result.query.levers_given;
-  put_levers(levers, result.query.levers);
+  levers.update(levers_json(result.query.levers));
   out["levers"] = levers;
   out["lever_effects"] = lever_effects_json(result);
-  ordered_json warnings = ordered_json::array();
-  for (const auto& warning : result.warnings) {
-    warnings.push_back({{"code", warning.code}, {"message", warning.message}});
-  }
-  out["warnings"] = warnings;
+  out["warnings"] = warnings_json(result.warnings);
   return out;
+}
+
+}  // namespace
+
+Document roofline_document(const RooflineResult& result) {
+  Document document;
+  document.tree = roofline_tree(result);
+  const ordered_json& tree = document.tree;
+  for (const auto& effect : tree["lever_effects"]) {
+    ordered_json record;
+    record["schema_version"] = tree["schema_version"];
+    flatten_into(record, "gpu", tree["gpu"]);
+    flatten_into(record, "", tree["kernel"]);
+    flatten_into(record, "", tree["position"]);
+    for (const auto& [key, value] : effect.items()) {
+      record[key == "lever" ? std::string("lever") : "lever_" + key] = value;
+    }
+    record["warnings"] = joined(tree["warnings"], "code");
+    document.records.push_back(std::move(record));
+  }
+  return document;
 }
 
 }  // namespace kspeed::report

@@ -1,20 +1,13 @@
-// profile_to_json: the document the json reporter prints and the csv reporter flattens
-// (docs/json-format.md, "kspeed profile"). Times are integers in ns; shares are fractions.
-#include <nlohmann/json.hpp>
-
-#include "kspeed/report/profile_report.hpp"
+// `kspeed profile` for programs (docs/json-format.md): the JSON tree (times are integers in ns,
+// shares fractions), and for csv and jsonl one record per file and phase (phase "all" is the
+// whole trace), then, with several files, one per phase across them (path "aggregate").
+#include "kspeed/report/reports.hpp"
 
 namespace kspeed::report {
 
 namespace {
 
-using nlohmann::ordered_json;
 using namespace kspeed::profile;
-
-template <class T>
-ordered_json optional_json(const std::optional<T>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
 
 ordered_json shares_json(const Shares& shares) {
   ordered_json out;
@@ -62,10 +55,10 @@ ordered_json phase_json(const PhaseResult& phase, const char* name_override) {
   ordered_json out;
   out["phase"] =
       name_override != nullptr ? std::string(name_override) : std::string(to_string(phase.phase));
-  out["share_source"] = "measured";
+  out["shares_provenance"] = to_string(engine::Provenance::measured);
   out["steps"] = phase.steps;
-  out["context_tokens"] = optional_json(phase.context_tokens);
-  out["generation_tokens"] = optional_json(phase.generation_tokens);
+  out["context_tokens"] = or_null(phase.context_tokens);
+  out["generation_tokens"] = or_null(phase.generation_tokens);
   put_times(out, phase.times);
   out["top_attention_kernels"] = kernels_json(phase.top_attention);
   out["top_unclassified_kernels"] = kernels_json(phase.top_unclassified);
@@ -78,12 +71,12 @@ ordered_json step_json(const StepResult& step) {
   out["style"] = to_string(step.label.style);
   out["phase"] = to_string(step.label.phase);
   out["start_ns"] = step.start_ns;
-  out["context_requests"] = optional_json(step.label.context_requests);
-  out["context_tokens"] = optional_json(step.label.context_tokens);
-  out["generation_requests"] = optional_json(step.label.generation_requests);
-  out["generation_tokens"] = optional_json(step.label.generation_tokens);
-  out["generation_kv_tokens"] = optional_json(step.label.generation_kv_tokens);
-  out["context_length"] = optional_json(step.context_tokens);
+  out["context_requests"] = or_null(step.label.context_requests);
+  out["context_tokens"] = or_null(step.label.context_tokens);
+  out["generation_requests"] = or_null(step.label.generation_requests);
+  out["generation_tokens"] = or_null(step.label.generation_tokens);
+  out["generation_kv_tokens"] = or_null(step.label.generation_kv_tokens);
+  out["context_length"] = or_null(step.context_tokens);
   put_times(out, step.times);
   return out;
 }
@@ -103,14 +96,14 @@ ordered_json points_json(const std::vector<ContextPoint>& points) {
 
 ordered_json file_json(const FileResult& file) {
   ordered_json out;
-  out["source"] = file.source;
+  out["path"] = file.source;
   out["format"] = to_string(file.format);
   out["compressed"] = file.compressed;
   out["gpu"] = file.info.gpu.empty() ? ordered_json(nullptr) : ordered_json(file.info.gpu);
   out["platform"] =
       file.info.platform.empty() ? ordered_json(nullptr) : ordered_json(file.info.platform);
-  out["rank"] = optional_json(file.info.rank);
-  out["world_size"] = optional_json(file.info.world_size);
+  out["rank"] = or_null(file.info.rank);
+  out["world_size"] = or_null(file.info.world_size);
   out["engine"] = file.engine.empty() ? ordered_json(nullptr) : ordered_json(file.engine);
   out["annotation_styles"] = file.annotation_styles;
   out["phased"] = file.phased;
@@ -153,11 +146,9 @@ ordered_json aggregate_json(const ProfileResult& result) {
   return out;
 }
 
-}  // namespace
-
-ordered_json profile_to_json(const ProfileResult& result) {
+ordered_json profile_tree(const ProfileResult& result) {
   ordered_json out;
-  out["schema_version"] = kProfileSchemaVersion;
+  out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
   out["denominator"] = to_string(result.options.denominator);
   out["patterns"] = result.patterns_source;
@@ -166,6 +157,63 @@ ordered_json profile_to_json(const ProfileResult& result) {
   out["files"] = files;
   out["aggregate"] = aggregate_json(result);
   return out;
+}
+
+void put_shares(ordered_json& record, const ordered_json& shares) {
+  record["share_core"] = shares["core"];
+  record["share_core_kv"] = shares["core_kv"];
+  record["share_core_kv_rope"] = shares["core_kv_rope"];
+}
+
+ordered_json phase_record(const ordered_json& tree, const ordered_json& file,
+                          const ordered_json& phase) {
+  ordered_json record;
+  record["schema_version"] = tree["schema_version"];
+  for (const char* key : {"path", "format", "gpu", "engine", "rank"}) record[key] = file[key];
+  record["phase"] = phase["phase"];
+  record["shares_provenance"] = phase["shares_provenance"];
+  record["denominator"] = tree["denominator"];
+  for (const char* key :
+       {"steps", "context_tokens", "generation_tokens", "kernel_count", "denominator_ns"}) {
+    record[key] = phase[key];
+  }
+  put_shares(record, phase["shares"]);
+  for (const auto& [name, ns] : phase["class_time_ns"].items()) record[name + "_ns"] = ns;
+  return record;
+}
+
+// The same columns as a phase record; what has no meaning across files is null.
+ordered_json aggregate_record(const ordered_json& tree, const ordered_json& spread,
+                              const ordered_json& like) {
+  ordered_json record;
+  for (const auto& [key, value] : like.items()) record[key] = nullptr;
+  record["schema_version"] = tree["schema_version"];
+  record["path"] = "aggregate";
+  record["phase"] = spread["phase"];
+  record["shares_provenance"] = to_string(engine::Provenance::measured);
+  record["denominator"] = tree["denominator"];
+  record["steps"] = spread["steps"];
+  record["denominator_ns"] = spread["denominator_ns"];
+  put_shares(record, spread["shares"]);
+  return record;
+}
+
+}  // namespace
+
+Document profile_document(const ProfileResult& result) {
+  Document document;
+  document.tree = profile_tree(result);
+  const ordered_json& tree = document.tree;
+  for (const auto& file : tree["files"]) {
+    for (const auto& phase : file["phases"]) {
+      document.records.push_back(phase_record(tree, file, phase));
+    }
+    document.records.push_back(phase_record(tree, file, file["whole_trace"]));
+  }
+  for (const auto& spread : tree["aggregate"]) {
+    document.records.push_back(aggregate_record(tree, spread, document.records.front()));
+  }
+  return document;
 }
 
 }  // namespace kspeed::report

@@ -1,0 +1,33 @@
+#pragma once
+// Words and fields that more than one command's report uses: warning sentences (the engine
+// returns warnings as values; only the report words them and names the flag that fixes them),
+// lever names and the levers object.
+
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/scenario.hpp"
+#include "kspeed/report/document.hpp"
+
+namespace kspeed::report {
+
+/// The warning as one sentence for people, naming the flag that addresses it.
+std::string warning_sentence(const engine::Warning& warning);
+
+/// [{"code", "subject", the numbers involved..., "message"}]
+ordered_json warnings_json(const std::vector<engine::Warning>& warnings);
+
+/// "memory" / "compute": plain words for programs; people get "memory-bound".
+const char* bound_name(engine::Bound bound);
+
+/// "compute", "bytes", "bandwidth", "combined": the lever names in JSON and CSV.
+const char* lever_kind_name(engine::LeverKind kind);
+
+/// "bandwidth efficiency 0.5 → 0.8"
+std::string bandwidth_efficiency_text(const engine::Levers& levers);
+
+/// The five lever fields, in docs/json-format.md order.
+ordered_json levers_json(const engine::Levers& levers);
+
+}  // namespace kspeed::report

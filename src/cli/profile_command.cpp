@@ -17,6 +17,7 @@
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/workload.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -188,7 +189,9 @@ class ProfileCommand final : public Command {
                                       profile::ShareScope scope) {
     const profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
     if (emitted.workload.prefill_shares.empty() && emitted.workload.decode_shares.empty()) {
-      std::string why = emitted.notes.empty() ? std::string() : " (" + emitted.notes.front() + ")";
+      std::string why = emitted.notes.empty()
+                            ? std::string()
+                            : " (" + report::warning_sentence(emitted.notes.front()) + ")";
       throw InputError(
           "--emit-workload: no prefill or decode step states its context length, so "
           "there is no share table to write" +
@@ -197,8 +200,8 @@ class ProfileCommand final : public Command {
           "SGLang step[EXTEND … toks=T]); pass the share to kspeed estimate with "
           "--share instead");
     }
-    for (const std::string& note : emitted.notes)
-      std::cerr << "kspeed: --emit-workload: " << note << "\n";
+    for (const engine::Warning& note : emitted.notes)
+      std::cerr << "kspeed: --emit-workload: " << report::warning_sentence(note) << "\n";
     std::string text = io::workload_to_json_text(emitted.workload);
     io::parse_workload(text, "emitted workload");  // a bug here must not produce a bad file
     return text;

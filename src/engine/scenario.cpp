@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "kspeed/engine/scenario_roofline.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -26,29 +25,25 @@ WithProvenance<T> given_or_workload(const std::optional<T>& given,
                    ": pass " + flag + ", or add request." + field + " to the workload");
 }
 
-Warning outside_table_warning(const char* phase, const std::vector<SharePoint>& table,
+Warning outside_table_warning(Phase phase, const std::vector<SharePoint>& table,
                               double context_tokens, const ShareLookup& lookup) {
   const bool below = context_tokens < table.front().context_tokens;
   const SharePoint& edge = below ? table.front() : table.back();
-  const std::string where = count_text(context_tokens) + " tokens is " +
-                            (below ? "below the smallest" : "above the largest") +
-                            " context in the " + phase + " share table (" +
-                            count_text(edge.context_tokens) + " tokens)";
-  if (lookup.source == Provenance::clamped) {
-    return {std::string(phase) + "_share_clamped",
-            std::string("a context of ") + where + ": using that point's share " +
-                percent_text(edge.share) +
-                " (clamped); --extrapolate model continues the edge segment instead"};
-  }
-  return {std::string(phase) + "_share_extrapolated",
-          std::string("a context of ") + where + ": continuing the edge segment gives " +
-              percent_text(lookup.share) + " (extrapolated; a model, not a measurement)"};
+  Warning warning;
+  warning.code = lookup.source == Provenance::clamped ? WarningCode::share_clamped
+                                                      : WarningCode::share_extrapolated;
+  warning.phase = phase;
+  warning.input = std::string(to_string(phase)) + "_share_table";
+  warning.numbers = {{"context_tokens", context_tokens},
+                     {"edge_context_tokens", edge.context_tokens},
+                     {"below_table", below ? 1.0 : 0.0},
+                     {"share", lookup.source == Provenance::clamped ? edge.share : lookup.share}};
+  return warning;
 }
 
 // The share the table gives at `context`, recording a warning when it lies outside the table.
-ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table,
-                         double context_tokens, Extrapolation extrapolation,
-                         std::vector<Warning>& warnings) {
+ShareLookup lookup_share(Phase phase, const std::vector<SharePoint>& table, double context_tokens,
+                         Extrapolation extrapolation, std::vector<Warning>& warnings) {
   const ShareLookup lookup = share_at(table, context_tokens, extrapolation);
   if (lookup.source == Provenance::clamped || lookup.source == Provenance::extrapolated) {
     warnings.push_back(outside_table_warning(phase, table, context_tokens, lookup));
@@ -73,7 +68,7 @@ WithProvenance<double> resolve_prefill_share(const Workload& workload,
                      "' has no prefill attention share table: pass --share P (for example "
                      "--share 0.18), or add attention_share.prefill to the workload");
   }
-  const ShareLookup lookup = lookup_share("prefill", workload.prefill_shares, prompt_tokens,
+  const ShareLookup lookup = lookup_share(Phase::prefill, workload.prefill_shares, prompt_tokens,
                                           options.extrapolation, warnings);
   return {lookup.share, table_point_source(workload, lookup.source)};
 }
@@ -107,7 +102,7 @@ WithProvenance<double> decode_share_over_response(const std::vector<SharePoint>&
   if (source == Provenance::clamped || source == Provenance::extrapolated) {
     const double last = prompt_tokens + static_cast<double>(steps);
     const double probe = last > table.back().context_tokens ? last : prompt_tokens + 1.0;
-    lookup_share("decode", table, probe, extrapolation, warnings);
+    lookup_share(Phase::decode, table, probe, extrapolation, warnings);
   }
   return {sum / static_cast<double>(samples), source};
 }
@@ -162,12 +157,13 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   }
   const double ttft = scaled_ttft_ms(workload, options, static_cast<double>(prompt_tokens.value),
                                      prefill_share.value);
-  warnings.push_back(
-      {"ttft_scaled", "TTFT " + plain_number(*reference.ttft_ms) + " ms was measured at " +
-                          count_text(static_cast<double>(*reference.prompt_tokens)) +
-                          " tokens; scaled to " +
-                          count_text(static_cast<double>(prompt_tokens.value)) +
-                          " tokens with the cost model (pass --ttft to use a measurement)"});
+  Warning warning;
+  warning.code = WarningCode::ttft_scaled;
+  warning.input = "ttft";
+  warning.numbers = {{"reference_ttft_ms", *reference.ttft_ms},
+                     {"reference_prompt_tokens", static_cast<double>(*reference.prompt_tokens)},
+                     {"prompt_tokens", static_cast<double>(prompt_tokens.value)}};
+  warnings.push_back(std::move(warning));
   return {ttft, Provenance::scaled};
 }
 
@@ -205,12 +201,13 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
       platform_model.find(workload_model) != std::string::npos) {
     return;
   }
-  scenario.warnings.push_back(
-      {"share_model_mismatch",
-       "workload '" + workload.name + "' measured its attention shares on " + stated->second +
-           ", but --model is " + scenario.platform->model.value.name +
-           ": the share table may not carry over; pass --share/--decode-share measured on this "
-           "model"});
+  Warning warning;
+  warning.code = WarningCode::share_model_mismatch;
+  warning.input = "model";
+  warning.names = {{"workload", workload.name},
+                   {"workload_model", stated->second},
+                   {"model", scenario.platform->model.value.name}};
+  scenario.warnings.push_back(std::move(warning));
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -34,15 +33,13 @@ void add_lever_warnings(const Scenario& s, const Platform& platform, std::vector
   const AttentionShape shape = attention_shape(platform);
   if (s.phase != Phase::decode) {
     const KernelCost cost = prefill_attention_cost(shape, s.prompt_tokens.value);
-    for (Warning& w :
-         contradiction_warnings("prefill_attention", "prefill attention", cost, roof, *s.levers)) {
+    for (Warning& w : contradiction_warnings(Phase::prefill, cost, roof, *s.levers)) {
       out.push_back(std::move(w));
     }
   }
   if (s.phase != Phase::prefill) {
     const KernelCost cost = decode_cost_per_attended_token(shape);
-    for (Warning& w :
-         contradiction_warnings("decode_attention", "decode attention", cost, roof, *s.levers)) {
+    for (Warning& w : contradiction_warnings(Phase::decode, cost, roof, *s.levers)) {
       out.push_back(std::move(w));
     }
   }
@@ -53,12 +50,7 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
   const double needed_gb = decode_memory_needed_gb(platform, last_context);
   const double have_gb = platform.gpu.value.memory_gb;
   if (needed_gb > have_gb) {
-    out.push_back(
-        {"memory_exceeded", "weights and KV cache need " + plain_number(std::round(needed_gb)) +
-                                " GB per GPU at the end of the response, more than the " +
-                                plain_number(have_gb) + " GB of " + platform.gpu.value.name +
-                                ": this deployment does not fit (raise --tp or lower --batch); the "
-                                "modelled figures still follow the roofline"});
+    out.push_back(memory_warning(needed_gb, platform.gpu.value, last_context, true));
   }
 }
 

@@ -535,21 +535,23 @@ FileResult analyse_trace(const Trace& trace, const KernelClassifier& classifier,
   result.engine = dominant_engine(index.steps);
   result.steps = std::move(index.steps);
 
+  const auto note = [&result](engine::WarningCode code) {
+    engine::Warning warning;
+    warning.code = code;
+    warning.input = result.source;
+    result.notes.push_back(std::move(warning));
+  };
   if (!trace.has_timeline) {
-    result.notes.emplace_back(
-        "a kernel summary has no timeline: one whole-capture share, no phases");
+    note(engine::WarningCode::summary_without_timeline);
   } else if (!has_steps) {
-    result.notes.emplace_back(
-        "no engine step annotations found: one unphased share over the whole trace (profile "
-        "with vLLM, SGLang or TensorRT-LLM's profiler to get prefill and decode apart)");
+    note(engine::WarningCode::no_step_annotations);
   } else if (!result.phased) {
-    result.notes.emplace_back(
-        "steps found, but none states its phase (ProfilerStep#N or idle steps): unphased share");
+    note(engine::WarningCode::steps_without_phase);
   }
   if (has_steps && result.attribution.outside_steps > 0) {
-    result.notes.push_back(std::to_string(result.attribution.outside_steps) +
-                           " kernel executions ran outside every step: counted in the whole "
-                           "trace, not in any phase");
+    note(engine::WarningCode::kernels_outside_steps);
+    result.notes.back().numbers = {
+        {"kernel_executions", static_cast<double>(result.attribution.outside_steps)}};
   }
   return result;
 }

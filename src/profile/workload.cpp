@@ -9,16 +9,9 @@ namespace kspeed::profile {
 
 namespace {
 
-std::string percent_text(double share) {
-  // Plain formatting without fmt: the profile layer prints nothing and links no formatter.
-  const double rounded = std::round(share * 10000.0) / 100.0;
-  std::string text = std::to_string(rounded);
-  text.erase(text.find('.') + 3);
-  return text + "%";
-}
-
 std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase phase,
-                                              ShareScope scope, std::vector<std::string>& notes) {
+                                              ShareScope scope,
+                                              std::vector<engine::Warning>& notes) {
   std::map<double, ShareTimes> by_context;
   for (const FileResult& file : result.files) {
     for (const ContextPoint& point :
@@ -33,10 +26,12 @@ std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase
     const double share = static_cast<double>(times.scope_ns[scope_index]) /
                          static_cast<double>(times.denominator_ns);
     if (share <= 0 || share >= 1) {
-      notes.push_back(std::string(to_string(phase)) + " context " +
-                      std::to_string(static_cast<long long>(context)) + ": share " +
-                      percent_text(share) +
-                      " left out (a share table needs shares strictly between 0 and 1)");
+      engine::Warning note;
+      note.code = engine::WarningCode::share_point_left_out;
+      note.phase = phase;
+      note.input = std::string(to_string(phase)) + "_share_table";
+      note.numbers = {{"context_tokens", context}, {"share", share}};
+      notes.push_back(std::move(note));
       continue;
     }
     table.push_back({context, share});

@@ -2,6 +2,7 @@
 // shares fractions), and for csv and jsonl one record per file and phase (phase "all" is the
 // whole trace), then, with several files, one per phase across them (path "aggregate").
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
 
@@ -126,7 +127,7 @@ ordered_json file_json(const FileResult& file) {
   ordered_json steps = ordered_json::array();
   for (const StepResult& step : file.steps) steps.push_back(step_json(step));
   out["steps"] = steps;
-  out["notes"] = file.notes;
+  out["notes"] = warnings_json(file.notes);
   return out;
 }
 

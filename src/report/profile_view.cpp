@@ -7,6 +7,7 @@
 
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
 
@@ -161,7 +162,7 @@ void add_file(View& view, const FileResult& file, const profile::ProfileResult& 
       view.table(kernel_table(phase.top_unclassified, false));
     }
   }
-  for (const std::string& note : file.notes) view.note(note);
+  for (const engine::Warning& note : file.notes) view.note(warning_sentence(note));
   view.section_break();
 }
 

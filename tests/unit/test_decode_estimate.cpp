@@ -10,6 +10,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -43,7 +44,7 @@ const Workload& builtin() {
 
 bool has_warning(const Estimate& estimate, const std::string& code) {
   for (const Warning& warning : estimate.scenario.warnings) {
-    if (warning.code == code) {
+    if (kspeed::report::warning_code(warning) == code) {
       return true;
     }
   }
@@ -184,8 +185,9 @@ TEST_CASE("a share table measured on another model is flagged", "[roofline]") {
   choice.tensor_parallel = {8, kspeed::engine::Provenance::given};
   options.platform = kspeed::engine::make_platform(choice);
   auto has_mismatch = [](const kspeed::engine::Scenario& s) {
-    return std::any_of(s.warnings.begin(), s.warnings.end(),
-                       [](const auto& w) { return w.code == "share_model_mismatch"; });
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [](const auto& w) {
+      return w.code == kspeed::engine::WarningCode::share_model_mismatch;
+    });
   };
   CHECK(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
   options.prefill_share = 0.3;  // measured on this model: nothing to flag

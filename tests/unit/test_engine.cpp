@@ -8,6 +8,7 @@
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed::engine;
 using Catch::Matchers::WithinRel;
@@ -121,7 +122,7 @@ TEST_CASE("the request example reproduces MODEL.md", "[engine]") {
   // The 1K prompt lies below the table: clamped to the 4K share, with a warning.
   CHECK(estimate.scenario.prefill_share.source == Provenance::clamped);
   REQUIRE(estimate.scenario.warnings.size() == 1);
-  CHECK(estimate.scenario.warnings[0].code == "prefill_share_clamped");
+  CHECK(kspeed::report::warning_code(estimate.scenario.warnings[0]) == "prefill_share_clamped");
   CHECK(estimate.scenario.kernel_speedup.source == Provenance::default_value);
 }
 

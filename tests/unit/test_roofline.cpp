@@ -10,6 +10,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -253,8 +254,10 @@ TEST_CASE("a pure compute speedup on memory-bound decode is a warning", "[roofli
   REQUIRE(result.levers.size() == 1);
   CHECK(result.levers[0].outcome.speedup == Approx(1.0));
   REQUIRE(result.warnings.size() == 1);
-  CHECK(result.warnings[0].code == "decode_attention_compute_speedup_no_gain");
-  CHECK_THAT(result.warnings[0].message, Catch::Contains("memory-bound"));
+  CHECK(kspeed::report::warning_code(result.warnings[0]) ==
+        "decode_attention_compute_speedup_no_gain");
+  CHECK(result.warnings[0].number("speedup") == Approx(1.0));
+  CHECK_THAT(kspeed::report::warning_sentence(result.warnings[0]), Catch::Contains("memory-bound"));
 }
 
 TEST_CASE("unknown presets get a did-you-mean", "[roofline]") {

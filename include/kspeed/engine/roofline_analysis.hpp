@@ -61,10 +61,14 @@ struct RooflineResult {
 /// Validated query in, result out. Throws InputError for a query no kernel fits (phase both).
 RooflineResult analyse_roofline(const RooflineQuery& query);
 
-/// "decode attention is memory-bound (8.0 vs ridge 295.3 FLOP/byte): a 2x compute speedup gains
-/// 1.00×; fewer bytes ... are what help". `what` names the kernel, `code_prefix` the phase.
-std::vector<Warning> contradiction_warnings(const std::string& code_prefix, const std::string& what,
-                                            const KernelCost& cost, const Roof& roof,
+/// One warning per lever the roofline contradicts on the `phase` attention kernel: faster
+/// arithmetic on a memory-bound kernel, fewer bytes on a compute-bound one.
+std::vector<Warning> contradiction_warnings(Phase phase, const KernelCost& cost, const Roof& roof,
                                             const Levers& levers);
+
+/// Weights and KV cache need `needed_gb` per GPU, more than `gpu` has, at `context_tokens` (the
+/// end of the response for an estimate, one step for roofline).
+Warning memory_warning(double needed_gb, const Gpu& gpu, std::int64_t context_tokens,
+                       bool at_response_end);
 
 }  // namespace kspeed::engine

@@ -11,27 +11,14 @@
 #include "kspeed/engine/estimate.hpp"
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
 
 namespace kspeed::engine {
-
-/// Where the kernel speedup applies.
-enum class Phase { prefill, decode, both };
-
-constexpr std::string_view to_string(Phase phase) {
-  switch (phase) {
-    case Phase::prefill:
-      return "prefill";
-    case Phase::decode:
-      return "decode";
-    case Phase::both:
-      return "both";
-  }
-  return "unknown";
-}
 
 /// The kernel speedup kspeed assumes when none is given (the product's headline question).
 inline constexpr double kDefaultKernelSpeedup = 2.0;
@@ -53,12 +40,6 @@ struct EstimateOptions {
   /// --compute-speedup, --bytes-reduction, --bandwidth-efficiency: the change described by what
   /// it changes, worth what each phase's roofline position allows (instead of kernel_speedup).
   std::optional<Levers> levers;
-};
-
-/// Something the reader should know about how a number was obtained.
-struct Warning {
-  std::string code;     ///< stable identifier for scripts, e.g. "prefill_share_clamped"
-  std::string message;  ///< one sentence for people
 };
 
 /// The resolved inputs of one estimate, each with its source.

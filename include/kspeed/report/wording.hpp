@@ -15,7 +15,10 @@ namespace kspeed::report {
 /// The warning as one sentence for people, naming the flag that addresses it.
 std::string warning_sentence(const engine::Warning& warning);
 
-/// [{"code", "subject", the numbers involved..., "message"}]
+/// The code scripts read: "prefill_share_clamped", "decode_attention_compute_speedup_no_gain".
+std::string warning_code(const engine::Warning& warning);
+
+/// [{"code", "input", "values": {the numbers and names involved}, "message"}]
 ordered_json warnings_json(const std::vector<engine::Warning>& warnings);
 
 /// "memory" / "compute": plain words for programs; people get "memory-bound".

@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/suggest.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::cli {
 
@@ -165,7 +166,7 @@ int run(int argc, const char* const* argv) {
     std::cerr << "kspeed: error: " << error.what() << " (see kspeed --help)\n";
     return kExitBadInput;
   } catch (const InputError& error) {
-    std::cerr << "kspeed: error: " << error.what() << "\n";
+    std::cerr << "kspeed: error: " << report::worded_error(error.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
     std::cerr << "kspeed: internal error: " << error.what()

@@ -187,7 +187,10 @@ class ProfileCommand final : public Command {
   // Built and validated before anything is written: the emitted file must read back.
   static std::string emitted_workload(const profile::ProfileResult& result,
                                       profile::ShareScope scope) {
-    const profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+    profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+    for (auto& [key, value] : emitted.workload.conditions) {
+      if (key == "token_counts") value = report::token_counts_condition(emitted.workload);
+    }
     if (emitted.workload.prefill_shares.empty() && emitted.workload.decode_shares.empty()) {
       std::string why = emitted.notes.empty()
                             ? std::string()

@@ -10,15 +10,15 @@ namespace {
 // Tensor parallelism splits the query heads evenly; GQA KV heads are split too, or replicated
 // when tp exceeds them, which needs tp to be a multiple of the KV heads (vLLM's rule).
 void check_tensor_parallel(const ModelArch& model, std::int64_t tp) {
-  const std::string tp_text = "--tp " + std::to_string(tp);
+  const std::string tp_text = (flag_mark("tp") + " ") + count_mark(tp);
   if (model.query_heads % tp != 0) {
-    throw InputError(tp_text + ": " + model.name + " has " + std::to_string(model.query_heads) +
-                     " query heads, which tensor parallelism cannot split " + std::to_string(tp) +
-                     " ways: use a divisor of " + std::to_string(model.query_heads));
+    throw InputError(tp_text + ": " + model.name + " has " + count_mark(model.query_heads) +
+                     " query heads, which tensor parallelism cannot split " + count_mark(tp) +
+                     " ways: use a divisor of " + count_mark(model.query_heads));
   }
   if (model.attention == AttentionType::gqa && model.kv_heads % tp != 0 &&
       tp % model.kv_heads != 0) {
-    throw InputError(tp_text + ": " + model.name + " has " + std::to_string(model.kv_heads) +
+    throw InputError(tp_text + ": " + model.name + " has " + count_mark(model.kv_heads) +
                      " KV heads: tp must divide them or be a multiple of them");
   }
 }
@@ -55,7 +55,7 @@ Platform make_platform(const PlatformChoice& choice) {
                           : WithProvenance<std::string>{model.kv_dtype, Provenance::default_value};
   const std::optional<double> kv_bytes = dtype_bytes(platform.kv_dtype.value);
   if (!kv_bytes) {
-    throw InputError("--kv-dtype: unknown data type '" + platform.kv_dtype.value +
+    throw InputError((flag_mark("kv-dtype") + ": unknown data type '") + platform.kv_dtype.value +
                      "': expected one of bf16, fp16, fp8, int8, fp4, int4, fp32");
   }
   platform.kv_bytes_per_element = *kv_bytes;
@@ -64,8 +64,8 @@ Platform make_platform(const PlatformChoice& choice) {
                            : WithProvenance<std::string>{"bf16", Provenance::default_value};
   const std::optional<double> peak = peak_tflops(choice.gpu.value, platform.precision.value);
   if (!peak) {
-    throw InputError("--precision " + platform.precision.value + ": " + choice.gpu.value.name +
-                     " has no dense " + platform.precision.value +
+    throw InputError((flag_mark("precision") + " ") + platform.precision.value + ": " +
+                     choice.gpu.value.name + " has no dense " + platform.precision.value +
                      " peak (it has: " + gpu_precisions(choice.gpu.value) + ")");
   }
   platform.peak_tflops = *peak;

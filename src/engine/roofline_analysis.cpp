@@ -86,7 +86,8 @@ Warning memory_warning(double needed_gb, const Gpu& gpu, std::int64_t context_to
 
 RooflineResult analyse_roofline(const RooflineQuery& query) {
   if (query.phase == Phase::both) {
-    throw InputError("--phase: kspeed roofline looks at one kernel: choose prefill or decode");
+    throw InputError(
+        (flag_mark("phase") + ": kspeed roofline looks at one kernel: choose prefill or decode"));
   }
   RooflineResult result;
   result.query = query;

@@ -14,7 +14,7 @@ namespace {
 template <class T>
 WithProvenance<T> given_or_workload(const std::optional<T>& given,
                                     const std::optional<T>& from_workload, const Workload& workload,
-                                    const char* field, const char* flag) {
+                                    const char* field, const std::string& flag) {
   if (given) {
     return {*given, Provenance::given};
   }
@@ -64,9 +64,11 @@ WithProvenance<double> resolve_prefill_share(const Workload& workload,
     return {*options.prefill_share, Provenance::given};
   }
   if (workload.prefill_shares.empty()) {
-    throw InputError("workload '" + workload.name +
-                     "' has no prefill attention share table: pass --share P (for example "
-                     "--share 0.18), or add attention_share.prefill to the workload");
+    throw InputError(
+        "workload '" + workload.name +
+        ("' has no prefill attention share table: pass " + flag_mark("share") +
+         " P (for example ") +
+        (flag_mark("share") + " 0.18), or add attention_share.prefill to the workload"));
   }
   const ShareLookup lookup = lookup_share(Phase::prefill, workload.prefill_shares, prompt_tokens,
                                           options.extrapolation, warnings);
@@ -148,12 +150,13 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
-                     "' has no reference TTFT to scale from: pass --ttft D");
+                     ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
   }
   if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
-    throw InputError("cannot scale TTFT to a prompt of " + std::to_string(prompt_tokens.value) +
-                     " tokens without a share below 1 at "
-                     "both lengths: pass --ttft D measured at this prompt length");
+    throw InputError(
+        "cannot scale TTFT to a prompt of " + count_mark(prompt_tokens.value) +
+        " tokens without a share below 1 at " +
+        ("both lengths: pass " + flag_mark("ttft") + " D measured at this prompt length"));
   }
   const double ttft = scaled_ttft_ms(workload, options, static_cast<double>(prompt_tokens.value),
                                      prefill_share.value);
@@ -216,11 +219,12 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   Scenario scenario;
   const RequestShape& request = workload.request;
   scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens, workload,
-                                             "prompt_tokens", "--ctx N");
-  scenario.response_tokens = given_or_workload(options.response_tokens, request.response_tokens,
-                                               workload, "response_tokens", "--response-tokens N");
-  scenario.tpot_ms =
-      given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms", "--tpot D");
+                                             "prompt_tokens", (flag_mark("ctx") + " N"));
+  scenario.response_tokens =
+      given_or_workload(options.response_tokens, request.response_tokens, workload,
+                        "response_tokens", (flag_mark("response-tokens") + " N"));
+  scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms",
+                                       (flag_mark("tpot") + " D"));
   scenario.kernel_speedup =
       options.kernel_speedup
           ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
@@ -237,10 +241,13 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   warn_on_model_mismatch(workload, scenario);
   if (options.phase != Phase::prefill && !scenario.decode_share) {
-    throw InputError(std::string("--phase ") + std::string(to_string(options.phase)) +
+    throw InputError(std::string((flag_mark("phase") + " ")) +
+                     std::string(to_string(options.phase)) +
                      " needs a decode attention share, and workload '" + workload.name +
-                     "' has none: pass --decode-share P (measure it with a profiler trace), "
-                     "--model and --gpu to model it, or use a workload with "
+                     ("' has none: pass " + flag_mark("decode-share") +
+                      " P (measure it with a profiler trace), ") +
+                     (flag_mark("model") + " and " + flag_mark("gpu") +
+                      " to model it, or use a workload with ") +
                      "attention_share.decode");
   }
   return scenario;

@@ -15,16 +15,19 @@ void check_levers(const EstimateOptions& options) {
     return;
   }
   if (options.kernel_speedup) {
-    throw InputError(
-        "--kernel-speedup is a measured time ratio, while --compute-speedup, --bytes-reduction "
-        "and --bandwidth-efficiency describe a change for kspeed to place on the roofline: give "
-        "one or the other");
+    throw InputError((flag_mark("kernel-speedup") + " is a measured time ratio, while " +
+                      flag_mark("compute-speedup") + ", " + flag_mark("bytes-reduction") + " ") +
+                     ("and " + flag_mark("bandwidth-efficiency") +
+                      " describe a change for kspeed to place on the roofline: give ") +
+                     "one or the other");
   }
   if (!options.platform) {
-    throw InputError(
-        "the levers (--compute-speedup, --bytes-reduction, --bandwidth-efficiency) are worth "
-        "what each phase's roofline position allows: pass --model NAME and --gpu NAME (kspeed "
-        "models, kspeed gpus), or name them in the workload");
+    throw InputError(("the levers (" + flag_mark("compute-speedup") + ", " +
+                      flag_mark("bytes-reduction") + ", " + flag_mark("bandwidth-efficiency") +
+                      ") are worth ") +
+                     ("what each phase's roofline position allows: pass " + flag_mark("model") +
+                      " NAME and " + flag_mark("gpu") + " NAME (kspeed ") +
+                     "models, kspeed gpus), or name them in the workload");
   }
 }
 

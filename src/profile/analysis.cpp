@@ -412,17 +412,18 @@ std::string dominant_engine(const std::vector<StepResult>& steps) {
 void check_analysable(const Trace& trace, const AnalysisOptions& options) {
   if (trace.kernels.empty()) {
     throw InputError(trace.source + ": the trace has no GPU kernel events (" +
-                     std::to_string(trace.events_read) +
+                     count_mark(static_cast<long long>(trace.events_read)) +
                      " events read): expected events with \"cat\": \"kernel\" (Kineto) or rows "
                      "in CUPTI_ACTIVITY_KIND_KERNEL (nsys); profile with GPU activity enabled "
                      "(torch.profiler activities=[CPU, CUDA])");
   }
   if (!trace.has_timeline && options.denominator != Denominator::kernel_time) {
-    throw InputError(trace.source + ": --denominator " +
+    throw InputError(trace.source + (": " + flag_mark("denominator") + " ") +
                      std::string(to_string(options.denominator)) +
-                     " needs kernel start times, but an `nsys stats` summary has only totals: "
-                     "use --denominator kernel-time, or export the capture with `nsys export "
-                     "--type sqlite` and profile that");
+                     " needs kernel start times, but an `nsys stats` summary has only totals: " +
+                     ("use " + flag_mark("denominator") +
+                      " kernel-time, or export the capture with `nsys export ") +
+                     (flag_mark("type") + " sqlite` and profile that"));
   }
 }
 

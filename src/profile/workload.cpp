@@ -47,28 +47,6 @@ std::string joined_sources(const ProfileResult& result) {
   return out;
 }
 
-// "prefill at 512 tokens per request; decode at a KV length of 1025 per request".
-std::string token_counts_text(const engine::Workload& workload) {
-  auto contexts = [](const std::vector<engine::SharePoint>& points) {
-    std::string out;
-    for (const auto& point : points) {
-      out +=
-          (out.empty() ? "" : ", ") + std::to_string(static_cast<long long>(point.context_tokens));
-    }
-    return out;
-  };
-  std::string text;
-  if (!workload.prefill_shares.empty()) {
-    text =
-        "prefill measured at " + contexts(workload.prefill_shares) + " prompt tokens per request";
-  }
-  if (!workload.decode_shares.empty()) {
-    text += (text.empty() ? "" : "; ") + std::string("decode measured at a KV length of ") +
-            contexts(workload.decode_shares) + " tokens per request";
-  }
-  return text;
-}
-
 void add_conditions(const ProfileResult& result, engine::Workload& workload) {
   std::set<std::string> gpus, engines;
   for (const FileResult& file : result.files) {
@@ -82,7 +60,8 @@ void add_conditions(const ProfileResult& result, engine::Workload& workload) {
   };
   if (!gpus.empty()) workload.conditions.emplace_back("hardware", joined(gpus));
   if (!engines.empty()) workload.conditions.emplace_back("engine", joined(engines));
-  workload.conditions.emplace_back("token_counts", token_counts_text(workload));
+  // Worded by the caller (report::token_counts_condition): the contexts as text.
+  workload.conditions.emplace_back("token_counts", "");
   workload.conditions.emplace_back(
       "metric_definitions",
       "attention share = attention kernel time / " +

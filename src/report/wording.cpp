@@ -180,4 +180,47 @@ ordered_json levers_json(const engine::Levers& levers) {
   return out;
 }
 
+std::string worded_error(const std::string& message) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < message.size()) {
+    const std::size_t open = message.find('{', at);
+    const std::size_t close = open == std::string::npos ? open : message.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string mark = message.substr(open + 1, close - open - 1);
+    out += message.substr(at, open - at);
+    if (mark.rfind("flag:", 0) == 0) {
+      out += "--" + mark.substr(5);
+    } else if (mark.rfind("count:", 0) == 0) {
+      out += human_count(std::stoll(mark.substr(6)));
+    } else {
+      out += message.substr(open, close - open + 1);  // not a mark: braces from a file name
+    }
+    at = close + 1;
+  }
+  return out + message.substr(std::min(at, message.size()));
+}
+
+// "prefill measured at 512 tokens per request; decode at a KV length of 1025 per request".
+std::string token_counts_condition(const engine::Workload& workload) {
+  auto contexts = [](const std::vector<engine::SharePoint>& points) {
+    std::string out;
+    for (const auto& point : points) {
+      out +=
+          (out.empty() ? "" : ", ") + std::to_string(static_cast<long long>(point.context_tokens));
+    }
+    return out;
+  };
+  std::string text;
+  if (!workload.prefill_shares.empty()) {
+    text =
+        "prefill measured at " + contexts(workload.prefill_shares) + " prompt tokens per request";
+  }
+  if (!workload.decode_shares.empty()) {
+    text += (text.empty() ? "" : "; ") + std::string("decode measured at a KV length of ") +
+            contexts(workload.decode_shares) + " tokens per request";
+  }
+  return text;
+}
+
 }  // namespace kspeed::report

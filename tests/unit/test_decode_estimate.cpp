@@ -155,7 +155,7 @@ TEST_CASE("levers need a platform and exclude --kernel-speedup", "[roofline]") {
   options.levers = Levers{};
   options.levers->bytes_reduction = 2;
   CHECK_THROWS_AS(run_estimate(builtin(), options), InputError);
-  CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("--model NAME and --gpu"));
+  CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("{flag:model} NAME and {flag:gpu}"));
   options.platform = llama70b_h100();
   options.kernel_speedup = 2;
   CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("one or the other"));

@@ -218,7 +218,7 @@ TEST_CASE("missing request fields name the flag that supplies them", "[engine]")
     resolve_scenario(workload, EstimateOptions{});
     FAIL("expected an InputError");
   } catch (const kspeed::InputError& error) {
-    CHECK(std::string(error.what()).find("--ctx N") != std::string::npos);
+    CHECK(std::string(error.what()).find("{flag:ctx} N") != std::string::npos);
   }
   EstimateOptions options;
   options.prompt_tokens = 4096;

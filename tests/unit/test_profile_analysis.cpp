@@ -119,7 +119,7 @@ TEST_CASE("nsys stats CSV: one whole-capture share, no phases", "[profile]") {
   CHECK(file.notes[0].code == kspeed::engine::WarningCode::summary_without_timeline);
   CHECK_THAT(kspeed::report::warning_sentence(file.notes[0]), Contains("no timeline"));
   CHECK_THROWS_WITH(analyse("nsys-kern-sum.csv", Denominator::busy_time),
-                    Contains("--denominator busy-time needs kernel start times"));
+                    Contains("{flag:denominator} busy-time needs kernel start times"));
 }
 
 TEST_CASE("several ranks: per-file results and a time-weighted aggregate with spread",
@@ -191,7 +191,7 @@ TEST_CASE("a trace with no kernels is an input error", "[profile]") {
       R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})";
   CHECK_THROWS_WITH(analyse_trace(kspeed::io::trace::read_trace_bytes(text, "cpu.json"),
                                   KernelClassifier(builtin_patterns()), {}),
-                    Contains("cpu.json: the trace has no GPU kernel events (1 events read)"));
+                    Contains("cpu.json: the trace has no GPU kernel events ({count:1} events read)"));
 }
 
 TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "[profile]") {

@@ -7,6 +7,8 @@
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/table.hpp"
+#include "kspeed/report/wording.hpp"
+#include "kspeed/error.hpp"
 
 using namespace kspeed::report;
 
@@ -113,4 +115,11 @@ TEST_CASE("prose wraps at word boundaries with an indent", "[report]") {
   CHECK(wrap_text("a bb ccc dddd", 6, "  ") == "a bb\n  ccc\n  dddd\n");
   CHECK(wrap_text("short", 80) == "short\n");
   CHECK(wrap_text("1.74× 1.74× 1.74×", 11) == "1.74× 1.74×\n1.74×\n");
+}
+
+TEST_CASE("errors from the engine get their flags and numbers worded", "[report]") {
+  const std::string message = kspeed::flag_mark("tp") + " " + kspeed::count_mark(16) + ": " +
+                              kspeed::count_mark(131072) + " tokens in {weird}.json";
+  CHECK(worded_error(message) == "--tp 16: 131,072 tokens in {weird}.json");
+  CHECK(worded_error("no marks {") == "no marks {");
 }

@@ -21,6 +21,14 @@ std::string warning_code(const engine::Warning& warning);
 /// [{"code", "input", "values": {the numbers and names involved}, "message"}]
 ordered_json warnings_json(const std::vector<engine::Warning>& warnings);
 
+/// An error message with its marks worded (kspeed/error.hpp): {flag:tp} -> "--tp",
+/// {count:131072} -> "131,072".
+std::string worded_error(const std::string& message);
+
+/// The token_counts condition of a workload emitted by kspeed profile: "prefill measured at 512,
+/// 1024 prompt tokens per request; decode measured at a KV length of 1025 tokens per request".
+std::string token_counts_condition(const engine::Workload& workload);
+
 /// "memory" / "compute": plain words for programs; people get "memory-bound".
 const char* bound_name(engine::Bound bound);
 

@@ -1,6 +1,7 @@
 // `kspeed estimate`: flags to EstimateOptions, then the engine, then a reporter.
 #include <iostream>
 
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
@@ -39,18 +40,16 @@ std::optional<T> optional_value(const std::string& text, const char* flag, Parse
 }
 
 engine::Phase parse_phase(const std::string& text) {
-  if (text == "prefill") return engine::Phase::prefill;
-  if (text == "decode") return engine::Phase::decode;
-  if (text == "both") return engine::Phase::both;
-  throw InputError("--phase: unknown phase '" + text + "'" +
-                   io::suggestion_suffix(text, {"prefill", "decode", "both"}));
+  return parse_choice<engine::Phase>(text, "--phase", "phase",
+                                     {{"prefill", engine::Phase::prefill},
+                                      {"decode", engine::Phase::decode},
+                                      {"both", engine::Phase::both}});
 }
 
 engine::Extrapolation parse_extrapolation(const std::string& text) {
-  if (text == "clamp") return engine::Extrapolation::clamp;
-  if (text == "model") return engine::Extrapolation::model;
-  throw InputError("--extrapolate: unknown mode '" + text + "'" +
-                   io::suggestion_suffix(text, {"clamp", "model"}));
+  return parse_choice<engine::Extrapolation>(
+      text, "--extrapolate", "mode",
+      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
 }
 
 engine::EstimateOptions to_options(const EstimateFlags& flags) {

@@ -1,5 +1,7 @@
 #include "output_options.hpp"
 
+#include "choice.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -30,18 +32,18 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
 
 report::Format parse_output_format(const OutputOptions& options) {
   if (auto format = report::parse_format(options.format)) {
-    return *format;
+    return *format;  // the registry also knows aliases (md, ndjson)
   }
-  throw InputError("--format: unknown format '" + options.format + "'" +
-                   io::suggestion_suffix(options.format, report::format_names()));
+  Choices<report::Format> choices;
+  for (const std::string& name : report::format_names()) {
+    choices.emplace_back(name, *report::parse_format(name));
+  }
+  return parse_choice(options.format, "--format", "format", choices);
 }
 
 report::Style output_style(const OutputOptions& options) {
-  static const std::vector<std::string> kWhen = {"auto", "always", "never"};
-  if (options.color != "auto" && options.color != "always" && options.color != "never") {
-    throw InputError("--color: unknown value '" + options.color + "'" +
-                     io::suggestion_suffix(options.color, kWhen));
-  }
+  parse_choice<bool>(options.color, "--color", "value",
+                     {{"auto", true}, {"always", true}, {"never", true}});
   report::Style style;
   if (options.color == "always") {
     style.color = true;

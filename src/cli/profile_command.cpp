@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
@@ -37,19 +38,20 @@ struct ProfileFlags {
 };
 
 profile::Denominator parse_denominator(const std::string& text) {
-  if (text == "kernel-time") return profile::Denominator::kernel_time;
-  if (text == "busy-time") return profile::Denominator::busy_time;
-  if (text == "wall-time") return profile::Denominator::wall_time;
-  throw InputError("--denominator: unknown denominator '" + text + "'" +
-                   io::suggestion_suffix(text, {"kernel-time", "busy-time", "wall-time"}));
+  Choices<profile::Denominator> choices;
+  for (auto denominator : {profile::Denominator::kernel_time, profile::Denominator::busy_time,
+                           profile::Denominator::wall_time}) {
+    choices.emplace_back(to_string(denominator), denominator);
+  }
+  return parse_choice(text, "--denominator", "denominator", choices);
 }
 
 profile::ShareScope parse_scope(const std::string& text) {
+  Choices<profile::ShareScope> choices;
   for (profile::ShareScope scope : profile::kShareScopes) {
-    if (text == to_string(scope)) return scope;
+    choices.emplace_back(to_string(scope), scope);
   }
-  throw InputError("--emit-share: unknown share '" + text + "'" +
-                   io::suggestion_suffix(text, {"core", "core+kv", "core+kv+rope"}));
+  return parse_choice(text, "--emit-share", "share", choices);
 }
 
 std::size_t parse_top(const std::string& text) {

@@ -1,4 +1,5 @@
 // `kspeed roofline`: flags to a RooflineQuery, then the engine, then a reporter.
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
@@ -24,12 +25,12 @@ struct RooflineFlags {
   OutputOptions output;
 };
 
+// The one check that roofline's kernel is in one phase ("both" is not a choice here).
 engine::Phase parse_kernel_phase(const std::string& text) {
-  if (text == "prefill") return engine::Phase::prefill;
-  if (text == "decode") return engine::Phase::decode;
-  throw InputError("--phase: unknown phase '" + text + "'" +
-                   io::suggestion_suffix(text, {"prefill", "decode"}) +
-                   " (kspeed roofline looks at one kernel in one phase)");
+  return parse_choice<engine::Phase>(
+      text, "--phase", "phase",
+      {{"prefill", engine::Phase::prefill}, {"decode", engine::Phase::decode}},
+      " (kspeed roofline looks at one kernel in one phase)");
 }
 
 // The roof: a GPU's figures, each overridable; or a custom roof from both figures. Returns the
@@ -38,7 +39,8 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
   engine::Gpu gpu;
   const bool custom =
       flags.platform.gpu.empty() && !flags.peak_tflops.empty() && !flags.bandwidth_tbs.empty();
-  query.precision = flags.platform.precision.empty() ? "bf16" : flags.platform.precision;
+  query.precision = flags.platform.precision.empty() ? std::string(engine::kDefaultPrecision)
+                                                     : flags.platform.precision;
   if (!custom) {
     const std::string name = flags.platform.gpu.empty() ? kDefaultGpu : flags.platform.gpu;
     gpu = io::load_gpu(name);

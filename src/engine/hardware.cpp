@@ -1,5 +1,7 @@
 #include "kspeed/engine/hardware.hpp"
 
+#include <stdexcept>
+
 #include "kspeed/engine/dtype.hpp"
 #include "kspeed/error.hpp"
 
@@ -55,13 +57,14 @@ Platform make_platform(const PlatformChoice& choice) {
                           : WithProvenance<std::string>{model.kv_dtype, Provenance::default_value};
   const std::optional<double> kv_bytes = dtype_bytes(platform.kv_dtype.value);
   if (!kv_bytes) {
-    throw InputError((flag_mark("kv-dtype") + ": unknown data type '") + platform.kv_dtype.value +
-                     "': expected one of bf16, fp16, fp8, int8, fp4, int4, fp32");
+    // Checked where it is read (--kv-dtype in the CLI, kv_dtype in a model file): a bug here.
+    throw std::invalid_argument("make_platform: unknown KV cache type " + platform.kv_dtype.value);
   }
   platform.kv_bytes_per_element = *kv_bytes;
-  platform.precision = choice.precision
-                           ? WithProvenance<std::string>{*choice.precision, Provenance::given}
-                           : WithProvenance<std::string>{"bf16", Provenance::default_value};
+  platform.precision =
+      choice.precision
+          ? WithProvenance<std::string>{*choice.precision, Provenance::given}
+          : WithProvenance<std::string>{std::string(kDefaultPrecision), Provenance::default_value};
   const std::optional<double> peak = peak_tflops(choice.gpu.value, platform.precision.value);
   if (!peak) {
     throw InputError((flag_mark("precision") + " ") + platform.precision.value + ": " +

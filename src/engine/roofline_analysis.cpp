@@ -1,6 +1,7 @@
 #include "kspeed/engine/roofline_analysis.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/error.hpp"
@@ -85,9 +86,9 @@ Warning memory_warning(double needed_gb, const Gpu& gpu, std::int64_t context_to
 }
 
 RooflineResult analyse_roofline(const RooflineQuery& query) {
-  if (query.phase == Phase::both) {
-    throw InputError(
-        (flag_mark("phase") + ": kspeed roofline looks at one kernel: choose prefill or decode"));
+  if (query.phase != Phase::prefill && query.phase != Phase::decode) {
+    // The CLI accepts only these two (cli/roofline_command.cpp): a caller's bug, not bad input.
+    throw std::invalid_argument("analyse_roofline: the kernel's phase is prefill or decode");
   }
   RooflineResult result;
   result.query = query;

@@ -22,6 +22,9 @@ struct PeakFigure {
   double tflops = 0;      ///< dense Tensor Core peak, TFLOP/s (> 0)
 };
 
+/// The compute precision when none is given: every GPU file states a bf16 peak.
+inline constexpr std::string_view kDefaultPrecision = "bf16";
+
 struct Gpu {
   std::string name;                           ///< preset name or file stem, e.g. "h100-sxm"
   std::string description;                    ///< one line for people

@@ -21,7 +21,7 @@ struct RooflineQuery {
   std::string gpu_name;                  ///< the preset or file, or "custom"
   WithProvenance<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
   WithProvenance<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
-  std::string precision = "bf16";
+  std::string precision = std::string(kDefaultPrecision);
   std::optional<double> memory_gb;  ///< the GPU's HBM, when known
   /// Model mode: the model on the GPU, with batch, tp and KV type. Absent with --ai.
   std::optional<Platform> platform;

@@ -64,8 +64,8 @@ struct Warning {
   WarningCode code = WarningCode::share_clamped;
   std::optional<Phase> phase;  ///< the phase it concerns, when it concerns one
   std::string input;           ///< the input it concerns: "prefill_share_table", "ttft", ...
-  std::vector<std::pair<std::string, double>> numbers;      ///< named figures, in sentence order
-  std::vector<std::pair<std::string, std::string>> names;   ///< named texts (models, GPUs)
+  std::vector<std::pair<std::string, double>> numbers;     ///< named figures, in sentence order
+  std::vector<std::pair<std::string, std::string>> names;  ///< named texts (models, GPUs)
 
   /// The figure called `name`; 0 when there is none.
   double number(std::string_view name) const {

@@ -143,12 +143,12 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
   const auto model = name_from(flags.model, defaults.model);
   const auto gpu = name_from(flags.gpu, defaults.gpu);
   if (!model || !gpu) {
-    if (model && model->source == engine::Provenance::given) {
+    if (model && model->provenance == engine::Provenance::given) {
       throw InputError("--model " + model->value +
                        " needs a GPU to place attention on a roofline: pass --gpu NAME (kspeed "
                        "gpus lists them)");
     }
-    if (gpu && gpu->source == engine::Provenance::given) {
+    if (gpu && gpu->provenance == engine::Provenance::given) {
       throw InputError("--gpu " + gpu->value +
                        " needs a model to size attention's work: pass --model NAME (kspeed "
                        "models lists them)");
@@ -163,8 +163,8 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
     }
     return std::nullopt;
   }
-  return finish_platform(flags, defaults, {io::load_model(model->value), model->source},
-                         {io::load_gpu(gpu->value), gpu->source});
+  return finish_platform(flags, defaults, {io::load_model(model->value), model->provenance},
+                         {io::load_gpu(gpu->value), gpu->provenance});
 }
 
 engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu) {

@@ -101,7 +101,7 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
     query.context_tokens = {kDefaultContext, engine::Provenance::default_value};
   }
   engine::Platform platform = resolve_platform_on(flags.platform, gpu);
-  platform.gpu.source =
+  platform.gpu.provenance =
       flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;
   query.platform = platform;
 }

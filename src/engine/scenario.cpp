@@ -122,7 +122,7 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
   }
   WithProvenance<double> share = decode_share_over_response(
       workload.decode_shares, prompt_tokens, response_tokens, options.extrapolation, warnings);
-  share.source = table_point_source(workload, share.source);
+  share.provenance = table_point_source(workload, share.provenance);
   return share;
 }
 
@@ -190,9 +190,9 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
     return;
   }
   const auto from_table = [](const WithProvenance<double>& share) {
-    return share.source == Provenance::workload || share.source == Provenance::measured ||
-           share.source == Provenance::interpolated || share.source == Provenance::clamped ||
-           share.source == Provenance::extrapolated;
+    return share.provenance == Provenance::workload || share.provenance == Provenance::measured ||
+           share.provenance == Provenance::interpolated ||
+           share.provenance == Provenance::clamped || share.provenance == Provenance::extrapolated;
   };
   // Only a share that moves the answer counts: one of a phase the change applies to.
   const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||

@@ -21,10 +21,11 @@ void put_level_figures(ordered_json& out, const Level& level) {
 ordered_json inputs_json(const Estimate& estimate) {
   const engine::Scenario& s = estimate.scenario;
   ordered_json inputs;
-  put_with_provenance(inputs, "prompt_tokens", s.prompt_tokens.value, s.prompt_tokens.source);
-  put_with_provenance(inputs, "response_tokens", s.response_tokens.value, s.response_tokens.source);
-  put_with_provenance(inputs, "ttft_ms", s.ttft_ms.value, s.ttft_ms.source);
-  put_with_provenance(inputs, "tpot_ms", s.tpot_ms.value, s.tpot_ms.source);
+  put_with_provenance(inputs, "prompt_tokens", s.prompt_tokens.value, s.prompt_tokens.provenance);
+  put_with_provenance(inputs, "response_tokens", s.response_tokens.value,
+                      s.response_tokens.provenance);
+  put_with_provenance(inputs, "ttft_ms", s.ttft_ms.value, s.ttft_ms.provenance);
+  put_with_provenance(inputs, "tpot_ms", s.tpot_ms.value, s.tpot_ms.provenance);
   // With levers there is no single kernel speedup: each phase has its own (*.roofline).
   put_with_provenance(inputs, "kernel_speedup",
                       s.levers ? std::nullopt : std::optional(s.kernel_speedup));
@@ -75,12 +76,12 @@ ordered_json chain_json(const Estimate& estimate) {
 
 ordered_json platform_json(const engine::Platform& p) {
   ordered_json out;
-  put_with_provenance(out, "model", p.model.value.name, p.model.source);
-  put_with_provenance(out, "gpu", p.gpu.value.name, p.gpu.source);
-  put_with_provenance(out, "batch", p.batch.value, p.batch.source);
-  put_with_provenance(out, "tp", p.tensor_parallel.value, p.tensor_parallel.source);
-  put_with_provenance(out, "kv_dtype", p.kv_dtype.value, p.kv_dtype.source);
-  put_with_provenance(out, "precision", p.precision.value, p.precision.source);
+  put_with_provenance(out, "model", p.model.value.name, p.model.provenance);
+  put_with_provenance(out, "gpu", p.gpu.value.name, p.gpu.provenance);
+  put_with_provenance(out, "batch", p.batch.value, p.batch.provenance);
+  put_with_provenance(out, "tp", p.tensor_parallel.value, p.tensor_parallel.provenance);
+  put_with_provenance(out, "kv_dtype", p.kv_dtype.value, p.kv_dtype.provenance);
+  put_with_provenance(out, "precision", p.precision.value, p.precision.provenance);
   out["peak_tflops"] = p.peak_tflops;
   out["bandwidth_tbs"] = p.gpu.value.hbm_bandwidth_tbs;
   return out;

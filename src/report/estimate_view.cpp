@@ -147,13 +147,13 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
     return;
   }
   const engine::Platform& p = *s.platform;
-  add_input(inputs, "model", p.model.value.name, to_string(p.model.source));
-  add_input(inputs, "GPU", p.gpu.value.name, to_string(p.gpu.source));
-  add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.source));
+  add_input(inputs, "model", p.model.value.name, to_string(p.model.provenance));
+  add_input(inputs, "GPU", p.gpu.value.name, to_string(p.gpu.provenance));
+  add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.provenance));
   add_input(inputs, "tensor parallel", human_count(p.tensor_parallel.value),
-            to_string(p.tensor_parallel.source));
-  add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.source));
-  add_input(inputs, "compute precision", p.precision.value, to_string(p.precision.source));
+            to_string(p.tensor_parallel.provenance));
+  add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
+  add_input(inputs, "compute precision", p.precision.value, to_string(p.precision.provenance));
   if (s.prefill_roofline) {
     add_input(inputs, "prefill attention intensity",
               human_fixed(s.prefill_roofline->intensity_flop_per_byte, 1) + " FLOP/byte",
@@ -170,7 +170,7 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
     add_input(inputs, "TPOT after the change",
               fmt::format("{} ({}×)", human_ms(estimate.tpot_after_ms->value),
                           human_fixed(estimate.result.decode.phase.speedup, 3)),
-              to_string(estimate.tpot_after_ms->source));
+              to_string(estimate.tpot_after_ms->provenance));
   }
 }
 
@@ -179,22 +179,22 @@ Table inputs_table(const Estimate& estimate) {
   Table table;
   table.header = {"input", "value", "source"};
   table.align = {Align::left, Align::right, Align::left};
-  add_input(table, "prompt", tokens(s.prompt_tokens.value), to_string(s.prompt_tokens.source));
+  add_input(table, "prompt", tokens(s.prompt_tokens.value), to_string(s.prompt_tokens.provenance));
   add_input(table, "response", tokens(s.response_tokens.value),
-            to_string(s.response_tokens.source));
-  add_input(table, "TTFT", human_ms(s.ttft_ms.value), to_string(s.ttft_ms.source));
-  add_input(table, "TPOT", human_ms(s.tpot_ms.value), to_string(s.tpot_ms.source));
+            to_string(s.response_tokens.provenance));
+  add_input(table, "TTFT", human_ms(s.ttft_ms.value), to_string(s.ttft_ms.provenance));
+  add_input(table, "TPOT", human_ms(s.tpot_ms.value), to_string(s.tpot_ms.provenance));
   if (s.levers) {
     add_lever_inputs(table, s);  // the change as levers: no single kernel speedup
   } else {
     add_input(table, "kernel speedup", human_speedup(s.kernel_speedup.value),
-              to_string(s.kernel_speedup.source));
+              to_string(s.kernel_speedup.provenance));
   }
   add_input(table, "prefill attention share", human_percent(s.prefill_share.value),
-            to_string(s.prefill_share.source));
+            to_string(s.prefill_share.provenance));
   if (s.decode_share) {
     add_input(table, "decode attention share", human_percent(s.decode_share->value),
-              to_string(s.decode_share->source));
+              to_string(s.decode_share->provenance));
   } else {
     add_input(table, "decode attention share", "—", "none (decode untouched)");
   }

@@ -15,8 +15,8 @@ ordered_json gpu_json(const RooflineResult& r) {
   ordered_json out;
   out["name"] = q.gpu_name;
   out["precision"] = q.precision;
-  put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.source);
-  put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.source);
+  put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.provenance);
+  put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.provenance);
   out["memory_gb"] = or_null(q.memory_gb);
   out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
   return out;
@@ -28,7 +28,7 @@ void put_platform_field(ordered_json& out, const std::string& name,
                         const engine::WithProvenance<T>* field) {
   out[name] = field != nullptr ? ordered_json(field->value) : ordered_json(nullptr);
   out[name + "_provenance"] =
-      field != nullptr ? ordered_json(to_string(field->source)) : ordered_json(nullptr);
+      field != nullptr ? ordered_json(to_string(field->provenance)) : ordered_json(nullptr);
 }
 
 ordered_json kernel_json(const RooflineResult& r) {

@@ -60,16 +60,16 @@ Table figures_table(const RooflineResult& r) {
   };
   if (q.platform) {
     const engine::Platform& p = *q.platform;
-    add("KV cache type", p.kv_dtype.value, std::string(to_string(p.kv_dtype.source)));
+    add("KV cache type", p.kv_dtype.value, std::string(to_string(p.kv_dtype.provenance)));
     add("FLOPs per step (per GPU)", human_si(r.step_cost->flops, "FLOP"), "modelled");
     add("bytes per step (per GPU)", human_si(r.step_cost->bytes, "B"), "modelled");
   }
   add("arithmetic intensity", human_figure(r.intensity_flop_per_byte) + " FLOP/byte",
       std::string(to_string(r.intensity_source)));
   add(fmt::format("peak ({}, dense)", q.precision), human_plain(q.peak_tflops.value) + " TFLOP/s",
-      provenance_of(q.peak_tflops.source, q.gpu_name));
+      provenance_of(q.peak_tflops.provenance, q.gpu_name));
   add("HBM bandwidth", human_plain(q.bandwidth_tbs.value) + " TB/s",
-      provenance_of(q.bandwidth_tbs.source, q.gpu_name));
+      provenance_of(q.bandwidth_tbs.provenance, q.gpu_name));
   add("ridge (peak / bandwidth)", human_fixed(r.ridge_flop_per_byte, 1) + " FLOP/byte", "modelled");
   add("bound", std::string(to_string(r.bound)), "modelled");
   add("attainable",

@@ -65,7 +65,7 @@ TEST_CASE("at a 19.6% decode share a 2x bytes reduction gives TPOT 1.109x", "[ro
   CHECK(estimate.result.decode.attention.speedup == Approx(2.0));
   CHECK(estimate.result.decode.phase.speedup == Approx(1.0 / (0.804 + 0.098)));
   CHECK(estimate.result.decode.phase.speedup == Approx(1.109).margin(0.0005));
-  CHECK(estimate.scenario.decode_share->source == Provenance::given);
+  CHECK(estimate.scenario.decode_share->provenance == Provenance::given);
 }
 
 TEST_CASE("a 10% attention bandwidth gain at a 19.6% share is about 1.8%", "[roofline]") {
@@ -106,7 +106,7 @@ TEST_CASE("a compute speedup gains in prefill and not in memory-bound decode", "
   CHECK_FALSE(has_warning(estimate, "prefill_attention_compute_speedup_no_gain"));
   // The decode share was modelled: the workload has no decode table and none was given.
   REQUIRE(estimate.scenario.decode_share);
-  CHECK(estimate.scenario.decode_share->source == Provenance::modelled);
+  CHECK(estimate.scenario.decode_share->provenance == Provenance::modelled);
 }
 
 TEST_CASE("a bytes reduction gains in decode and little in prefill", "[roofline]") {
@@ -147,7 +147,7 @@ TEST_CASE("a measured decode share overrides the model", "[roofline]") {
   EstimateOptions from_table;
   from_table.platform = llama70b_h100();
   const Estimate estimate = run_estimate(measured, from_table);
-  CHECK(estimate.scenario.decode_share->source != Provenance::modelled);
+  CHECK(estimate.scenario.decode_share->provenance != Provenance::modelled);
 }
 
 TEST_CASE("levers need a platform and exclude --kernel-speedup", "[roofline]") {
@@ -155,7 +155,8 @@ TEST_CASE("levers need a platform and exclude --kernel-speedup", "[roofline]") {
   options.levers = Levers{};
   options.levers->bytes_reduction = 2;
   CHECK_THROWS_AS(run_estimate(builtin(), options), InputError);
-  CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("{flag:model} NAME and {flag:gpu}"));
+  CHECK_THROWS_WITH(run_estimate(builtin(), options),
+                    Catch::Contains("{flag:model} NAME and {flag:gpu}"));
   options.platform = llama70b_h100();
   options.kernel_speedup = 2;
   CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("one or the other"));

@@ -120,10 +120,10 @@ TEST_CASE("the request example reproduces MODEL.md", "[engine]") {
   CHECK(r.decode.phase.speedup == 1.0);
   check_invariants(r, 2.0);
   // The 1K prompt lies below the table: clamped to the 4K share, with a warning.
-  CHECK(estimate.scenario.prefill_share.source == Provenance::clamped);
+  CHECK(estimate.scenario.prefill_share.provenance == Provenance::clamped);
   REQUIRE(estimate.scenario.warnings.size() == 1);
   CHECK(kspeed::report::warning_code(estimate.scenario.warnings[0]) == "prefill_share_clamped");
-  CHECK(estimate.scenario.kernel_speedup.source == Provenance::default_value);
+  CHECK(estimate.scenario.kernel_speedup.provenance == Provenance::default_value);
 }
 
 TEST_CASE("TTFT is scaled with the cost model when only the prompt changes", "[engine]") {
@@ -131,13 +131,13 @@ TEST_CASE("TTFT is scaled with the cost model when only the prompt changes", "[e
   options.prompt_tokens = 131072;
   const Scenario s = resolve_scenario(deepseek_workload(), options);
   // TTFT(L) = (1 - p(L_ref)) * TTFT_ref * (L / L_ref) / (1 - p(L))
-  CHECK(s.ttft_ms.source == Provenance::scaled);
+  CHECK(s.ttft_ms.provenance == Provenance::scaled);
   CHECK_THAT(s.ttft_ms.value, WithinRel(0.82 * 500.0 * 128.0 / 0.15, 1e-12));
   CHECK(s.prefill_share.value == 0.85);
   // A measured TTFT wins over scaling.
   options.ttft_ms = 9000.0;
   const Scenario measured = resolve_scenario(deepseek_workload(), options);
-  CHECK(measured.ttft_ms.source == Provenance::given);
+  CHECK(measured.ttft_ms.provenance == Provenance::given);
   CHECK(measured.ttft_ms.value == 9000.0);
 }
 
@@ -199,7 +199,7 @@ TEST_CASE("a workload decode table is averaged over the response's steps", "[eng
   options.phase = Phase::both;
   const Scenario s = resolve_scenario(workload, options);
   REQUIRE(s.decode_share.has_value());
-  CHECK(s.decode_share->source == Provenance::interpolated);
+  CHECK(s.decode_share->provenance == Provenance::interpolated);
   // Steps see contexts 1025..1151: the mean share lies strictly between the endpoints.
   CHECK(s.decode_share->value > 0.1);
   CHECK(s.decode_share->value < 0.3);

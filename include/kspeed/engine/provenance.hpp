@@ -51,7 +51,7 @@ constexpr std::string_view to_string(Provenance provenance) {
 template <class T>
 struct WithProvenance {
   T value{};
-  Provenance source = Provenance::default_value;  ///< how `value` was obtained
+  Provenance provenance = Provenance::default_value;  ///< how `value` was obtained
 };
 
 /// The names before the rename, for code outside the engine that has not moved yet (src/io).

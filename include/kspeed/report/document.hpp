@@ -35,7 +35,7 @@ template <class T>
 void put_with_provenance(ordered_json& out, const std::string& name,
                          const std::optional<engine::WithProvenance<T>>& value) {
   out[name] = value ? ordered_json(value->value) : ordered_json(nullptr);
-  out[name + "_provenance"] = value ? std::string(engine::to_string(value->source)) : "none";
+  out[name + "_provenance"] = value ? std::string(engine::to_string(value->provenance)) : "none";
 }
 
 /// An optional value as itself or null.

@@ -12,29 +12,21 @@ namespace kspeed::cli {
 
 namespace {
 
+// The CLI parses; the engine's resolve_input decides given, workload or default.
 template <class T>
 engine::WithProvenance<T> flag_or_default(const std::string& flag_text,
                                           const std::optional<T>& fallback, T kspeed_default,
                                           T (*parse)(std::string_view, std::string_view),
                                           const char* flag) {
-  if (!flag_text.empty()) {
-    return {parse(flag_text, flag), engine::Provenance::given};
-  }
-  if (fallback) {
-    return {*fallback, engine::Provenance::workload};
-  }
-  return {kspeed_default, engine::Provenance::default_value};
+  const std::optional<T> given =
+      flag_text.empty() ? std::nullopt : std::optional<T>(parse(flag_text, flag));
+  return *engine::resolve_input<T>(given, fallback, kspeed_default);
 }
 
 std::optional<engine::WithProvenance<std::string>> name_from(
     const std::string& flag_text, const std::optional<std::string>& fallback) {
-  if (!flag_text.empty()) {
-    return engine::WithProvenance<std::string>{flag_text, engine::Provenance::given};
-  }
-  if (fallback) {
-    return engine::WithProvenance<std::string>{*fallback, engine::Provenance::workload};
-  }
-  return std::nullopt;
+  return engine::resolve_input<std::string>(
+      flag_text.empty() ? std::nullopt : std::optional(flag_text), fallback);
 }
 
 // The deployment around a resolved model and GPU: batch, tp, KV type and precision.
@@ -44,10 +36,10 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
   engine::PlatformChoice choice;
   choice.model = std::move(model);
   choice.gpu = std::move(gpu);
-  choice.batch =
-      flag_or_default<std::int64_t>(flags.batch, defaults.batch, 1, io::parse_count, "--batch");
-  choice.tensor_parallel =
-      flag_or_default<std::int64_t>(flags.tp, defaults.tp, 1, io::parse_count, "--tp");
+  choice.batch = flag_or_default<std::int64_t>(flags.batch, defaults.batch, engine::kDefaultBatch,
+                                               io::parse_count, "--batch");
+  choice.tensor_parallel = flag_or_default<std::int64_t>(
+      flags.tp, defaults.tp, engine::kDefaultTensorParallel, io::parse_count, "--tp");
   if (!flags.kv_dtype.empty()) {
     if (!engine::dtype_bytes(flags.kv_dtype)) {
       throw InputError("--kv-dtype: unknown data type '" + flags.kv_dtype + "'" +

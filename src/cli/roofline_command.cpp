@@ -14,9 +14,6 @@ namespace kspeed::cli {
 
 namespace {
 
-constexpr const char* kDefaultGpu = "h100-sxm";
-constexpr std::int64_t kDefaultContext = 4096;
-
 struct RooflineFlags {
   PlatformFlags platform;
   LeverFlags levers;
@@ -42,7 +39,8 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
   query.precision = flags.platform.precision.empty() ? std::string(engine::kDefaultPrecision)
                                                      : flags.platform.precision;
   if (!custom) {
-    const std::string name = flags.platform.gpu.empty() ? kDefaultGpu : flags.platform.gpu;
+    const std::string name =
+        flags.platform.gpu.empty() ? engine::kDefaultRooflineGpu : flags.platform.gpu;
     gpu = io::load_gpu(name);
     const std::optional<double> peak = engine::peak_tflops(gpu, query.precision);
     if (!peak && flags.peak_tflops.empty()) {
@@ -95,11 +93,10 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
     query.given_intensity = io::parse_positive_number(flags.ai, "--ai");
     return;
   }
-  if (!flags.ctx.empty()) {
-    query.context_tokens = {io::parse_token_count(flags.ctx, "--ctx"), engine::Provenance::given};
-  } else {
-    query.context_tokens = {kDefaultContext, engine::Provenance::default_value};
-  }
+  query.context_tokens = *engine::resolve_input<std::int64_t>(
+      flags.ctx.empty() ? std::nullopt
+                        : std::optional<std::int64_t>(io::parse_token_count(flags.ctx, "--ctx")),
+      std::nullopt, engine::kDefaultRooflineContext);
   engine::Platform platform = resolve_platform_on(flags.platform, gpu);
   platform.gpu.provenance =
       flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;

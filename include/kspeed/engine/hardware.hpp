@@ -22,6 +22,10 @@ struct PeakFigure {
   double tflops = 0;      ///< dense Tensor Core peak, TFLOP/s (> 0)
 };
 
+/// Deployment defaults: one sequence per step on one GPU (the latency case).
+inline constexpr std::int64_t kDefaultBatch = 1;
+inline constexpr std::int64_t kDefaultTensorParallel = 1;
+
 /// The compute precision when none is given: every GPU file states a bf16 peak.
 inline constexpr std::string_view kDefaultPrecision = "bf16";
 

@@ -3,6 +3,7 @@
 // can tell a measurement from an interpolation or a default. Where a built-in figure comes from
 // is its citation (Workload::source, a paper or a blog); a file is a path.
 
+#include <optional>
 #include <string_view>
 
 namespace kspeed::engine {
@@ -53,6 +54,18 @@ struct WithProvenance {
   T value{};
   Provenance provenance = Provenance::default_value;  ///< how `value` was obtained
 };
+
+/// The one rule for an input's value and provenance: what the user gave, else the workload's,
+/// else `fallback` (kspeed's default); nullopt when there is neither and no default.
+template <class T>
+std::optional<WithProvenance<T>> resolve_input(const std::optional<T>& given,
+                                               const std::optional<T>& from_workload,
+                                               const std::optional<T>& fallback = std::nullopt) {
+  if (given) return WithProvenance<T>{*given, Provenance::given};
+  if (from_workload) return WithProvenance<T>{*from_workload, Provenance::workload};
+  if (fallback) return WithProvenance<T>{*fallback, Provenance::default_value};
+  return std::nullopt;
+}
 
 /// The names before the rename, for code outside the engine that has not moved yet (src/io).
 using Source = Provenance;

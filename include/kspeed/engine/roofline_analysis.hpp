@@ -17,6 +17,11 @@
 
 namespace kspeed::engine {
 
+/// kspeed roofline without --gpu: the most common datacenter GPU of the reference analyses.
+inline constexpr const char* kDefaultRooflineGpu = "h100-sxm";
+/// kspeed roofline without --ctx: a 4k context (4k-token prompts are the common benchmark shape).
+inline constexpr std::int64_t kDefaultRooflineContext = 4096;
+
 struct RooflineQuery {
   std::string gpu_name;                  ///< the preset or file, or "custom"
   WithProvenance<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
@@ -26,7 +31,7 @@ struct RooflineQuery {
   /// Model mode: the model on the GPU, with batch, tp and KV type. Absent with --ai.
   std::optional<Platform> platform;
   Phase phase = Phase::decode;  ///< prefill or decode
-  WithProvenance<std::int64_t> context_tokens{4096,
+  WithProvenance<std::int64_t> context_tokens{kDefaultRooflineContext,
                                               Provenance::default_value};  ///< prompt or context
   std::optional<double> given_intensity;                                   ///< --ai X, FLOP/byte
   Levers levers;

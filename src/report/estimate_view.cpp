@@ -114,8 +114,6 @@ std::string change_name(const Scenario& s) {
   return fmt::format("A change of {} ({})", levers_text(*s.levers), speedups);
 }
 
-using AddInput = void (*)(Table&, std::string, std::string, std::string_view);
-
 void add_input(Table& table, std::string name, std::string value, std::string_view provenance) {
   table.rows.push_back({std::move(name), std::move(value), std::string(provenance)});
 }

@@ -55,6 +55,7 @@ std::optional<Format> parse_format(std::string_view name) {
 
 std::vector<std::string> format_names() {
   std::vector<std::string> names;
+  names.reserve(kFormats.size());
   for (const FormatEntry& entry : kFormats) names.emplace_back(entry.name);
   return names;
 }

@@ -76,7 +76,7 @@ std::string memory_sentence(const Warning& w) {
 }  // namespace
 
 std::string warning_code(const Warning& warning) {
-  const std::string code(to_string(warning.code));
+  std::string code(to_string(warning.code));
   switch (warning.code) {
     case WarningCode::share_clamped:
     case WarningCode::share_extrapolated:

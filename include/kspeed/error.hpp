@@ -2,6 +2,8 @@
 // Errors that reach the user. Thrown anywhere below main, caught once in cli::run, printed as
 // `kspeed: error: <message>` on stderr and turned into a documented exit code.
 
+#include <array>
+#include <charconv>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -114,6 +116,20 @@ inline std::string excerpt(std::string_view text, std::size_t max_bytes = kExcer
   }
   if (i < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
+}
+
+/// Error messages from the engine and the trace analysis name flags and numbers by marks that the
+/// CLI words when it prints the error (report::worded_error): flag_mark("tp") becomes "--tp",
+/// count_mark(131072) becomes "131,072" (the one number formatter). So the engine and the
+/// analysis hold no flag names and format no numbers, yet their errors say what to pass.
+inline std::string flag_mark(std::string_view flag) {
+  return "{flag:" + std::string(flag) + "}";
+}
+
+inline std::string count_mark(long long count) {
+  std::array<char, 24> digits{};
+  const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), count);
+  return "{count:" + std::string(digits.data(), ec == std::errc{} ? end : digits.data()) + "}";
 }
 
 }  // namespace kspeed

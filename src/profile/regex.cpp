@@ -2,6 +2,8 @@
 
 #include <regex.h>
 
+#include "kspeed/error.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string_view>
@@ -42,8 +44,8 @@ std::size_t bracket_end(const std::string& pattern, std::size_t open) {
 // define), Perl classes (\d, \w, \s) and (?...) groups, and huge repetition counts.
 void check_supported(const std::string& pattern) {
   if (pattern.size() > kMaxPatternBytes) {
-    refuse("the pattern is " + std::to_string(pattern.size()) + " bytes long: expected at most " +
-           std::to_string(kMaxPatternBytes));
+    refuse("the pattern is " + count_mark(static_cast<long long>(pattern.size())) +
+           " bytes long: expected at most " + count_mark(static_cast<long long>(kMaxPatternBytes)));
   }
   long repetition = 1;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
@@ -84,7 +86,8 @@ void check_supported(const std::string& pattern) {
       }
       repetition = std::min<long>(repetition * std::max<long>(largest, 1), kMaxRepetition + 1);
       if (repetition > kMaxRepetition) {
-        refuse("repetition counts multiply to more than " + std::to_string(kMaxRepetition) +
+        refuse("repetition counts multiply to more than " +
+               count_mark(static_cast<long long>(kMaxRepetition)) +
                " copies: use + or * instead of large {m,n} bounds");
       }
       i = close;

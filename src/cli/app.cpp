@@ -11,10 +11,16 @@
 
 namespace kspeed::cli {
 
-std::string exit_codes_help() {
+std::string exit_codes_help(ExitCodes codes) {
+  std::string gates;
+  if (codes == ExitCodes::with_gates) {
+    gates = "  1  a --min-* gate was not met (stderr says which, and by how much)\n";
+  } else if (codes == ExitCodes::all_commands) {
+    gates = "  1  kspeed estimate only: a --min-* gate was not met\n";
+  }
   return "\nExit codes:\n"
-         "  0  success\n"
-         "  1  a --min-* gate was not met (stderr says which, and by how much)\n"
+         "  0  success\n" +
+         gates +
          "  2  bad usage or bad input (stderr says what, where, and the fix); nothing is "
          "written\n"
          "  3  internal error (a bug in kspeed: please report it)\n";
@@ -172,7 +178,7 @@ int run(int argc, const char* const* argv) {
   app.footer(
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
       "  kspeed estimate --help\n" +
-      exit_codes_help());
+      exit_codes_help(ExitCodes::all_commands));
   std::vector<std::unique_ptr<Command>> commands = add_commands(app, requested_command(argc, argv));
   allow_extras_everywhere(app);
   try {

@@ -175,7 +175,7 @@ class EstimateCommand final : public Command {
            "                  --ctx 8k --ttft 900 --tpot 25 --bytes-reduction 2\n"
            "                                                   an FP8 KV cache, through the "
            "roofline\n" +
-           exit_codes_help();
+           exit_codes_help(ExitCodes::with_gates);
   }
 
   static int report_gates(const std::vector<engine::GateCheck>& gates) {

@@ -11,9 +11,12 @@ namespace kspeed::cli {
 
 struct OutputOptions {
   std::string format = "text";
-  std::string output_path;  ///< empty: stdout
+  std::string output_path;  ///< empty or "-": stdout
   std::string color = "auto";
 };
+
+/// True when the result goes to stdout: no -o, or -o -.
+bool writes_to_stdout(const OutputOptions& options);
 
 /// Registers --format, -o/--output and --color on `command`.
 void add_output_options(CLI::App& command, OutputOptions& options);

@@ -142,7 +142,8 @@ class ProfileCommand final : public Command {
     options.top_kernels = parse_top(flags_.top);
     const profile::ShareScope scope = parse_scope(flags_.emit_share);
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
-    if (!flags_.emit_workload.empty()) io::check_output_path(flags_.emit_workload);
+    if (!flags_.emit_workload.empty())
+      io::check_output_path(flags_.emit_workload, "--emit-workload");
 
     profile::ProfileResult result;
     result.options = options;
@@ -152,12 +153,17 @@ class ProfileCommand final : public Command {
     }
     if (result.files.size() > 1) result.aggregate = profile::aggregate_files(result.files);
 
-    std::string workload_text;
-    if (!flags_.emit_workload.empty()) workload_text = emitted_workload(result, scope);
+    // The emitted workload is written to its temporary file before -o is touched, and renamed
+    // into place after: a run that fails on either file leaves both previous files intact.
+    std::optional<io::StagedOutput> workload_file;
+    if (!flags_.emit_workload.empty()) {
+      workload_file.emplace(flags_.emit_workload, "--emit-workload");
+      workload_file->stage(emitted_workload(result, scope));
+    }
     render_and_emit(report::make_report(result, report::profile_view, report::profile_document),
                     flags_.output);
-    if (!workload_text.empty()) {
-      io::write_file_atomically(flags_.emit_workload, workload_text);
+    if (workload_file) {
+      workload_file->commit();
       std::cerr << "kspeed: wrote workload " << flags_.emit_workload
                 << " (use: kspeed estimate --workload " << flags_.emit_workload << ")\n";
     }

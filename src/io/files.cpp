@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kspeed/error.hpp"
@@ -89,55 +91,145 @@ std::string read_text_file(const std::string& path, std::string_view what) {
   return text;
 }
 
-void check_output_path(const std::string& path) {
+void check_output_path(const std::string& path, std::string_view flag) {
+  const std::string named = std::string(flag) + " '" + excerpt(path) + "'";
   const fs::path target(path);
+  if (path.empty()) {
+    throw InputError(std::string(flag) + " was given an empty file name: expected a file, e.g. " +
+                     std::string(flag) + " out.json");
+  }
   if (target.filename().empty()) {
-    throw InputError("-o '" + path + "' names a folder: expected a file name, e.g. -o out.json");
+    throw InputError(named + " names a folder: expected a file name, e.g. " + std::string(flag) +
+                     " out.json");
   }
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
-    throw InputError("-o '" + path + "': the folder '" + folder.string() +
-                     "' does not exist: create it first (mkdir -p " + folder.string() + ")");
+    throw InputError(named + ": the folder '" + excerpt(folder.string()) +
+                     "' does not exist: create it first (mkdir -p " + excerpt(folder.string()) +
+                     ")");
   }
   if (fs::is_directory(target, ec)) {
-    throw InputError("-o '" + path + "' is a folder: expected a file name inside it");
+    throw InputError(named + " is a folder: expected a file name inside it");
   }
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
-  check_output_path(path);
-  const fs::path target(path);
-  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string temp = (folder / ("." + target.filename().string() + ".kspeed-XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
-    throw InputError("-o '" + path + "': cannot create a temporary file in '" + folder.string() +
-                     "': " + std::strerror(errno));
+namespace {
+
+// What a commit replaces: the file a symlink points to (the link stays a link), or the path
+// itself. A target that exists and is not a regular file is written through instead.
+struct ResolvedTarget {
+  std::string path;
+  bool write_through = false;
+};
+
+ResolvedTarget resolve_target(const std::string& path) {
+  std::error_code ec;
+  // /dev/stdout, /dev/fd/N and /proc/self/fd/N are links to whatever the shell opened: write
+  // into that open file, never replace what the link happens to name.
+  const bool special = path.starts_with("/dev/") || path.starts_with("/proc/");
+  if (special && fs::exists(path, ec)) return {path, true};
+  const fs::file_status status = fs::status(path, ec);  // follows symlinks
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status)) return {path, true};
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    const fs::path resolved = fs::weakly_canonical(path, ec);
+    if (!ec) return {resolved.string(), false};
   }
+  return {path, false};
+}
+
+void write_all(int fd, std::string_view content, const std::string& named) {
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n <= 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw InputError("-o '" + path + "': writing failed: " + reason + "; the old file is kept");
+      throw InputError(named + ": writing failed: " + std::strerror(errno) +
+                       "; the old file is kept");
     }
     written += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+StagedOutput::StagedOutput(std::string path, std::string_view flag)
+    : path_(std::move(path)), flag_(flag) {
+  check_output_path(path_, flag_);
+  const ResolvedTarget resolved = resolve_target(path_);
+  target_ = resolved.path;
+  write_through_ = resolved.write_through;
+}
+
+StagedOutput::StagedOutput(StagedOutput&& other) noexcept
+    : path_(std::move(other.path_)),
+      target_(std::move(other.target_)),
+      flag_(std::move(other.flag_)),
+      temp_(std::exchange(other.temp_, std::string())),
+      content_(std::move(other.content_)),
+      write_through_(other.write_through_) {}
+
+StagedOutput::~StagedOutput() {
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void StagedOutput::stage(std::string_view content) {
+  const std::string named = flag_ + " '" + excerpt(path_) + "'";
+  if (write_through_) {
+    content_.assign(content);
+    return;
+  }
+  const fs::path target(target_);
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string temp = (folder / ("." + target.filename().string() + ".kspeed-XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    throw InputError(named + ": cannot create a temporary file in '" + excerpt(folder.string()) +
+                     "': " + std::strerror(errno));
+  }
+  temp_ = temp;  // from here on the destructor removes it on any failure
+  try {
+    write_all(fd, content, named);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   // mkstemp creates the file 0600; an output file is an ordinary file (0644 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
   const bool synced = ::fsync(fd) == 0;
-  const bool closed = ::close(fd) == 0;
-  if (!synced || !closed || ::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(temp.c_str());
-    throw InputError("-o '" + path + "': replacing the file failed: " + reason +
+  if (::close(fd) != 0 || !synced) {
+    throw InputError(named + ": writing failed: " + std::strerror(errno) +
                      "; the old file is kept");
   }
+}
+
+void StagedOutput::commit() {
+  const std::string named = flag_ + " '" + excerpt(path_) + "'";
+  if (write_through_) {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) throw InputError(named + ": cannot open it: " + std::strerror(errno));
+    try {
+      write_all(fd, content_, named);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    return;
+  }
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    throw InputError(named + ": replacing the file failed: " + std::strerror(errno) +
+                     "; the old file is kept");
+  }
+  temp_.clear();
+}
+
+void write_file_atomically(const std::string& path, std::string_view content,
+                           std::string_view flag) {
+  StagedOutput output(path, flag);
+  output.stage(content);
+  output.commit();
 }
 
 }  // namespace kspeed::io

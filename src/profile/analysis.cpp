@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -158,8 +159,17 @@ void add_times(GroupTimes& to, const GroupTimes& from) {
   to.share_times.add(from.share_times);
 }
 
+// Counts are at most 2^40 each (steps.cpp), but a trace can hold millions of steps: the sum is
+// checked rather than trusted.
 void add_count(std::optional<std::int64_t>& sum, const std::optional<std::int64_t>& value) {
-  if (value) sum = sum.value_or(0) + *value;
+  if (!value) return;
+  std::int64_t total = 0;
+  if (__builtin_add_overflow(sum.value_or(0), *value, &total)) {
+    throw InputError("the steps' token counts add up past " +
+                     count_mark(std::numeric_limits<std::int64_t>::max()) +
+                     ": the step annotations are damaged");
+  }
+  sum = total;
 }
 
 // Steps of one phase at the same context length become one point (the workload format needs

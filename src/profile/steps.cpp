@@ -1,5 +1,7 @@
 #include "kspeed/profile/steps.hpp"
 
+#include "kspeed/error.hpp"
+
 #include <charconv>
 #include <string>
 #include <vector>
@@ -13,9 +15,18 @@ namespace {
 
 using Groups = std::vector<std::string>;
 
+// Token and request counts in an annotation. More than 2^40 (10^12) tokens in one engine step
+// is no real step: refusing it keeps every later sum of counts far from int64's limit.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
+
 std::int64_t to_int(const std::string& digits) {
   std::int64_t value = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size() || value > kMaxCount) {
+    throw InputError("a step annotation states the count '" + excerpt(digits) +
+                     "': expected a whole number of at most " + count_mark(kMaxCount) +
+                     " (is the annotation damaged?)");
+  }
   return value;
 }
 

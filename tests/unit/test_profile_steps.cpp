@@ -1,6 +1,7 @@
 // Step annotations of each engine (TRACES.md): phase and token counts.
 #include <catch2/catch.hpp>
 
+#include "kspeed/error.hpp"
 #include "kspeed/profile/steps.hpp"
 
 using namespace kspeed::profile;
@@ -89,4 +90,14 @@ TEST_CASE("an enclosing annotation lends counts only when the phase agrees", "[p
   CHECK(merge_labels(inner, outer).style == AnnotationStyle::sglang);
   const auto prefill = *parse_step_label("execute_context_1(10)_generation_0(0)");
   CHECK_FALSE(merge_labels(inner, prefill).context_tokens);
+}
+
+TEST_CASE("a count past 2^40 or past int64 is refused, never read as 0", "[profile]") {
+  // from_chars leaves 0 on overflow: before this check the step read as an empty decode step.
+  CHECK_THROWS_WITH(parse_step_label("execute_context_1(99999999999999999999)_generation_0(0)"),
+                    Catch::Matchers::Contains("'99999999999999999999'"));
+  CHECK_THROWS_AS(parse_step_label("execute_context_1(1099511627777)_generation_0(0)"),
+                  kspeed::InputError);
+  CHECK(parse_step_label("execute_context_1(1099511627776)_generation_0(0)")->context_tokens ==
+        1099511627776);
 }

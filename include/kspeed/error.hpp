@@ -67,13 +67,18 @@ inline std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
 /// as U+009B, which some terminals read as CSI, as `\u009b`), malformed UTF-8 as `\xff`, and
 /// "... (N bytes)" when cut. Files are quoted through this so a 10 MB key gives a short message
 /// and an ESC in a kernel name cannot restyle the terminal.
-inline std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes) {
+namespace detail {
+
+// excerpt() and terminal_safe() in one pass: controls escaped, malformed UTF-8 as \xNN, at most
+// max_bytes of input; newlines kept as newlines when keep_newlines.
+inline std::string escape_controls(std::string_view text, std::size_t max_bytes,
+                                   bool keep_newlines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   std::size_t i = 0;
   while (i < text.size() && i < max_bytes) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
+    if ((c >= 0x20 && c < 0x7f) || (keep_newlines && c == '\n')) {
       out += static_cast<char>(c);
       ++i;
       continue;
@@ -116,6 +121,19 @@ inline std::string excerpt(std::string_view text, std::size_t max_bytes = kExcer
   }
   if (i < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
+}
+
+}  // namespace detail
+
+inline std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes) {
+  return detail::escape_controls(text, max_bytes, false);
+}
+
+/// Text from files made safe for a terminal without shortening it: the escapes of excerpt(),
+/// newlines kept. The report applies it to every word a view holds, so an ESC in a kernel name
+/// prints as `\e` instead of restyling the terminal.
+inline std::string terminal_safe(std::string_view text) {
+  return detail::escape_controls(text, std::string_view::npos, true);
 }
 
 /// Error messages from the engine and the trace analysis name flags and numbers by marks that the

@@ -2,15 +2,19 @@
 
 #include <utility>
 
+#include "kspeed/error.hpp"
+
 namespace kspeed::report {
 
 namespace {
 
-Block block(BlockKind kind, std::string text, std::string markdown_text = "") {
+// Every word a view holds may quote a file (kernel names, paths, annotations): control bytes
+// are escaped here, once, so no renderer can pass an ESC or a \r to the terminal.
+Block block(BlockKind kind, const std::string& text, const std::string& markdown_text = "") {
   Block out;
   out.kind = kind;
-  out.text = std::move(text);
-  out.markdown_text = std::move(markdown_text);
+  out.text = terminal_safe(text);
+  out.markdown_text = terminal_safe(markdown_text);
   return out;
 }
 
@@ -25,6 +29,10 @@ void View::answer(std::string text) {
 }
 
 void View::table(Table table) {
+  for (std::string& cell : table.header) cell = terminal_safe(cell);
+  for (std::vector<std::string>& row : table.rows) {
+    for (std::string& cell : row) cell = terminal_safe(cell);
+  }
   Block out = block(BlockKind::table, "");
   out.table = std::move(table);
   blocks.push_back(std::move(out));
@@ -38,7 +46,7 @@ void View::caption(std::string text, std::string markdown_text, bool hang) {
 
 void View::fact(std::string label, std::string text) {
   Block out = block(BlockKind::fact, std::move(text));
-  out.label = std::move(label);
+  out.label = terminal_safe(label);
   blocks.push_back(std::move(out));
 }
 

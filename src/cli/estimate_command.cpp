@@ -69,6 +69,7 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
   options.phase = !flags.phase.empty() ? parse_phase(flags.phase)
                   : options.levers     ? engine::Phase::both
                                        : engine::Phase::prefill;
+  options.phase_given = !flags.phase.empty();
   options.extrapolation = parse_extrapolation(flags.extrapolate);
   return options;
 }

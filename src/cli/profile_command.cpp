@@ -34,6 +34,7 @@ struct ProfileFlags {
   std::string top = "5";
   std::string emit_workload;
   std::string emit_share = "core";
+  bool merge = false;
   OutputOptions output;
 };
 
@@ -124,6 +125,9 @@ class ProfileCommand final : public Command {
                      "Which share the emitted workload carries: core, core+kv, core+kv+rope")
         ->type_name("SHARE")
         ->capture_default_str();
+    app_->add_flag("--merge", flags_.merge,
+                   "Average files whose device, engine or world size differ (labelled in the "
+                   "output); without it such files are an error");
     add_output_options(*app_, flags_.output);
     app_->footer(footer());
   }
@@ -145,12 +149,15 @@ class ProfileCommand final : public Command {
     if (!flags_.emit_workload.empty())
       io::check_output_path(flags_.emit_workload, "--emit-workload");
 
+    io::check_distinct_files(flags_.traces, "trace file");
+
     profile::ProfileResult result;
     result.options = options;
     const profile::KernelClassifier classifier(patterns(result.patterns_source));
     for (const std::string& path : flags_.traces) {
       result.files.push_back(profile::analyse_trace(read(path), classifier, options));
     }
+    check_same_setup(result);
     if (result.files.size() > 1) result.aggregate = profile::aggregate_files(result.files);
 
     // The emitted workload is written to its temporary file before -o is touched, and renamed
@@ -171,6 +178,21 @@ class ProfileCommand final : public Command {
   }
 
  private:
+  // Files of different setups are not ranks of one run: averaging them is an error unless
+  // --merge asks for it, and then the output says what was merged.
+  void check_same_setup(profile::ProfileResult& result) const {
+    std::vector<profile::SetupField> differences = profile::setup_differences(result.files);
+    if (differences.empty()) return;
+    if (flags_.merge) {
+      result.merged_differences = std::move(differences);
+      return;
+    }
+    throw InputError("the trace files come from different setups (" +
+                     report::setup_differences_text(differences, result.files) +
+                     "), so their shares are not ranks of one run to average: profile each "
+                     "setup on its own, or pass --merge to average them anyway (labelled)");
+  }
+
   std::vector<profile::KernelPattern> patterns(std::string& source) const {
     if (flags_.patterns.empty()) {
       source = "built-in";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "kspeed/engine/scenario_roofline.hpp"
 #include "kspeed/error.hpp"
@@ -10,19 +11,78 @@ namespace kspeed::engine {
 
 namespace {
 
-// The user's value, else the workload's; an error naming the flag when neither has one.
+// The user's value, else the workload's (labelled as the workload obtained it: cited, or measured
+// by kspeed profile); nullopt when neither has one.
 template <class T>
-WithProvenance<T> given_or_workload(const std::optional<T>& given,
-                                    const std::optional<T>& from_workload, const Workload& workload,
-                                    const char* field, const std::string& flag) {
+std::optional<WithProvenance<T>> given_or_workload(const std::optional<T>& given,
+                                                   const std::optional<T>& from_workload,
+                                                   const Workload& workload) {
   if (given) {
-    return {*given, Provenance::given};
+    return WithProvenance<T>{*given, Provenance::given};
   }
   if (from_workload) {
-    return {*from_workload, Provenance::workload};
+    return WithProvenance<T>{*from_workload, workload.share_origin};
   }
-  throw InputError(std::string("workload '") + workload.name + "' has no request." + field +
-                   ": pass " + flag + ", or add request." + field + " to the workload");
+  return std::nullopt;
+}
+
+// A workload that measured decode and nothing of prefill (no prefill table, no TTFT): what a
+// profile of decode steps emits.
+bool decode_only(const Workload& workload) {
+  return workload.prefill_shares.empty() && !workload.request.ttft_ms &&
+         !workload.decode_shares.empty();
+}
+
+// The phase the change targets: the user's, else decode for a decode-only workload that the
+// user did not complete with a prefill share or TTFT, else the command line's default.
+Phase resolved_phase(const Workload& workload, const EstimateOptions& options) {
+  if (!options.phase_given && decode_only(workload) && !options.prefill_share && !options.ttft_ms) {
+    return Phase::decode;
+  }
+  return options.phase;
+}
+
+// The request's prefill is set aside (TTFT and its share 0) when decode is targeted and nothing
+// of prefill is known: the request is then its decode steps, and a warning says so.
+bool prefill_set_aside(const Workload& workload, const EstimateOptions& options, Phase phase) {
+  return phase == Phase::decode && workload.prefill_shares.empty() && !workload.request.ttft_ms &&
+         !options.prefill_share && !options.ttft_ms;
+}
+
+// Every input the estimate needs that neither the command line nor the workload gives, listed
+// in one error so that one run says all that is missing.
+void check_nothing_missing(const Workload& workload, const EstimateOptions& options,
+                           const Scenario& scenario, bool prefill_aside) {
+  const RequestShape& request = workload.request;
+  std::vector<std::string> missing;
+  const auto need = [&missing](bool present, const std::string& what) {
+    if (!present) missing.push_back(what);
+  };
+  need(options.prompt_tokens || request.prompt_tokens,
+       "request.prompt_tokens (" + flag_mark("ctx") + " N)");
+  const std::optional<std::int64_t> response =
+      options.response_tokens ? options.response_tokens : request.response_tokens;
+  need(response.has_value(), "request.response_tokens (" + flag_mark("response-tokens") + " N)");
+  // A one-token response has no decode step, so no TPOT to apply a share to.
+  need(options.tpot_ms || request.tpot_ms || response == 1,
+       "request.tpot_ms (" + flag_mark("tpot") + " D)");
+  if (!prefill_aside) {
+    need(options.prefill_share || !workload.prefill_shares.empty(),
+         "attention_share.prefill (" + flag_mark("share") + " P)");
+    need(options.ttft_ms || request.ttft_ms, "request.ttft_ms (" + flag_mark("ttft") + " D)");
+  }
+  if (scenario.phase != Phase::prefill) {
+    need(options.decode_share || !workload.decode_shares.empty() || options.platform,
+         "attention_share.decode (" + flag_mark("decode-share") + " P, or " + flag_mark("model") +
+             " and " + flag_mark("gpu") + " to model it)");
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& item : missing) list += (list.empty() ? "" : "; ") + item;
+  throw InputError("workload '" + workload.name + "' lacks " +
+                   count_mark(static_cast<long long>(missing.size())) +
+                   " input(s) this estimate needs: " + list +
+                   ": pass the flags, or add the fields to the workload");
 }
 
 Warning outside_table_warning(Phase phase, const std::vector<SharePoint>& table,
@@ -146,7 +206,7 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   }
   const RequestShape& reference = workload.request;
   if (reference.ttft_ms && prompt_tokens.value == reference.prompt_tokens) {
-    return {*reference.ttft_ms, Provenance::workload};
+    return {*reference.ttft_ms, workload.share_origin};
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
@@ -213,36 +273,65 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   scenario.warnings.push_back(std::move(warning));
 }
 
+// A kernel-time or busy-time share belongs to the GPU part of a step. The workload's own TTFT and
+// TPOT are under that denominator (kspeed profile writes them so); a latency typed on the command
+// line is a client's latency, of another kind: warn that the share is applied to all of it.
+void warn_on_latency_kind(const Workload& workload, const EstimateOptions& options,
+                          Scenario& scenario) {
+  if (workload.share_denominator.empty() || workload.share_denominator == "wall-time") return;
+  for (const auto& [given, input] : {std::pair{options.ttft_ms.has_value(), "ttft"},
+                                     std::pair{options.tpot_ms.has_value(), "tpot"}}) {
+    if (!given) continue;
+    Warning warning;
+    warning.code = WarningCode::latency_of_another_kind;
+    warning.input = input;
+    warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
+    scenario.warnings.push_back(std::move(warning));
+  }
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const Workload& workload, const EstimateOptions& options) {
   Scenario scenario;
   const RequestShape& request = workload.request;
-  scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens, workload,
-                                             "prompt_tokens", (flag_mark("ctx") + " N"));
+  scenario.phase = resolved_phase(workload, options);
+  const bool prefill_aside = prefill_set_aside(workload, options, scenario.phase);
+  check_nothing_missing(workload, options, scenario, prefill_aside);
+  scenario.prompt_tokens =
+      *given_or_workload(options.prompt_tokens, request.prompt_tokens, workload);
   scenario.response_tokens =
-      given_or_workload(options.response_tokens, request.response_tokens, workload,
-                        "response_tokens", (flag_mark("response-tokens") + " N"));
-  scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms",
-                                       (flag_mark("tpot") + " D"));
+      *given_or_workload(options.response_tokens, request.response_tokens, workload);
+  scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload)
+                         .value_or(WithProvenance<double>{0.0, Provenance::default_value});
   scenario.kernel_speedup =
       options.kernel_speedup
           ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
           : WithProvenance<double>{kDefaultKernelSpeedup, Provenance::default_value};
-  scenario.phase = options.phase;
 
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
   const auto response = static_cast<double>(scenario.response_tokens.value);
-  scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
-  scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share,
-                                  scenario.warnings);
+  if (prefill_aside) {
+    scenario.prefill_share = {0.0, Provenance::default_value};
+    scenario.ttft_ms = {0.0, Provenance::default_value};
+    Warning warning;
+    warning.code = WarningCode::prefill_not_measured;
+    warning.input = "ttft";
+    warning.names = {{"workload", workload.name}};
+    scenario.warnings.push_back(std::move(warning));
+  } else {
+    scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
+    scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens,
+                                    scenario.prefill_share, scenario.warnings);
+  }
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
+  warn_on_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   warn_on_model_mismatch(workload, scenario);
-  if (options.phase != Phase::prefill && !scenario.decode_share) {
+  if (scenario.phase != Phase::prefill && !scenario.decode_share) {
     throw InputError(std::string((flag_mark("phase") + " ")) +
-                     std::string(to_string(options.phase)) +
+                     std::string(to_string(scenario.phase)) +
                      " needs a decode attention share, and workload '" + workload.name +
                      ("' has none: pass " + flag_mark("decode-share") +
                       " P (measure it with a profiler trace), ") +

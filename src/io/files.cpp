@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -43,6 +44,63 @@ std::uint64_t max_input_bytes() {
                      "default, 256 MiB)");
   }
   return bytes;
+}
+
+namespace {
+
+// FNV-1a, 64 bit, over a regular file's bytes; nullopt when it cannot be read (the trace reader
+// reports that with its own error).
+std::optional<std::uint64_t> content_hash(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::uint64_t hash = 14695981039346656037ULL;
+  std::vector<unsigned char> chunk(std::size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n <= 0) {
+      ::close(fd);
+      if (n < 0) return std::nullopt;
+      return hash;
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+      hash = (hash ^ chunk[static_cast<std::size_t>(i)]) * 1099511628211ULL;
+    }
+  }
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<std::string>& paths, std::string_view what) {
+  struct Seen {
+    std::string path;
+    dev_t device;
+    ino_t inode;
+    off_t size;
+    std::optional<std::uint64_t> hash;
+  };
+  std::vector<Seen> seen;
+  for (const std::string& path : paths) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    Seen current{path, info.st_dev, info.st_ino, info.st_size, std::nullopt};
+    for (Seen& earlier : seen) {
+      const bool same_file = earlier.device == current.device && earlier.inode == current.inode;
+      bool same_content = false;
+      if (!same_file && earlier.size == current.size) {
+        if (!earlier.hash) earlier.hash = content_hash(earlier.path);
+        if (!current.hash) current.hash = content_hash(current.path);
+        same_content = earlier.hash && current.hash && *earlier.hash == *current.hash;
+      }
+      if (same_file || same_content) {
+        throw InputError(std::string(what) + " '" + excerpt(current.path) + "' " +
+                         (same_file ? "is the same file as '" : "has the same content as '") +
+                         excerpt(earlier.path) +
+                         "': one file counted twice would weigh its steps double; give each "
+                         "file once");
+      }
+    }
+    seen.push_back(std::move(current));
+  }
 }
 
 std::string read_text_file(const std::string& path, std::string_view what) {

@@ -1,6 +1,7 @@
 #include "kspeed/io/workload_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
@@ -16,8 +17,12 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {
-    "name",       "description", "source", "share_origin", "request", "attention_share",
-    "conditions", "model",       "gpu",    "batch",        "tp"};
+    "name",          "description", "source", "share_origin", "request", "attention_share",
+    "conditions",    "model",       "gpu",    "batch",        "tp",      "share_denominator",
+    "measured_steps"};
+const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
+const std::vector<std::string> kMeasuredStepKeys = {"phase",   "context", "steps", "kernel_ms",
+                                                    "busy_ms", "wall_ms", "batch"};
 const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens", "ttft_ms",
                                                "tpot_ms"};
 const std::vector<std::string> kShareKeys = {"prefill", "decode"};
@@ -117,6 +122,60 @@ void read_conditions(const JsonReader& reader, const json& object, engine::Workl
   }
 }
 
+std::string read_denominator(const JsonReader& reader, const json& value) {
+  std::string denominator = reader.string_value(value, "share_denominator");
+  if (std::find(kDenominators.begin(), kDenominators.end(), denominator) == kDenominators.end()) {
+    reader.fail("share_denominator", "unknown value '" + excerpt(denominator) +
+                                         "': expected kernel-time, busy-time or wall-time" +
+                                         suggestion_suffix(denominator, kDenominators));
+  }
+  return denominator;
+}
+
+double non_negative_ms(const JsonReader& reader, const json& object, const std::string& at,
+                       const char* key) {
+  const std::string path = at + "." + key;
+  const double value = reader.number_value(reader.required(object, at, key), path);
+  if (!(value >= 0) || !std::isfinite(value)) {
+    reader.fail(path, "expected a finite number of milliseconds >= 0");
+  }
+  return value;
+}
+
+// The steps kspeed profile measured (informative: the estimate uses request and the tables).
+std::vector<engine::MeasuredStep> read_measured_steps(const JsonReader& reader, const json& array) {
+  if (!array.is_array()) {
+    reader.fail("measured_steps", "expected an array of steps, found " + describe_json_type(array));
+  }
+  std::vector<engine::MeasuredStep> steps;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string at = "measured_steps[" + std::to_string(i) + "]";
+    const json& object = array[i];
+    reader.expect_object(object, at, kMeasuredStepKeys);
+    engine::MeasuredStep step;
+    const std::string phase =
+        reader.string_value(reader.required(object, at, "phase"), at + ".phase");
+    if (phase == "prefill") {
+      step.phase = engine::Phase::prefill;
+    } else if (phase == "decode") {
+      step.phase = engine::Phase::decode;
+    } else {
+      reader.fail(at + ".phase",
+                  "unknown phase '" + excerpt(phase) + "': expected prefill or decode");
+    }
+    step.context_tokens =
+        reader.token_count(reader.required(object, at, "context"), at + ".context");
+    step.steps = positive_count(reader, reader.required(object, at, "steps"), at + ".steps");
+    step.kernel_ms = non_negative_ms(reader, object, at, "kernel_ms");
+    step.busy_ms = non_negative_ms(reader, object, at, "busy_ms");
+    step.wall_ms = non_negative_ms(reader, object, at, "wall_ms");
+    if (object.contains("batch"))
+      step.batch = positive_count(reader, object["batch"], at + ".batch");
+    steps.push_back(step);
+  }
+  return steps;
+}
+
 // A built-in named by the workload must exist: a typo is caught when the workload is read,
 // not silently ignored by commands that do not use the deployment. Paths are read, and checked,
 // when an estimate uses them.
@@ -168,6 +227,12 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
     read_conditions(reader, document["conditions"], workload);
   }
   read_deployment(reader, document, workload);
+  if (document.contains("share_denominator")) {
+    workload.share_denominator = read_denominator(reader, document["share_denominator"]);
+  }
+  if (document.contains("measured_steps")) {
+    workload.measured_steps = read_measured_steps(reader, document["measured_steps"]);
+  }
   return workload;
 }
 

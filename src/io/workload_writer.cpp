@@ -18,6 +18,27 @@ nlohmann::ordered_json share_table(const std::vector<engine::SharePoint>& points
   return table;
 }
 
+// Times rounded to the nanosecond the trace measured them in.
+double ms_of(double ms) {
+  return std::round(ms * 1e6) / 1e6;
+}
+
+nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const engine::MeasuredStep& step : workload.measured_steps) {
+    nlohmann::ordered_json entry;
+    entry["phase"] = step.phase == engine::Phase::decode ? "decode" : "prefill";
+    entry["context"] = step.context_tokens;
+    entry["steps"] = step.steps;
+    entry["kernel_ms"] = ms_of(step.kernel_ms);
+    entry["busy_ms"] = ms_of(step.busy_ms);
+    entry["wall_ms"] = ms_of(step.wall_ms);
+    if (step.batch) entry["batch"] = *step.batch;
+    steps.push_back(entry);
+  }
+  return steps;
+}
+
 }  // namespace
 
 std::string workload_to_json_text(const engine::Workload& workload) {
@@ -40,6 +61,9 @@ std::string workload_to_json_text(const engine::Workload& workload) {
   nlohmann::ordered_json conditions = nlohmann::ordered_json::object();
   for (const auto& [key, value] : workload.conditions) conditions[key] = value;
   out["conditions"] = conditions;
+  if (workload.batch) out["batch"] = *workload.batch;
+  if (!workload.share_denominator.empty()) out["share_denominator"] = workload.share_denominator;
+  if (!workload.measured_steps.empty()) out["measured_steps"] = measured_steps(workload);
   return out.dump(2) + "\n";
 }
 

@@ -30,13 +30,19 @@ struct Interval {
   std::int64_t end_ns;
 };
 
+struct UnionTimes {
+  std::int64_t busy_ns = 0;         ///< length of the union
+  std::int64_t largest_gap_ns = 0;  ///< longest stretch between merged intervals on one device
+};
+
 // Length of the union of intervals, per device, summed over devices: overlapping kernels on
-// different streams of one GPU count once.
-std::int64_t union_ns(std::vector<Interval> intervals) {
+// different streams of one GPU count once. The gaps between merged intervals are the GPU's
+// idle time inside the group.
+UnionTimes union_times(std::vector<Interval> intervals) {
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
     return a.device != b.device ? a.device < b.device : a.start_ns < b.start_ns;
   });
-  std::int64_t total = 0;
+  UnionTimes out;
   for (std::size_t i = 0; i < intervals.size();) {
     std::int64_t start = intervals[i].start_ns;
     std::int64_t end = intervals[i].end_ns;
@@ -46,10 +52,17 @@ std::int64_t union_ns(std::vector<Interval> intervals) {
          ++j) {
       end = std::max(end, intervals[j].end_ns);
     }
-    total += end - start;
+    out.busy_ns += end - start;
+    if (j < intervals.size() && intervals[j].device == intervals[i].device) {
+      out.largest_gap_ns = std::max(out.largest_gap_ns, intervals[j].start_ns - end);
+    }
     i = j;
   }
-  return total;
+  return out;
+}
+
+std::int64_t union_ns(std::vector<Interval> intervals) {
+  return union_times(std::move(intervals)).busy_ns;
 }
 
 class GroupCalculator {
@@ -85,26 +98,21 @@ class GroupCalculator {
       }
     }
     if (trace_.has_timeline && !kernels.empty()) {
-      out.busy_ns = union_ns(all);
+      const UnionTimes busy = union_times(std::move(all));
+      out.busy_ns = busy.busy_ns;
+      out.largest_gap_ns = busy.largest_gap_ns;
       out.wall_ns = last - first;
     }
-    if (denominator_ == Denominator::kernel_time) {
-      for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
-        for (std::size_t c = 0; c < kKernelClassCount; ++c) {
-          if (in_scope(static_cast<KernelClass>(c), kShareScopes[s])) {
-            out.share_times.scope_ns[s] += out.class_ns[c];
-          }
+    for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
+      for (std::size_t c = 0; c < kKernelClassCount; ++c) {
+        if (in_scope(static_cast<KernelClass>(c), kShareScopes[s])) {
+          out.scope_kernel_ns[s] += out.class_ns[c];
         }
       }
-      out.share_times.denominator_ns = out.kernel_ns;
-    } else {
-      // Busy and wall time count overlapping attention kernels once, like the denominator.
-      for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
-        out.share_times.scope_ns[s] = union_ns(scoped[s]);
-      }
-      out.share_times.denominator_ns =
-          denominator_ == Denominator::busy_time ? out.busy_ns : out.wall_ns;
+      // Busy and wall time count overlapping attention kernels once, like their denominators.
+      if (trace_.has_timeline) out.scope_union_ns[s] = union_ns(scoped[s]);
     }
+    out.share_times = out.under(denominator_);
     return out;
   }
 
@@ -156,6 +164,11 @@ void add_times(GroupTimes& to, const GroupTimes& from) {
   to.kernel_ns += from.kernel_ns;
   to.busy_ns += from.busy_ns;
   to.wall_ns += from.wall_ns;
+  to.largest_gap_ns = std::max(to.largest_gap_ns, from.largest_gap_ns);
+  for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
+    to.scope_kernel_ns[s] += from.scope_kernel_ns[s];
+    to.scope_union_ns[s] += from.scope_union_ns[s];
+  }
   to.share_times.add(from.share_times);
 }
 
@@ -260,6 +273,25 @@ Shares ShareTimes::shares() const {
           static_cast<double>(scope_ns[2]) / den};
 }
 
+ShareTimes GroupTimes::under(Denominator denominator) const {
+  ShareTimes out;
+  switch (denominator) {
+    case Denominator::kernel_time:
+      out.scope_ns = scope_kernel_ns;
+      out.denominator_ns = kernel_ns;
+      break;
+    case Denominator::busy_time:
+      out.scope_ns = scope_union_ns;
+      out.denominator_ns = busy_ns;
+      break;
+    case Denominator::wall_time:
+      out.scope_ns = scope_union_ns;
+      out.denominator_ns = wall_ns;
+      break;
+  }
+  return out;
+}
+
 void ShareTimes::add(const ShareTimes& other) {
   for (std::size_t s = 0; s < scope_ns.size(); ++s) scope_ns[s] += other.scope_ns[s];
   denominator_ns += other.denominator_ns;
@@ -309,6 +341,44 @@ std::optional<PhaseResult> phase_result(Phase phase, const StepIndex& index,
   return out;
 }
 
+// A step whose GPU sat idle for more than this part of its wall time: its kernel-time share and
+// its wall-time share answer different questions (TRACES.md, "Which denominator").
+constexpr double kIdleFractionWarned = 0.2;
+
+// One note for the steps with a large idle part: how many, and the idlest one's figures (its
+// busy fraction, largest gap and its core share under kernel and wall time).
+void add_idle_note(FileResult& result) {
+  const StepResult* idlest = nullptr;
+  std::int64_t idle_steps = 0;
+  for (const StepResult& step : result.steps) {
+    const GroupTimes& t = step.times;
+    if (t.wall_ns <= 0) continue;
+    const double busy = static_cast<double>(t.busy_ns) / static_cast<double>(t.wall_ns);
+    if (1.0 - busy <= kIdleFractionWarned) continue;
+    ++idle_steps;
+    if (idlest == nullptr ||
+        t.busy_ns * idlest->times.wall_ns < idlest->times.busy_ns * t.wall_ns) {
+      idlest = &step;
+    }
+  }
+  if (idlest == nullptr) return;
+  const GroupTimes& t = idlest->times;
+  engine::Warning note;
+  note.code = engine::WarningCode::gpu_idle_in_step;
+  note.phase = idlest->label.phase;
+  note.input = result.source;
+  note.names = {{"step", idlest->annotation}};
+  note.numbers = {
+      {"idle_steps", static_cast<double>(idle_steps)},
+      {"steps", static_cast<double>(result.steps.size())},
+      {"busy_fraction", static_cast<double>(t.busy_ns) / static_cast<double>(t.wall_ns)},
+      {"wall_ms", static_cast<double>(t.wall_ns) / 1e6},
+      {"largest_gap_ms", static_cast<double>(t.largest_gap_ns) / 1e6},
+      {"kernel_time_share", t.under(Denominator::kernel_time).shares().core},
+      {"wall_time_share", t.under(Denominator::wall_time).shares().core}};
+  result.notes.push_back(std::move(note));
+}
+
 // What a reader should know about how the shares were found (the report words it).
 void add_notes(const Trace& trace, bool has_steps, FileResult& result) {
   const auto note = [&result](engine::WarningCode code) {
@@ -324,6 +394,7 @@ void add_notes(const Trace& trace, bool has_steps, FileResult& result) {
   } else if (!result.phased) {
     note(engine::WarningCode::steps_without_phase);
   }
+  add_idle_note(result);
   if (has_steps && result.attribution.outside_steps > 0) {
     note(engine::WarningCode::kernels_outside_steps);
     result.notes.back().numbers = {
@@ -407,6 +478,34 @@ std::vector<PhaseSpread> aggregate_files(const std::vector<FileResult>& files) {
     if (spread.files > 0) spreads.push_back(spread);
   }
   return spreads;
+}
+
+std::vector<SetupField> setup_differences(const std::vector<FileResult>& files) {
+  // Two files differ in a field when both state it and the values differ.
+  const auto differ = [](const FileResult& a, const FileResult& b, SetupField field) {
+    switch (field) {
+      case SetupField::device:
+        return (!a.info.gpu.empty() && !b.info.gpu.empty() && a.info.gpu != b.info.gpu) ||
+               (!a.info.platform.empty() && !b.info.platform.empty() &&
+                a.info.platform != b.info.platform);
+      case SetupField::engine:
+        return !a.engine.empty() && !b.engine.empty() && a.engine != b.engine;
+      case SetupField::world_size:
+        return a.info.world_size && b.info.world_size && *a.info.world_size != *b.info.world_size;
+    }
+    return false;
+  };
+  std::vector<SetupField> differences;
+  for (SetupField field : kSetupFields) {
+    bool found = false;
+    for (std::size_t i = 0; i < files.size() && !found; ++i) {
+      for (std::size_t j = i + 1; j < files.size() && !found; ++j) {
+        found = differ(files[i], files[j], field);
+      }
+    }
+    if (found) differences.push_back(field);
+  }
+  return differences;
 }
 
 const PhaseResult* find_phase(const FileResult& file, Phase phase) {

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 namespace kspeed::profile {
 
@@ -37,6 +39,91 @@ std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase
     table.push_back({context, share});
   }
   return table;
+}
+
+// The steps of one phase at the context most of them ran at (the larger context on a tie), across
+// files: what the emitted request describes.
+struct TypicalStep {
+  std::int64_t context_tokens = 0;
+  std::int64_t steps = 0;
+  double denominator_ms = 0;          ///< mean step time under the share's denominator
+  double kernel_ms = 0;               ///< mean sum of kernel durations
+  double busy_ms = 0;                 ///< mean GPU-busy time (union of kernel intervals)
+  double wall_ms = 0;                 ///< mean wall time (first kernel start to last kernel end)
+  std::optional<std::int64_t> batch;  ///< requests generating a token (decode), when stated
+};
+
+std::optional<TypicalStep> typical_step(const ProfileResult& result, Phase phase) {
+  std::map<std::int64_t, TypicalStep> by_context;
+  for (const FileResult& file : result.files) {
+    for (const StepResult& step : file.steps) {
+      if (step.label.phase != phase || !step.context_tokens || step.times.kernel_count == 0) {
+        continue;
+      }
+      const std::int64_t context = std::llround(*step.context_tokens);
+      if (context < 1) continue;
+      TypicalStep& typical = by_context[context];
+      typical.context_tokens = context;
+      ++typical.steps;
+      // Sums in ms for now; divided by the step count below.
+      typical.denominator_ms += static_cast<double>(step.times.share_times.denominator_ns) / 1e6;
+      typical.kernel_ms += static_cast<double>(step.times.kernel_ns) / 1e6;
+      typical.busy_ms += static_cast<double>(step.times.busy_ns) / 1e6;
+      typical.wall_ms += static_cast<double>(step.times.wall_ns) / 1e6;
+      if (!typical.batch) typical.batch = step.label.generation_requests;
+    }
+  }
+  std::optional<TypicalStep> best;
+  for (const auto& [context, typical] : by_context) {
+    if (!best || typical.steps >= best->steps) best = typical;
+  }
+  if (best) {
+    const auto steps = static_cast<double>(best->steps);
+    best->denominator_ms /= steps;
+    best->kernel_ms /= steps;
+    best->busy_ms /= steps;
+    best->wall_ms /= steps;
+  }
+  return best;
+}
+
+// The request the trace measured: the prompt length and step time of prefill, the KV length,
+// batch and step time of decode. Step times are under the share's denominator, so the share
+// applies to exactly the time it was measured against. A trace of prefill steps only measured a
+// one-token response; one of decode steps only measured one decode step per request at its KV
+// length (prompt = KV length - 1, response = 2 tokens), with no TTFT.
+void add_request(const ProfileResult& result, engine::Workload& workload) {
+  const std::optional<TypicalStep> prefill = typical_step(result, Phase::prefill);
+  const std::optional<TypicalStep> decode = typical_step(result, Phase::decode);
+  engine::RequestShape& request = workload.request;
+  if (prefill) {
+    request.prompt_tokens = prefill->context_tokens;
+    if (prefill->denominator_ms > 0) request.ttft_ms = prefill->denominator_ms;
+    if (!decode) request.response_tokens = 1;
+  }
+  if (decode) {
+    if (decode->denominator_ms > 0) request.tpot_ms = decode->denominator_ms;
+    workload.batch = decode->batch;
+    if (!prefill && decode->context_tokens >= 2) {
+      request.prompt_tokens = decode->context_tokens - 1;
+      request.response_tokens = 2;
+    }
+  }
+  workload.measured_steps.clear();
+  for (const auto& [phase, typical] :
+       {std::pair{Phase::prefill, prefill}, {Phase::decode, decode}}) {
+    if (!typical) continue;
+    engine::MeasuredStep step;
+    step.phase = phase;
+    step.context_tokens = typical->context_tokens;
+    step.steps = typical->steps;
+    step.kernel_ms = typical->kernel_ms;
+    step.busy_ms = typical->busy_ms;
+    step.wall_ms = typical->wall_ms;
+    step.batch = typical->batch;
+    workload.measured_steps.push_back(step);
+  }
+  workload.share_denominator = std::string(to_string(result.options.denominator));
 }
 
 std::string joined_sources(const ProfileResult& result) {
@@ -89,10 +176,12 @@ EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope sc
   workload.source = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
                     "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
                     std::string(to_string(result.options.denominator)) +
-                    ", time-weighted over the steps at each context";
+                    ", time-weighted over the steps at each context; request.ttft_ms and "
+                    "request.tpot_ms are the mean step times under the same denominator";
   workload.prefill_shares = merged_points(result, Phase::prefill, scope, out.notes);
   workload.decode_shares = merged_points(result, Phase::decode, scope, out.notes);
   add_conditions(result, workload);
+  add_request(result, workload);
   return out;
 }
 

@@ -31,6 +31,15 @@ void put_times(ordered_json& out, const GroupTimes& times) {
   out["kernel_time_ns"] = times.kernel_ns;
   out["busy_time_ns"] = times.busy_ns;
   out["wall_time_ns"] = times.wall_ns;
+  out["largest_idle_gap_ns"] = times.largest_gap_ns;
+  out["busy_fraction"] =
+      times.wall_ns > 0
+          ? ordered_json(static_cast<double>(times.busy_ns) / static_cast<double>(times.wall_ns))
+          : ordered_json(nullptr);
+  out["core_share_of_kernel_time"] = times.under(profile::Denominator::kernel_time).shares().core;
+  out["core_share_of_wall_time"] =
+      times.wall_ns > 0 ? ordered_json(times.under(profile::Denominator::wall_time).shares().core)
+                        : ordered_json(nullptr);
   out["denominator_ns"] = times.share_times.denominator_ns;
   out["shares"] = shares_json(times.share_times.shares());
   out["class_time_ns"] = class_times_json(times.class_ns);
@@ -157,6 +166,11 @@ ordered_json profile_tree(const ProfileResult& result) {
   for (const FileResult& file : result.files) files.push_back(file_json(file));
   out["files"] = files;
   out["aggregate"] = aggregate_json(result);
+  // With --merge: the fields that differed, worded with each file's value.
+  out["merged_differences"] =
+      result.merged_differences.empty()
+          ? ordered_json(nullptr)
+          : ordered_json(setup_differences_text(result.merged_differences, result.files));
   return out;
 }
 

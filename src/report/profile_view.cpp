@@ -3,6 +3,7 @@
 // the time-weighted shares across them.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "kspeed/report/human.hpp"
@@ -110,6 +111,44 @@ std::string provenance_line(const FileResult& file, profile::Denominator denomin
       file.steps.empty() ? "over the whole capture" : "time-weighted over each phase's steps");
 }
 
+constexpr std::size_t kStepsShown = 10;
+
+// Per request: the prompt length of a prefill step, the KV length of a decode step.
+std::string step_length_cell(const profile::StepResult& step) {
+  if (!step.context_tokens) return "-";
+  return human_count(std::llround(*step.context_tokens)) +
+         (step.label.phase == engine::Phase::decode ? " KV" : " prompt");
+}
+
+std::string step_batch_cell(const profile::StepResult& step) {
+  const auto& requests = step.label.phase == engine::Phase::decode ? step.label.generation_requests
+                                                                   : step.label.context_requests;
+  return requests ? human_count(*requests) : "-";
+}
+
+// The steps as they ran: how long, how much of it the GPU was busy, the largest idle gap, and
+// the core share under kernel time and under wall time (they differ by the idle part).
+Table step_table(const FileResult& file) {
+  Table table;
+  table.header = {"step",     "phase",       "length",         "batch",       "wall",
+                  "GPU busy", "largest gap", "core of kernel", "core of wall"};
+  table.align = {Align::right, Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right, Align::right};
+  for (std::size_t i = 0; i < file.steps.size() && i < kStepsShown; ++i) {
+    const profile::StepResult& step = file.steps[i];
+    const profile::GroupTimes& t = step.times;
+    const double busy =
+        t.wall_ns > 0 ? static_cast<double>(t.busy_ns) / static_cast<double>(t.wall_ns) : 0;
+    table.rows.push_back({human_count(static_cast<std::int64_t>(i + 1)),
+                          std::string(to_string(step.label.phase)), step_length_cell(step),
+                          step_batch_cell(step), human_ns(t.wall_ns), human_percent(busy),
+                          human_ns(t.largest_gap_ns),
+                          human_percent(t.under(profile::Denominator::kernel_time).shares().core),
+                          human_percent(t.under(profile::Denominator::wall_time).shares().core)});
+  }
+  return table;
+}
+
 Table kernel_table(const std::vector<profile::KernelTotal>& kernels, bool attention) {
   Table table;
   table.header = {attention ? "attention kernel" : "unclassified kernel", "time", "share", "count"};
@@ -150,6 +189,14 @@ void add_file(View& view, const FileResult& file, const profile::ProfileResult& 
   const std::string provenance = provenance_line(file, result.options.denominator);
   view.caption(provenance + "\nkernel classes: " + result.patterns_source + " patterns",
                provenance + "; kernel classes: " + result.patterns_source + " patterns.");
+  std::size_t timed_steps = 0;
+  for (const profile::StepResult& step : file.steps) timed_steps += step.times.wall_ns > 0 ? 1 : 0;
+  if (timed_steps > 0) {
+    view.subheading(file.steps.size() > kStepsShown
+                        ? fmt::format("steps (first {} of {})", kStepsShown, file.steps.size())
+                        : std::string("steps"));
+    view.table(step_table(file));
+  }
   for (const PhaseResult& phase : file.phases) {
     const std::string label = phase_label(phase, false);
     if (!phase.top_attention.empty()) {
@@ -176,6 +223,11 @@ View profile_view(const profile::ProfileResult& result) {
     view.title(fmt::format("all {} files (ranks): time-weighted", files),
                fmt::format("All {} files (ranks), time-weighted", files));
     view.table(aggregate_table(result));
+    if (!result.merged_differences.empty()) {
+      view.note("merged across different setups (--merge): " +
+                setup_differences_text(result.merged_differences, result.files) +
+                "; the averaged shares describe no single setup");
+    }
   }
   return view;
 }

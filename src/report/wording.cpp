@@ -1,5 +1,6 @@
 #include "kspeed/report/wording.hpp"
 
+#include "kspeed/error.hpp"
 #include "kspeed/report/human.hpp"
 
 #include <cmath>
@@ -104,6 +105,17 @@ std::string warning_sentence(const Warning& w) {
              w.text("workload_model") + ", but --model is " + w.text("model") +
              ": the share table may not carry over; pass --share/--decode-share measured on "
              "this model";
+    case WarningCode::prefill_not_measured:
+      return "workload '" + w.text("workload") +
+             "' measured decode only: the estimate is of --phase decode, and the request holds "
+             "its decode steps alone (TTFT and the prefill share set aside as 0); pass --ttft "
+             "and --share to include the prefill";
+    case WarningCode::latency_of_another_kind:
+      return "workload '" + w.text("workload") + "' measured its shares against " +
+             w.text("denominator") + ", but --" + w.input +
+             " is a latency as clients see it: the share is applied to all of it, which "
+             "overstates attention when the GPU idles in the step; pass the step's GPU time "
+             "instead, or profile with --denominator wall-time";
     case WarningCode::memory_exceeded:
       return memory_sentence(w);
     case WarningCode::compute_speedup_no_gain:
@@ -122,6 +134,18 @@ std::string warning_sentence(const Warning& w) {
       return human_count(static_cast<std::int64_t>(w.number("kernel_executions"))) +
              " kernel executions ran outside every step: counted in the whole trace, not in any "
              "phase";
+    case WarningCode::gpu_idle_in_step:
+      return human_count(static_cast<std::int64_t>(w.number("idle_steps"))) + " of " +
+             human_count(static_cast<std::int64_t>(w.number("steps"))) +
+             " steps kept the GPU idle for over 20% of their wall time; the idlest, '" +
+             w.text("step") + "', was busy " + human_percent(w.number("busy_fraction")) + " of " +
+             human_ms(w.number("wall_ms")) + " (largest idle gap " +
+             human_ms(w.number("largest_gap_ms")) + "): its core attention share is " +
+             human_percent(w.number("kernel_time_share")) + " of kernel time but " +
+             human_percent(w.number("wall_time_share")) +
+             " of wall time. The gap is profiler overhead or CPU-bound scheduling: apply the "
+             "kernel-time share to the GPU part of a latency only (--denominator wall-time "
+             "gives the share of the step as it ran)";
     case WarningCode::share_point_left_out:
       return phase_name(w) + " context " +
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) + ": share " +
@@ -202,6 +226,44 @@ std::string worded_error(const std::string& message) {
 }
 
 // "prefill measured at 512 tokens per request; decode at a KV length of 1025 per request".
+std::string setup_differences_text(const std::vector<profile::SetupField>& fields,
+                                   const std::vector<profile::FileResult>& files) {
+  const auto value = [](profile::SetupField field, const profile::FileResult& file) {
+    switch (field) {
+      case profile::SetupField::device:
+        if (file.info.gpu.empty()) return file.info.platform;
+        return file.info.platform.empty() ? file.info.gpu
+                                          : file.info.gpu + " (" + file.info.platform + ")";
+      case profile::SetupField::engine:
+        return file.engine;
+      case profile::SetupField::world_size:
+        return file.info.world_size ? std::to_string(*file.info.world_size) : std::string();
+    }
+    return std::string();
+  };
+  const auto name = [](profile::SetupField field) {
+    switch (field) {
+      case profile::SetupField::device:
+        return "device";
+      case profile::SetupField::engine:
+        return "engine";
+      case profile::SetupField::world_size:
+        return "world size";
+    }
+    return "";
+  };
+  std::string out;
+  for (profile::SetupField field : fields) {
+    std::string values;
+    for (const profile::FileResult& file : files) {
+      const std::string text = value(field, file);
+      values += (values.empty() ? "" : " vs ") + (text.empty() ? std::string("-") : excerpt(text));
+    }
+    out += (out.empty() ? "" : "; ") + std::string(name(field)) + ": " + values;
+  }
+  return out;
+}
+
 std::string token_counts_condition(const engine::Workload& workload) {
   auto contexts = [](const std::vector<engine::SharePoint>& points) {
     std::string out;

@@ -266,3 +266,79 @@ TEST_CASE("a decode table over a very long response is sampled, not looped", "[e
   REQUIRE(sampled.decode_share.has_value());
   CHECK(sampled.decode_share->value == Approx(sum / grid).epsilon(1e-6));
 }
+
+TEST_CASE("everything missing is named in one error", "[engine]") {
+  Workload workload;
+  workload.name = "bare";
+  workload.prefill_shares = kDeepSeekTable;
+  try {
+    resolve_scenario(workload, EstimateOptions{});
+    FAIL("expected an InputError");
+  } catch (const kspeed::InputError& error) {
+    const std::string message = error.what();
+    for (const char* item :
+         {"request.prompt_tokens ({flag:ctx} N)",
+          "request.response_tokens ({flag:response-tokens} N)", "request.tpot_ms ({flag:tpot} D)",
+          "request.ttft_ms ({flag:ttft} D)"}) {
+      CHECK(message.find(item) != std::string::npos);
+    }
+    CHECK(message.find("attention_share.prefill") == std::string::npos);  // it has one
+  }
+}
+
+TEST_CASE("a measured prefill-only workload runs with no flags", "[engine]") {
+  // What kspeed profile emits for a trace of prefill steps: 888 tokens, 2 ms, one-token response.
+  Workload workload;
+  workload.name = "prefill-trace";
+  workload.share_origin = Provenance::measured;
+  workload.request.prompt_tokens = 888;
+  workload.request.response_tokens = 1;
+  workload.request.ttft_ms = 2.0;
+  workload.prefill_shares = {{888, 0.3}};
+  const Estimate e = run_estimate(workload, EstimateOptions{});
+  const Scenario& s = e.scenario;
+  CHECK(s.prompt_tokens.provenance == Provenance::measured);
+  CHECK(s.response_tokens.provenance == Provenance::measured);
+  CHECK(s.ttft_ms.provenance == Provenance::measured);
+  CHECK(s.prefill_share.provenance == Provenance::measured);  // the one point, at its length
+  CHECK(s.tpot_ms.provenance == Provenance::default_value);   // no decode step to apply it to
+  CHECK(s.kernel_speedup.provenance == Provenance::default_value);
+  // 0.3 of 2 ms at 2x: 2 * (0.7 + 0.15) = 1.7 ms
+  CHECK(e.result.prefill.phase.time_after_ms == Approx(1.7));
+  CHECK(e.result.request.time_before_ms == Approx(2.0));
+}
+
+TEST_CASE("a decode-only workload estimates decode and needs no prefill share", "[engine]") {
+  // What kspeed profile emits for one decode step at KV length 1,025: prompt 1,024, response 2.
+  Workload workload;
+  workload.name = "decode-trace";
+  workload.share_origin = Provenance::measured;
+  workload.request.prompt_tokens = 1024;
+  workload.request.response_tokens = 2;
+  workload.request.tpot_ms = 10.0;
+  workload.decode_shares = {{1025, 0.25}};
+  const Estimate e = run_estimate(workload, EstimateOptions{});
+  const Scenario& s = e.scenario;
+  CHECK(s.phase == Phase::decode);
+  REQUIRE(s.decode_share.has_value());
+  CHECK(s.decode_share->provenance == Provenance::measured);  // not clamped: at the point
+  CHECK(s.decode_share->value == Approx(0.25));
+  CHECK(s.ttft_ms.value == 0.0);
+  CHECK(s.ttft_ms.provenance == Provenance::default_value);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].code == WarningCode::prefill_not_measured);
+  // One decode step of 10 ms, 25% attention at 2x: 10 * (0.75 + 0.125) = 8.75 ms
+  CHECK(e.result.request.time_after_ms == Approx(8.75));
+  // The user's --phase is kept: prefill then needs what the workload lacks, named at once.
+  EstimateOptions prefill;
+  prefill.phase = Phase::prefill;
+  prefill.phase_given = true;
+  try {
+    resolve_scenario(workload, prefill);
+    FAIL("expected an InputError");
+  } catch (const kspeed::InputError& error) {
+    const std::string message = error.what();
+    CHECK(message.find("attention_share.prefill") != std::string::npos);
+    CHECK(message.find("request.ttft_ms") != std::string::npos);
+  }
+}

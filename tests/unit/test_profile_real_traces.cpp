@@ -1,10 +1,12 @@
 // The two real traces in ../shared/data/traces (README there): the shares issue 4 must show.
 // Skipped, with a warning, when ../shared/data is not present.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "kspeed/io/trace/trace_reader.hpp"
 #include "kspeed/profile/analysis.hpp"
+#include "kspeed/profile/workload.hpp"
 
 using namespace kspeed::profile;
 
@@ -65,4 +67,54 @@ TEST_CASE("real SGLang MI300X trace: HIP-graph decode", "[profile][real]") {
   // The KV length per request comes from TraceLens's enclosing execute_… annotation.
   REQUIRE(file.decode_points.size() == 1);
   CHECK(file.decode_points[0].context_tokens == 1025);
+}
+
+TEST_CASE("real SGLang trace: the idle gap, both shares and the warning", "[profile][real]") {
+  const std::string path = kTraces + "sglang-mi300x-qwen3-8b-decode-bs32.trace.json.gz";
+  if (!present(path)) return;
+  const FileResult file = analyse(path);
+  REQUIRE(file.steps.size() == 1);
+  const GroupTimes& t = file.steps[0].times;
+  // python3 over the file: its 555 kernels span 473.74 ms, busy 9.76 ms, largest gap 463.30 ms;
+  // core 2.128 ms = 21.79% of kernel time and 0.449% of wall time.
+  CHECK(t.largest_gap_ns == Approx(463.30e6).margin(0.01e6));
+  CHECK(t.wall_ns == Approx(473.74e6).margin(0.01e6));
+  CHECK(static_cast<double>(t.busy_ns) / static_cast<double>(t.wall_ns) < 0.03);
+  CHECK(t.under(Denominator::kernel_time).shares().core == Approx(0.2179).margin(0.0005));
+  CHECK(t.under(Denominator::wall_time).shares().core == Approx(0.004492).margin(0.000005));
+  const auto idle = std::find_if(file.notes.begin(), file.notes.end(), [](const auto& note) {
+    return note.code == kspeed::engine::WarningCode::gpu_idle_in_step;
+  });
+  REQUIRE(idle != file.notes.end());
+  CHECK(idle->number("largest_gap_ms") == Approx(463.30).margin(0.01));
+}
+
+TEST_CASE("real traces: the emitted workloads carry the measured request", "[profile][real]") {
+  const std::string decode_path = kTraces + "sglang-mi300x-qwen3-8b-decode-bs32.trace.json.gz";
+  const std::string prefill_path = kTraces + "vllm-b200-gptoss-prefill.trace.json.gz";
+  if (!present(decode_path) || !present(prefill_path)) return;
+  ProfileResult decode;
+  decode.files.push_back(analyse(decode_path));
+  const kspeed::engine::Workload d = workload_from_profile(decode, ShareScope::core).workload;
+  CHECK(d.request.prompt_tokens == 1024);  // KV length 1,025 per request, minus its new token
+  CHECK(d.request.response_tokens == 2);
+  REQUIRE(d.request.tpot_ms.has_value());
+  CHECK(*d.request.tpot_ms == Approx(9.765).margin(0.01));  // the step's kernel time
+  CHECK(d.batch == 32);
+  CHECK(d.share_denominator == "kernel-time");
+  REQUIRE(d.measured_steps.size() == 1);
+  CHECK(d.measured_steps[0].wall_ms == Approx(473.74).margin(0.01));
+
+  ProfileResult prefill;
+  prefill.files.push_back(analyse(prefill_path));
+  const kspeed::engine::Workload p = workload_from_profile(prefill, ShareScope::core).workload;
+  CHECK(p.request.prompt_tokens == 888);
+  CHECK(p.request.response_tokens == 1);
+  CHECK_FALSE(p.request.tpot_ms.has_value());
+
+  // Two different setups are named field by field.
+  const auto differences = setup_differences({decode.files[0], prefill.files[0]});
+  CHECK(differences ==
+        std::vector<SetupField>{SetupField::device, SetupField::engine, SetupField::world_size});
+  CHECK(setup_differences({decode.files[0], decode.files[0]}).empty());
 }

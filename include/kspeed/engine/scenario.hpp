@@ -25,14 +25,17 @@ inline constexpr double kDefaultKernelSpeedup = 2.0;
 
 /// What the user overrode; an empty optional means "take it from the workload".
 struct EstimateOptions {
-  std::optional<std::int64_t> prompt_tokens;           ///< --ctx
-  std::optional<std::int64_t> response_tokens;         ///< --response-tokens
-  std::optional<double> ttft_ms;                       ///< --ttft
-  std::optional<double> tpot_ms;                       ///< --tpot
-  std::optional<double> kernel_speedup;                ///< --kernel-speedup
-  std::optional<double> prefill_share;                 ///< --share
-  std::optional<double> decode_share;                  ///< --decode-share
-  Phase phase = Phase::prefill;                        ///< --phase
+  std::optional<std::int64_t> prompt_tokens;    ///< --ctx
+  std::optional<std::int64_t> response_tokens;  ///< --response-tokens
+  std::optional<double> ttft_ms;                ///< --ttft
+  std::optional<double> tpot_ms;                ///< --tpot
+  std::optional<double> kernel_speedup;         ///< --kernel-speedup
+  std::optional<double> prefill_share;          ///< --share
+  std::optional<double> decode_share;           ///< --decode-share
+  Phase phase = Phase::prefill;                 ///< --phase
+  /// False when `phase` is the command line's default: a decode-only workload then estimates
+  /// decode (its prefill was not measured).
+  bool phase_given = false;
   Extrapolation extrapolation = Extrapolation::clamp;  ///< --extrapolate
   /// --model and --gpu (or the workload's): places each phase on the roofline and models the
   /// decode share when none is measured.

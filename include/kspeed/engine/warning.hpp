@@ -18,6 +18,8 @@ enum class WarningCode {
   share_extrapolated,       ///< a context outside the share table, edge segment continued
   ttft_scaled,              ///< TTFT scaled from the workload's reference prompt length
   share_model_mismatch,     ///< the share table was measured on another model than --model's
+  prefill_not_measured,     ///< a decode-only workload: the request's prefill is set aside
+  latency_of_another_kind,  ///< a GPU-time share applied to a latency typed on the command line
   memory_exceeded,          ///< weights and KV cache do not fit in the GPU's memory
   compute_speedup_no_gain,  ///< faster arithmetic on a memory-bound kernel
   bytes_reduction_no_gain,  ///< fewer bytes on a compute-bound kernel
@@ -26,6 +28,7 @@ enum class WarningCode {
   no_step_annotations,       ///< no engine step annotations: one unphased share
   steps_without_phase,       ///< steps found, none states its phase
   kernels_outside_steps,     ///< kernel executions outside every step
+  gpu_idle_in_step,          ///< steps whose GPU sat idle for a large part of their wall time
   share_point_left_out,      ///< an emitted share table point of 0 or 1, left out
 };
 
@@ -40,6 +43,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "ttft_scaled";
     case WarningCode::share_model_mismatch:
       return "share_model_mismatch";
+    case WarningCode::prefill_not_measured:
+      return "prefill_not_measured";
+    case WarningCode::latency_of_another_kind:
+      return "latency_of_another_kind";
     case WarningCode::memory_exceeded:
       return "memory_exceeded";
     case WarningCode::compute_speedup_no_gain:
@@ -54,6 +61,8 @@ constexpr std::string_view to_string(WarningCode code) {
       return "steps_without_phase";
     case WarningCode::kernels_outside_steps:
       return "kernels_outside_steps";
+    case WarningCode::gpu_idle_in_step:
+      return "gpu_idle_in_step";
     case WarningCode::share_point_left_out:
       return "share_point_left_out";
   }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/share_table.hpp"
 
 namespace kspeed::engine {
@@ -28,6 +29,18 @@ inline constexpr const char* kConditionKeys[] = {
     "token_counts", "prefix_caching",    "concurrency", "speculative_decoding",
     "goodput",      "metric_definitions"};
 
+/// Steps a profiler trace measured, as kspeed profile emits them: the times behind the request's
+/// TTFT or TPOT under each denominator, so a reader sees how much of the step the GPU was busy.
+struct MeasuredStep {
+  Phase phase = Phase::prefill;
+  std::int64_t context_tokens = 0;    ///< prompt length (prefill) or KV length (decode)
+  std::int64_t steps = 0;             ///< steps averaged
+  double kernel_ms = 0;               ///< mean sum of kernel durations
+  double busy_ms = 0;                 ///< mean GPU-busy time (union of kernel intervals)
+  double wall_ms = 0;                 ///< mean first-kernel-start to last-kernel-end
+  std::optional<std::int64_t> batch;  ///< requests decoded together, when stated
+};
+
 struct Workload {
   std::string name;         ///< short identifier, e.g. "deepseek-r1-fp8"
   std::string description;  ///< one line for people
@@ -45,6 +58,10 @@ struct Workload {
   std::optional<std::string> gpu;     ///< a GPU preset name or file path (kspeed gpus)
   std::optional<std::int64_t> batch;  ///< sequences decoded together in one step (>= 1)
   std::optional<std::int64_t> tp;     ///< tensor parallelism (>= 1)
+  /// What the shares (and a measured TTFT/TPOT) are fractions of: "kernel-time", "busy-time" or
+  /// "wall-time" (kspeed profile); empty when the workload does not say.
+  std::string share_denominator;
+  std::vector<MeasuredStep> measured_steps;  ///< kspeed profile's steps; informative
 };
 
 /// Checklist keys the workload does not state, in checklist order.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kspeed::io {
 
@@ -22,6 +23,11 @@ std::uint64_t max_input_bytes();
 /// file that cannot be read, a file larger than max_input_bytes() (pipes and devices included)
 /// and a binary file (a NUL byte), without reading past the problem.
 std::string read_text_file(const std::string& path, std::string_view what);
+
+/// Refuses the same input file given twice: the same file by path (after resolving links), or
+/// two files of identical content (FNV-1a over the bytes, compared only between files of equal
+/// size, so distinct files cost one stat each). `what` names the inputs in the error.
+void check_distinct_files(const std::vector<std::string>& paths, std::string_view what);
 
 /// Checks, before any work is done, that `path` can be written: its folder exists and is a
 /// folder. `flag` names the option the path came from (-o, --emit-workload, ...), so the message

@@ -56,12 +56,17 @@ struct KernelTotal {
 
 /// Kernel time and intervals summary shared by steps and phases.
 struct GroupTimes {
-  std::int64_t kernel_count = 0;  ///< kernel executions
-  ClassTimes class_ns{};          ///< kernel time per class
-  std::int64_t kernel_ns = 0;     ///< sum of kernel durations
-  std::int64_t busy_ns = 0;       ///< union of kernel intervals per device, summed over devices
-  std::int64_t wall_ns = 0;       ///< last kernel end - first kernel start
-  ShareTimes share_times;         ///< under the chosen denominator
+  std::int64_t kernel_count = 0;    ///< kernel executions
+  ClassTimes class_ns{};            ///< kernel time per class
+  std::int64_t kernel_ns = 0;       ///< sum of kernel durations
+  std::int64_t busy_ns = 0;         ///< union of kernel intervals per device, summed over devices
+  std::int64_t wall_ns = 0;         ///< last kernel end - first kernel start
+  std::int64_t largest_gap_ns = 0;  ///< longest idle stretch between kernels on one device
+  std::array<std::int64_t, 3> scope_kernel_ns{};  ///< attention kernel time per scope
+  std::array<std::int64_t, 3> scope_union_ns{};   ///< union of attention intervals per scope
+  ShareTimes share_times;                         ///< under the chosen denominator
+  /// The shares' times under `denominator` (each numerator counted like its denominator).
+  ShareTimes under(Denominator denominator) const;
 };
 
 /// One engine step.
@@ -133,8 +138,19 @@ struct AnalysisOptions {
   std::size_t top_kernels = 5;  ///< kernels listed per phase and list
 };
 
+/// What must agree between trace files averaged as ranks of one run.
+enum class SetupField {
+  device,      ///< GPU name and platform
+  engine,      ///< from the step annotations
+  world_size,  ///< from Kineto's distributedInfo
+};
+inline constexpr std::array<SetupField, 3> kSetupFields = {SetupField::device, SetupField::engine,
+                                                           SetupField::world_size};
+
 struct ProfileResult {
   AnalysisOptions options;
+  /// Set when files of different setups were merged anyway (--merge): what differed.
+  std::vector<SetupField> merged_differences;
   std::string patterns_source;  ///< "built-in", or "built-in + FILE", or "FILE"
   std::vector<FileResult> files;
   std::vector<PhaseSpread> aggregate;  ///< across files (filled when there are several)
@@ -147,6 +163,11 @@ FileResult analyse_trace(const Trace& trace, const KernelClassifier& classifier,
 
 /// Per phase across files (ranks): summed times and the per-file spread.
 std::vector<PhaseSpread> aggregate_files(const std::vector<FileResult>& files);
+
+/// Where the files' setups differ: device (GPU name and platform), engine, world size. A field
+/// only counts when at least two files state it and their values differ; empty when the files
+/// may be averaged as ranks of one run.
+std::vector<SetupField> setup_differences(const std::vector<FileResult>& files);
 
 /// The phase result for `phase`, or nullptr.
 const PhaseResult* find_phase(const FileResult& file, Phase phase);

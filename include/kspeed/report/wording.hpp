@@ -8,6 +8,7 @@
 
 #include "kspeed/engine/roofline.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/profile/analysis.hpp"
 #include "kspeed/report/document.hpp"
 
 namespace kspeed::report {
@@ -28,6 +29,11 @@ std::string worded_error(const std::string& message);
 /// The token_counts condition of a workload emitted by kspeed profile: "prefill measured at 512,
 /// 1024 prompt tokens per request; decode measured at a KV length of 1025 tokens per request".
 std::string token_counts_condition(const engine::Workload& workload);
+
+/// "device: AMD Instinct MI300X (ROCm) vs NVIDIA B200 (CUDA); engine: SGLang vs vLLM": the values
+/// each file states for the fields that differ ("-" where a file does not state it).
+std::string setup_differences_text(const std::vector<profile::SetupField>& fields,
+                                   const std::vector<profile::FileResult>& files);
 
 /// "memory" / "compute": plain words for programs; people get "memory-bound".
 const char* bound_name(engine::Bound bound);

@@ -70,6 +70,9 @@ std::optional<std::uint64_t> content_hash(const std::string& path) {
 
 }  // namespace
 
+// Paths are quoted whole up to this length (a trace path is often long).
+constexpr std::size_t kPathExcerpt = 512;
+
 void check_distinct_files(const std::vector<std::string>& paths, std::string_view what) {
   struct Seen {
     std::string path;
@@ -92,9 +95,9 @@ void check_distinct_files(const std::vector<std::string>& paths, std::string_vie
         same_content = earlier.hash && current.hash && *earlier.hash == *current.hash;
       }
       if (same_file || same_content) {
-        throw InputError(std::string(what) + " '" + excerpt(current.path) + "' " +
+        throw InputError(std::string(what) + " '" + excerpt(current.path, kPathExcerpt) + "' " +
                          (same_file ? "is the same file as '" : "has the same content as '") +
-                         excerpt(earlier.path) +
+                         excerpt(earlier.path, kPathExcerpt) +
                          "': one file counted twice would weigh its steps double; give each "
                          "file once");
       }

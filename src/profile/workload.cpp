@@ -70,7 +70,8 @@ std::optional<TypicalStep> typical_step(const ProfileResult& result, Phase phase
       typical.kernel_ms += static_cast<double>(step.times.kernel_ns) / 1e6;
       typical.busy_ms += static_cast<double>(step.times.busy_ns) / 1e6;
       typical.wall_ms += static_cast<double>(step.times.wall_ns) / 1e6;
-      if (!typical.batch) typical.batch = step.label.generation_requests;
+      const auto& batch = step.label.generation_requests;
+      if (phase == Phase::decode && !typical.batch && batch && *batch > 0) typical.batch = batch;
     }
   }
   std::optional<TypicalStep> best;

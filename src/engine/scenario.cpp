@@ -71,17 +71,24 @@ void check_nothing_missing(const Workload& workload, const EstimateOptions& opti
          "attention_share.prefill (" + flag_mark("share") + " P)");
     need(options.ttft_ms || request.ttft_ms, "request.ttft_ms (" + flag_mark("ttft") + " D)");
   }
-  if (scenario.phase != Phase::prefill) {
-    need(options.decode_share || !workload.decode_shares.empty() || options.platform,
-         "attention_share.decode (" + flag_mark("decode-share") + " P, or " + flag_mark("model") +
-             " and " + flag_mark("gpu") + " to model it)");
-  }
+  // A missing decode share alone keeps its own error (after the roofline: levers without a
+  // model is the clearer one); with other gaps it is listed with them.
+  const bool decode_share_missing = scenario.phase != Phase::prefill && !options.decode_share &&
+                                    workload.decode_shares.empty() && !options.platform;
   if (missing.empty()) return;
+  if (decode_share_missing) {
+    missing.push_back("attention_share.decode (" + flag_mark("decode-share") + " P, or " +
+                      flag_mark("model") + " and " + flag_mark("gpu") + " to model it)");
+  }
+  if (missing.size() == 1) {
+    throw InputError("workload '" + workload.name + "' lacks " + missing.front() +
+                     ": pass the flag, or add the field to the workload");
+  }
   std::string list;
   for (const std::string& item : missing) list += (list.empty() ? "" : "; ") + item;
   throw InputError("workload '" + workload.name + "' lacks " +
                    count_mark(static_cast<long long>(missing.size())) +
-                   " input(s) this estimate needs: " + list +
+                   " inputs this estimate needs: " + list +
                    ": pass the flags, or add the fields to the workload");
 }
 

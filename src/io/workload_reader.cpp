@@ -163,8 +163,9 @@ std::vector<engine::MeasuredStep> read_measured_steps(const JsonReader& reader, 
       reader.fail(at + ".phase",
                   "unknown phase '" + excerpt(phase) + "': expected prefill or decode");
     }
-    step.context_tokens =
-        reader.token_count(reader.required(object, at, "context"), at + ".context");
+    if (object.contains("context")) {  // absent when the steps did not state it
+      step.context_tokens = reader.token_count(object["context"], at + ".context");
+    }
     step.steps = positive_count(reader, reader.required(object, at, "steps"), at + ".steps");
     step.kernel_ms = non_negative_ms(reader, object, at, "kernel_ms");
     step.busy_ms = non_negative_ms(reader, object, at, "busy_ms");

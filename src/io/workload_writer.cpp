@@ -28,7 +28,7 @@ nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
   for (const engine::MeasuredStep& step : workload.measured_steps) {
     nlohmann::ordered_json entry;
     entry["phase"] = step.phase == engine::Phase::decode ? "decode" : "prefill";
-    entry["context"] = step.context_tokens;
+    if (step.context_tokens > 0) entry["context"] = step.context_tokens;  // 0: unstated
     entry["steps"] = step.steps;
     entry["kernel_ms"] = ms_of(step.kernel_ms);
     entry["busy_ms"] = ms_of(step.busy_ms);

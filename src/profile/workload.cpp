@@ -1,5 +1,6 @@
 #include "kspeed/profile/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -42,7 +43,7 @@ std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase
 }
 
 // The steps of one phase at the context most of them ran at (the larger context on a tie), across
-// files: what the emitted request describes.
+// files, or all its steps when none states a context: what the emitted request describes.
 struct TypicalStep {
   std::int64_t context_tokens = 0;
   std::int64_t steps = 0;
@@ -57,11 +58,10 @@ std::optional<TypicalStep> typical_step(const ProfileResult& result, Phase phase
   std::map<std::int64_t, TypicalStep> by_context;
   for (const FileResult& file : result.files) {
     for (const StepResult& step : file.steps) {
-      if (step.label.phase != phase || !step.context_tokens || step.times.kernel_count == 0) {
-        continue;
-      }
-      const std::int64_t context = std::llround(*step.context_tokens);
-      if (context < 1) continue;
+      if (step.label.phase != phase || step.times.kernel_count == 0) continue;
+      // 0: the step does not state its context (its time still counts).
+      const std::int64_t context =
+          step.context_tokens ? std::max<std::int64_t>(0, std::llround(*step.context_tokens)) : 0;
       TypicalStep& typical = by_context[context];
       typical.context_tokens = context;
       ++typical.steps;
@@ -74,10 +74,12 @@ std::optional<TypicalStep> typical_step(const ProfileResult& result, Phase phase
       if (phase == Phase::decode && !typical.batch && batch && *batch > 0) typical.batch = batch;
     }
   }
+  // Steps at a stated context first; the steps without one only when no step states it.
   std::optional<TypicalStep> best;
   for (const auto& [context, typical] : by_context) {
-    if (!best || typical.steps >= best->steps) best = typical;
+    if (context > 0 && (!best || typical.steps >= best->steps)) best = typical;
   }
+  if (!best && by_context.count(0) > 0) best = by_context.at(0);
   if (best) {
     const auto steps = static_cast<double>(best->steps);
     best->denominator_ms /= steps;
@@ -97,7 +99,7 @@ void add_request(const ProfileResult& result, engine::Workload& workload) {
   const std::optional<TypicalStep> prefill = typical_step(result, Phase::prefill);
   const std::optional<TypicalStep> decode = typical_step(result, Phase::decode);
   engine::RequestShape& request = workload.request;
-  if (prefill) {
+  if (prefill && prefill->context_tokens > 0) {
     request.prompt_tokens = prefill->context_tokens;
     if (prefill->denominator_ms > 0) request.ttft_ms = prefill->denominator_ms;
     if (!decode) request.response_tokens = 1;
@@ -105,7 +107,7 @@ void add_request(const ProfileResult& result, engine::Workload& workload) {
   if (decode) {
     if (decode->denominator_ms > 0) request.tpot_ms = decode->denominator_ms;
     workload.batch = decode->batch;
-    if (!prefill && decode->context_tokens >= 2) {
+    if (!prefill && decode->context_tokens >= 2) {  // 0 when no step states its KV length
       request.prompt_tokens = decode->context_tokens - 1;
       request.response_tokens = 2;
     }

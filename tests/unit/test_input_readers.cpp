@@ -233,3 +233,24 @@ TEST_CASE("input files are read with a size limit; /dev/zero fails at once", "[i
     std::filesystem::remove(fifo);
   }
 }
+
+TEST_CASE("the same input file twice is refused, by path or by content", "[io]") {
+  const auto folder =
+      std::filesystem::temp_directory_path() / ("kspeed-distinct-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  const auto write = [&folder](const char* name, const char* text) {
+    std::ofstream(folder / name) << text;
+    return (folder / name).string();
+  };
+  const std::string a = write("a.json", "{\"traceEvents\": []}");
+  const std::string b = write("b.json", "{\"traceEvents\": []}");   // same bytes
+  const std::string c = write("c.json", "{\"traceEvents\": [1]}");  // other size
+  const std::string d = write("d.json", "{\"traceEvents\": [2]}");  // same size, other bytes
+  CHECK_NOTHROW(kspeed::io::check_distinct_files({a, c, d}, "trace file"));
+  CHECK_THROWS_WITH(kspeed::io::check_distinct_files({a, b}, "trace file"),
+                    Catch::Contains("has the same content as"));
+  CHECK_THROWS_WITH(
+      kspeed::io::check_distinct_files({a, (folder / "." / "a.json").string()}, "trace file"),
+      Catch::Contains("is the same file as"));
+  std::filesystem::remove_all(folder);
+}

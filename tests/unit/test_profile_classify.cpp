@@ -143,3 +143,22 @@ TEST_CASE("bad pattern files say what is wrong", "[profile]") {
       KernelClassifier({{KernelClass::attention_core, "flash_fwd(", "mine"}}),
       Contains("kernel pattern 'flash_fwd(' (mine) is not a valid regular expression"));
 }
+
+TEST_CASE("SageAttention, XQA and CUTLASS MLA kernels (issue 9)", "[profile]") {
+  // Names as the libraries' sources spell them (thu-ml/SageAttention, FlashInfer's XQA port,
+  // CUTLASS example 77 for Blackwell MLA).
+  CHECK(builtin_class("sage_fwd_kernel<128, true>") == KernelClass::attention_core);
+  CHECK(builtin_class("void qk_int8_sv_f8_accum_f32_attn_inst_buf<128, 64>(...)") ==
+        KernelClass::attention_core);
+  CHECK(builtin_class("void sage_quant_kernel<64, __nv_bfloat16>(...)") ==
+        KernelClass::attention_metadata);  // quantization: no share scope counts it
+  CHECK(builtin_class("void flashinfer::xqa::xqa_kernel_mha<128>(...)") ==
+        KernelClass::attention_core);
+  CHECK(builtin_class("xqa_kernel_sm90") == KernelClass::attention_core);
+  CHECK(builtin_class("cutlass::fmha::kernel::Sm100FmhaMlaKernelTmaWarpspecialized<...>") ==
+        KernelClass::attention_core);
+  CHECK(builtin_class("attn_fwd") == KernelClass::attention_core);  // AOTriton
+  // Not attention: a GEMM whose name merely contains "sage" or "xqa" as part of a word.
+  CHECK(builtin_class("massage_gemm_kernel") == KernelClass::other);
+  CHECK(builtin_class("maxqa_reduce") == KernelClass::other);
+}

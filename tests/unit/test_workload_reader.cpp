@@ -104,3 +104,28 @@ TEST_CASE("share_origin marks tables measured from a trace", "[workload]") {
   const auto scenario = kspeed::engine::resolve_scenario(measured, options);
   CHECK(scenario.prefill_share.provenance == kspeed::engine::Source::measured);
 }
+
+TEST_CASE("an emitted workload's denominator and measured steps read back", "[workload]") {
+  const auto workload = parse(R"({"share_denominator": "kernel-time", "batch": 32,
+    "measured_steps": [{"phase": "decode", "context": 1025, "steps": 1, "kernel_ms": 9.77,
+                        "busy_ms": 9.76, "wall_ms": 473.7, "batch": 32},
+                       {"phase": "prefill", "steps": 2, "kernel_ms": 1, "busy_ms": 1,
+                        "wall_ms": 2}]})");
+  CHECK(workload.share_denominator == "kernel-time");
+  REQUIRE(workload.measured_steps.size() == 2);
+  CHECK(workload.measured_steps[0].phase == kspeed::engine::Phase::decode);
+  CHECK(workload.measured_steps[0].context_tokens == 1025);
+  CHECK(workload.measured_steps[0].wall_ms == Approx(473.7));
+  CHECK(workload.measured_steps[0].batch == 32);
+  CHECK(workload.measured_steps[1].context_tokens == 0);  // unstated
+  CHECK_FALSE(workload.measured_steps[1].batch.has_value());
+  CHECK_THROWS_WITH(parse(R"({"share_denominator": "kernel"})"),
+                    Catch::Contains("share_denominator") && Catch::Contains("kernel-time"));
+  CHECK_THROWS_WITH(parse(R"({"measured_steps": [{"phase": "mixed", "steps": 1, "kernel_ms": 1,
+                             "busy_ms": 1, "wall_ms": 1}]})"),
+                    Catch::Contains("measured_steps[0].phase"));
+  CHECK_THROWS_WITH(parse(R"({"measured_steps": [{"phase": "decode", "steps": 1, "kernel_ms": -1,
+                             "busy_ms": 1, "wall_ms": 1}]})"),
+                    Catch::Contains("measured_steps[0].kernel_ms"));
+  CHECK(parse("{}").share_denominator.empty());  // old workloads: both keys optional
+}

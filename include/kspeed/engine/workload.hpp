@@ -33,11 +33,11 @@ inline constexpr const char* kConditionKeys[] = {
 /// TTFT or TPOT under each denominator, so a reader sees how much of the step the GPU was busy.
 struct MeasuredStep {
   Phase phase = Phase::prefill;
-  std::int64_t context_tokens = 0;    ///< prompt length (prefill) or KV length (decode)
-  std::int64_t steps = 0;             ///< steps averaged
-  double kernel_ms = 0;               ///< mean sum of kernel durations
-  double busy_ms = 0;                 ///< mean GPU-busy time (union of kernel intervals)
-  double wall_ms = 0;                 ///< mean first-kernel-start to last-kernel-end
+  std::int64_t context_tokens = 0;  ///< prompt length (prefill) or KV length (decode); 0: unstated
+  std::int64_t steps = 0;           ///< steps averaged
+  double kernel_ms = 0;             ///< mean sum of kernel durations
+  double busy_ms = 0;               ///< mean GPU-busy time (union of kernel intervals)
+  double wall_ms = 0;               ///< mean first-kernel-start to last-kernel-end
   std::optional<std::int64_t> batch;  ///< requests decoded together, when stated
 };
 

@@ -12,6 +12,7 @@ namespace kspeed::engine {
 namespace {
 
 constexpr double kMsPerS = 1000.0;
+constexpr int kMaxBisections = 64;
 
 std::vector<std::size_t> arrival_order(const std::vector<QueuedRequest>& requests) {
   std::vector<std::size_t> order(requests.size());
@@ -169,7 +170,9 @@ Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vect
   // Invariant: attainment(low) >= target > attainment(high). low = 0 is the idle system.
   double low = 0;
   double low_attainment = idle;
-  while (high - low > 1e-4 * high) {
+  // At most kMaxBisections halvings: 1e-4 relative width needs about 14 once low > 0; the cap
+  // only matters when the goodput is many orders of magnitude below the stable edge.
+  for (int step = 0; step < kMaxBisections && high - low > 1e-4 * high; ++step) {
     const double middle = 0.5 * (low + high);
     const double attainment = attainment_at(middle);
     if (attainment >= slo.attainment_target) {

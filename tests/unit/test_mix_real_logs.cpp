@@ -126,6 +126,30 @@ TEST_CASE("Azure 2023 conversation log: every request, arrivals in order", "[mix
   const MixSummary s = summarise(loaded.run);
   CHECK(s.requests == 19366);
   CHECK(s.ttft_modelled == 19366);
+
+  // Replayed on 6 prefill replicas (values checked with a python heap replay of the same log):
+  // the kernel's 1.10x on every prefill is worth 1.49x on the p99 TTFT, because a faster
+  // prefill also shortens the queue in front of everyone else.
+  const MixReplay replay = replay_run(loaded.run, {6, 1.0}, {2500.0, 60.0, 0.9});
+  REQUIRE(replay.before.ttft_ms);
+  REQUIRE(replay.after.ttft_ms);
+  CHECK(replay.before.utilisation == Approx(0.520762).epsilon(1e-5));
+  CHECK(replay.before.mean_wait_ms == Approx(182.8505).epsilon(1e-4));
+  CHECK(replay.after.mean_wait_ms == Approx(74.8968).epsilon(1e-4));
+  CHECK(replay.before.ttft_ms->percentiles[2] == Approx(3900.395).epsilon(1e-5));
+  CHECK(replay.after.ttft_ms->percentiles[2] == Approx(2624.022).epsilon(1e-5));
+  CHECK(*replay.before.attainment == Approx(0.954611).epsilon(1e-5));
+  CHECK(*replay.after.attainment == Approx(0.987659).epsilon(1e-5));
+  const double p99_worth =
+      replay.before.ttft_ms->percentiles[2] / replay.after.ttft_ms->percentiles[2];
+  CHECK(p99_worth > 1.3 * s.time_weighted_ttft_speedup);
+  REQUIRE(replay.goodput_before);
+  REQUIRE(replay.goodput_after);
+  CHECK(replay.goodput_before->status == GoodputStatus::found);
+  CHECK(replay.goodput_after->rate_scale > replay.goodput_before->rate_scale);
+  // On 4 replicas the log's own bursts overload the queue for minutes (rho 0.78 on average).
+  const MixReplay four = replay_run(loaded.run, {4, 1.0}, {});
+  CHECK(four.before.mean_wait_ms == Approx(37220.92).epsilon(1e-5));
 }
 
 namespace {
@@ -193,8 +217,8 @@ TEST_CASE("figures for docs/mix.md", "[.mixdocs]") {
   const Loaded a = load(azure, builtin_model());
   print_summary(summarise(a.run));
   for (int replicas : {4, 6}) {
-    std::cout << " replicas " << replicas << ", SLO TTFT 1000 ms, TPOT 60 ms\n";
-    print_replay(replay_run(a.run, {replicas, 1.0}, {1000.0, 60.0, 0.9}));
+    std::cout << " replicas " << replicas << ", SLO TTFT 2500 ms, TPOT 60 ms\n";
+    print_replay(replay_run(a.run, {replicas, 1.0}, {2500.0, 60.0, 0.9}));
   }
   std::cout << "== mooncake-conversation, built-in workload\n";
   print_summary(summarise(load(mooncake, builtin_model()).run));

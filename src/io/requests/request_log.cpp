@@ -3,7 +3,7 @@
 #include "kspeed/io/requests/request_log.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <string_view>
 
 #include "kspeed/error.hpp"
 #include "request_readers.hpp"
@@ -67,14 +67,13 @@ bool TextLines::fill() {
 
 bool TextLines::next(std::string& line) {
   for (;;) {
-    const char* begin = buffer_.data() + position_;
     const std::size_t available = buffer_.size() - position_;
-    const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', available));
-    if (newline != nullptr || (at_end_ && available > 0)) {
-      const std::size_t length =
-          newline != nullptr ? static_cast<std::size_t>(newline - begin) : available;
-      line.assign(begin, length);
-      position_ += length + (newline != nullptr ? 1 : 0);
+    const std::size_t newline = std::string_view(buffer_).find('\n', position_);
+    const bool found = newline != std::string_view::npos;
+    if (found || (at_end_ && available > 0)) {
+      const std::size_t length = found ? newline - position_ : available;
+      line.assign(buffer_, position_, length);
+      position_ += length + (found ? 1 : 0);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (first_) {
         first_ = false;

@@ -159,3 +159,15 @@ TEST_CASE("goodput: the highest rate scale meeting the SLO, before and after", "
   CHECK(tight.goodput_after->status == GoodputStatus::unreachable);  // 455 ms > 400 too
   CHECK(tight.goodput_before->attainment == 0.0);
 }
+
+TEST_CASE("requests arriving at the same instant queue at any rate: goodput unreachable",
+          "[mix][queue]") {
+  std::vector<QueuedRequest> log;
+  for (int i = 0; i < 5; ++i) log.push_back({0.0, 100});  // one burst, stamped alike
+  for (int i = 1; i <= 5; ++i) log.push_back({100.0 * i, 100});
+  const std::vector<float> tpot(log.size(), NAN);
+  const Goodput goodput = find_goodput(log, tpot, {150.0, {}, 0.9}, 1);
+  CHECK(goodput.status == GoodputStatus::unreachable);
+  CHECK(goodput.attainment == Approx(0.6));  // the burst's first and the five spread requests
+  CHECK(find_goodput(log, tpot, {150.0, {}, 0.5}, 1).status != GoodputStatus::unreachable);
+}

@@ -71,7 +71,7 @@ std::optional<double> slo_attainment(const std::vector<QueuedRequest>& requests,
 enum class GoodputStatus {
   found,             ///< the highest rate scale meeting the target, within the stable range
   limited_by_queue,  ///< the target is met up to the edge of stability (rho -> 1): that edge
-  unreachable,       ///< not even an idle system (no waiting) meets the target
+  unreachable,       ///< not even a rate 1e-6 of the stable edge (almost no waiting) meets it
 };
 
 struct Goodput {
@@ -85,7 +85,8 @@ struct Goodput {
 /// DistServe's goodput (Zhong et al., OSDI 2024): the highest rate at which at least the target
 /// fraction of requests meet both SLOs. Bisection over the rate scale X in (0, X_stable), where
 /// X_stable makes rho = 1; attainment falls as X grows (more waiting), so the bisection keeps
-/// the largest X found meeting the target, to a relative width of 1e-4.
+/// the largest X found meeting the target, to a relative width of 1e-4. The search starts at
+/// X = 1e-6 X_stable: requests that arrive at the same instant queue at any rate.
 Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vector<float>& tpot_ms,
                      const Slo& slo, int replicas);
 

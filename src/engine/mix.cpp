@@ -47,10 +47,7 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   model.extrapolation = extrapolation;
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
-  model.reference = ReferenceLatency{
-      scenario.prompt_tokens.value,
-      {scenario.ttft_ms.value,
-       scenario.ttft_ms.source == Source::given ? Source::given : scenario.ttft_ms.source}};
+  model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
   model.tpot_ms = scenario.tpot_ms;
   return model;
 }
@@ -117,7 +114,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
     const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
     share = lookup.share;
     if (lookup.source == Source::clamped) {
-      ++clamped_;
+      ++(effective < model_.prefill_shares.front().context_tokens ? clamped_below_
+                                                                  : clamped_above_);
     } else if (lookup.source == Source::extrapolated) {
       ++extrapolated_;
     }
@@ -206,11 +204,6 @@ const RequestOutcome& MixRun::add(const Request& request) {
   }
   out.e2e_before_ms = static_cast<float>(e2e);
   out.e2e_after_ms = static_cast<float>(ttft * prefill_factor + (e2e - ttft) * decode_factor);
-  if (clamped_ == 1 && clamp_edge_ == 0 && !model_.prefill_shares.empty()) {
-    clamp_edge_ = effective < model_.prefill_shares.front().context_tokens
-                      ? model_.prefill_shares.front().context_tokens
-                      : model_.prefill_shares.back().context_tokens;
-  }
   outcomes_.push_back(out);
   return outcomes_.back();
 }
@@ -220,7 +213,13 @@ std::vector<MixWarning> MixRun::warnings() const {
   const auto add = [&out](MixWarning::Code code, std::int64_t count, double value = 0) {
     if (count > 0) out.push_back({code, count, value});
   };
-  add(MixWarning::Code::prefill_share_clamped, clamped_, clamp_edge_);
+  if (!model_.prefill_shares.empty()) {
+    // One warning per side of the table; the value is the edge the shares were held at.
+    add(MixWarning::Code::prefill_share_clamped, clamped_below_,
+        model_.prefill_shares.front().context_tokens);
+    add(MixWarning::Code::prefill_share_clamped, clamped_above_,
+        model_.prefill_shares.back().context_tokens);
+  }
   add(MixWarning::Code::prefill_share_extrapolated, extrapolated_);
   add(MixWarning::Code::ttft_missing, ttft_missing_);
   add(MixWarning::Code::tpot_missing, tpot_missing_);

@@ -223,3 +223,17 @@ TEST_CASE("the histogram covers every speedup", "[mix]") {
 TEST_CASE("a request outcome costs 56 bytes", "[mix]") {
   CHECK(sizeof(RequestOutcome) == 56);
 }
+
+TEST_CASE("clamped shares are warned about per side of the table", "[mix]") {
+  MixRun run(reference_model());
+  run.add(request(1024, 2));
+  run.add(request(200000, 2));
+  run.add(request(300000, 2));
+  run.add(request(8192, 2));  // interpolated: no warning
+  const auto warnings = run.warnings();
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].count == 1);
+  CHECK(warnings[0].value == 4096.0);
+  CHECK(warnings[1].count == 2);
+  CHECK(warnings[1].value == 131072.0);
+}

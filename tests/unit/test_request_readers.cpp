@@ -263,3 +263,10 @@ TEST_CASE("the format list names every reader", "[requests]") {
   CHECK(request_formats().size() == 7);
   CHECK(to_string(RequestFormat::aiperf_jsonl) == "aiperf");
 }
+
+TEST_CASE("a vllm document with empty arrays holds no requests", "[requests]") {
+  CHECK_THAT(error_of(R"({"input_lens": [], "output_lens": []})"),
+             Contains("the vllm log holds no requests"));
+  CHECK_THAT(error_of(R"({"input_lens": [1, 2], "output_lens": [3]})"),
+             Contains("'output_lens' is not a list of 2 values"));
+}

@@ -112,7 +112,7 @@ struct RequestOutcome {
 /// A warning as a value: a stable code and the numbers behind it. Reporters word it.
 struct MixWarning {
   enum class Code {
-    prefill_share_clamped,       ///< count requests outside the table, clamped
+    prefill_share_clamped,       ///< count requests below (or above) the table; value: the edge
     prefill_share_extrapolated,  ///< count requests outside the table, extrapolated
     ttft_missing,                ///< count requests with no measured TTFT and no reference
     tpot_missing,                ///< count requests of 2+ tokens with no TPOT: no E2E
@@ -124,7 +124,7 @@ struct MixWarning {
   };
   Code code;
   std::int64_t count = 0;
-  double value = 0;  ///< code-specific: the table edge for share warnings, else 0
+  double value = 0;  ///< code-specific: the table edge (tokens) for clamped shares, else 0
 };
 
 /// Accumulates requests one at a time (streaming: the reader's callback calls add), then
@@ -143,7 +143,7 @@ class MixRun {
   std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
   std::vector<MixWarning> warnings() const;
 
-  /// For tests and benchmarks: the outcome list replaced wholesale (e.g. a log replicated).
+  /// Room for `requests` outcomes, when the caller knows how many will come.
   void reserve(std::size_t requests) { outcomes_.reserve(requests); }
 
  private:
@@ -156,9 +156,9 @@ class MixRun {
   std::vector<std::string> models_{""};
   std::int64_t prompt_tokens_total_ = 0;
   std::int64_t cached_tokens_total_ = 0;
-  std::int64_t clamped_ = 0, extrapolated_ = 0, ttft_missing_ = 0, tpot_missing_ = 0;
+  std::int64_t clamped_below_ = 0, clamped_above_ = 0, extrapolated_ = 0;
+  std::int64_t ttft_missing_ = 0, tpot_missing_ = 0;
   std::int64_t no_block_hashes_ = 0, too_many_models_ = 0;
-  double clamp_edge_ = 0;
 };
 
 /// A metric before and after the change.

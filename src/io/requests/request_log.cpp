@@ -181,8 +181,13 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
                      "\nFor another CSV, map its columns (prompt=COLUMN,response=COLUMN,...)");
   }
   if (report.records == 0) {
-    throw InputError(name + ": the " + std::string(to_string(report.format)) +
-                     " log has a header but no requests: expected at least one data row");
+    const bool csv = report.format == RequestFormat::azure_csv ||
+                     report.format == RequestFormat::burstgpt_csv ||
+                     report.format == RequestFormat::trace_replay_csv ||
+                     report.format == RequestFormat::mapped_csv;
+    throw InputError(name + ": the " + std::string(to_string(report.format)) + " log " +
+                     (csv ? "has a header but no requests: expected at least one data row"
+                          : "holds no requests: expected at least one request record"));
   }
   if (report.requests == 0) {
     const SkippedRows& first = report.skipped.front();

@@ -1,6 +1,7 @@
 // Request-log readers: every format on small inline samples, the bad inputs the issue lists, and
 // the column mapping. Real files are in test_mix_real_logs.cpp.
 #include <catch2/catch.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -269,4 +270,51 @@ TEST_CASE("a vllm document with empty arrays holds no requests", "[requests]") {
              Contains("the vllm log holds no requests"));
   CHECK_THAT(error_of(R"({"input_lens": [1, 2], "output_lens": [3]})"),
              Contains("'output_lens' is not a list of 2 values"));
+}
+
+TEST_CASE("mutated logs give requests or an InputError, never a crash", "[requests]") {
+  // A deterministic stand-in for the libFuzzer target: every sample above with bytes flipped,
+  // dropped or duplicated. Run under the sanitizer build, it checks memory safety too.
+  const std::vector<std::string> samples = {
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n"
+      "2023-11-16 18:15:50.9951690,396,109\n",
+      "Timestamp,Model,Request tokens,Response tokens\n5,ChatGPT,472,18\n45,GPT-4,1087,0\n",
+      "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
+      "{\"timestamp\": 15, \"input_length\": 73, \"output_length\": 4, \"hash_ids\": [0]}\n",
+      R"({"metadata":{"timestamp_ns":1759522419154568925},"metrics":{"input_sequence_length":)"
+      R"({"value":550,"unit":"tokens"},"ttft":{"value":730.1,"unit":"ms"},)"
+      R"("output_sequence_length":{"value":247,"unit":"tokens"}},"error":null})"
+      "\n",
+      R"({"input_lens": [100, 200], "output_lens": [3, 1], "ttfts": [0.25, 0.5],)"
+      R"( "itls": [[0.01, 0.03], []], "errors": ["", ""]})",
+      "input_tokens,output_tokens_actual,cache_hit_blocks,ttft,ttlt,success,x\n"
+      "37720,1494,583,16.44,28.67,True,\"[1.0,\n2.0]\"\n100,10,5,0.5,1.0,True,\"\"\n",
+  };
+  std::mt19937 random(2024);
+  int requests = 0;
+  int errors = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = samples[static_cast<std::size_t>(round) % samples.size()];
+    const int edits = 1 + static_cast<int>(random() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = static_cast<char>(random() % 256);
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 8);
+          break;
+        default:
+          text.insert(at, text.substr(at, 1 + random() % 8));
+      }
+    }
+    try {
+      requests += static_cast<int>(read(text).requests.size());
+    } catch (const InputError&) {
+      ++errors;
+    }
+  }
+  CHECK(requests > 0);
+  CHECK(errors > 0);
 }

@@ -88,6 +88,18 @@ TEST_CASE("InferenceX trace replay: measured percentiles, cache hits as cached p
   check_distribution(s.e2e_ms.before, 26111.340025, 27503.414392, 34522.875071, 42976.496496);
   // sum of min(cache_hit_blocks * 64, input_tokens - 1) over sum of input_tokens
   CHECK(s.cache_hit_rate == Approx(3295488.0 / 3419119.0).epsilon(1e-9));
+  // The issue's example mapping reads the same file as a CSV kspeed does not know by name.
+  io::ReadOptions options;
+  options.columns = io::parse_column_mapping(
+      "prompt=input_tokens,response=output_tokens_actual,ttft=ttft:s", "--columns");
+  MixRun mapped(builtin_model());
+  const io::RequestLogReport report = io::read_request_log(
+      path, options, [&mapped](const Request& request) { mapped.add(request); });
+  CHECK(report.format == io::RequestFormat::mapped_csv);
+  CHECK(report.requests == 45);
+  const MixSummary m = summarise(mapped);
+  CHECK(m.ttft_ms.before.percentiles[0] == Approx(772.210598).epsilon(1e-6));
+  CHECK(m.cache_hit_rate == 0.0);  // not mapped: no cached prefix
 }
 
 TEST_CASE("Mooncake: per-request prefill speedups and the LRU prefix cache at two sizes",

@@ -29,18 +29,27 @@ double time_factor(double share, double speedup) {
   return (1.0 - share) + share / speedup;
 }
 
+// A workload-level warning: its code, the input it concerns and how many requests.
+Warning requests_warning(WarningCode code, std::int64_t requests, const char* input) {
+  Warning warning;
+  warning.code = code;
+  warning.input = input;
+  warning.numbers.emplace_back("requests", static_cast<double>(requests));
+  return warning;
+}
+
 }  // namespace
 
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
                         Extrapolation extrapolation) {
   MixModel model;
   model.prefill_shares = workload.prefill_shares;
-  if (scenario.prefill_share.source == Source::given) {
+  if (scenario.prefill_share.provenance == Provenance::given) {
     model.prefill_share = scenario.prefill_share.value;
   }
   model.decode_shares = workload.decode_shares;
-  if (scenario.decode_share && (scenario.decode_share->source == Source::given ||
-                                scenario.decode_share->source == Source::modelled)) {
+  if (scenario.decode_share && (scenario.decode_share->provenance == Provenance::given ||
+                                scenario.decode_share->provenance == Provenance::modelled)) {
     model.decode_share = scenario.decode_share->value;
   }
   model.share_origin = workload.share_origin;
@@ -113,10 +122,10 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (!model_.prefill_shares.empty()) {
     const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
     share = lookup.share;
-    if (lookup.source == Source::clamped) {
+    if (lookup.source == Provenance::clamped) {
       ++(effective < model_.prefill_shares.front().context_tokens ? clamped_below_
                                                                   : clamped_above_);
-    } else if (lookup.source == Source::extrapolated) {
+    } else if (lookup.source == Provenance::extrapolated) {
       ++extrapolated_;
     }
   }
@@ -208,26 +217,39 @@ const RequestOutcome& MixRun::add(const Request& request) {
   return outcomes_.back();
 }
 
-std::vector<MixWarning> MixRun::warnings() const {
-  std::vector<MixWarning> out;
-  const auto add = [&out](MixWarning::Code code, std::int64_t count, double value = 0) {
-    if (count > 0) out.push_back({code, count, value});
+std::vector<Warning> MixRun::warnings() const {
+  std::vector<Warning> out;
+  const auto add = [&out](WarningCode code, std::int64_t count, const char* input) {
+    if (count > 0) out.push_back(requests_warning(code, count, input));
   };
   if (!model_.prefill_shares.empty()) {
-    // One warning per side of the table; the value is the edge the shares were held at.
-    add(MixWarning::Code::prefill_share_clamped, clamped_below_,
-        model_.prefill_shares.front().context_tokens);
-    add(MixWarning::Code::prefill_share_clamped, clamped_above_,
-        model_.prefill_shares.back().context_tokens);
+    // One warning per side of the table, with the edge the shares were held at.
+    struct Side {
+      std::int64_t count;
+      double edge_tokens;
+      double below_table;
+    };
+    const Side sides[] = {{clamped_below_, model_.prefill_shares.front().context_tokens, 1},
+                          {clamped_above_, model_.prefill_shares.back().context_tokens, 0}};
+    for (const auto& [count, edge, below] : sides) {
+      if (count == 0) continue;
+      Warning warning =
+          requests_warning(WarningCode::requests_share_clamped, count, "prefill_share_table");
+      warning.phase = Phase::prefill;
+      warning.numbers.emplace_back("edge_tokens", edge);
+      warning.numbers.emplace_back("below_table", below);
+      out.push_back(warning);
+    }
   }
-  add(MixWarning::Code::prefill_share_extrapolated, extrapolated_);
-  add(MixWarning::Code::ttft_missing, ttft_missing_);
-  add(MixWarning::Code::tpot_missing, tpot_missing_);
+  add(WarningCode::requests_share_extrapolated, extrapolated_, "prefill_share_table");
+  add(WarningCode::requests_ttft_missing, ttft_missing_, "ttft");
+  add(WarningCode::requests_tpot_missing, tpot_missing_, "tpot");
   if (applies_to_decode(model_.phase) && !model_.decode_share && model_.decode_shares.empty()) {
-    add(MixWarning::Code::decode_share_missing, static_cast<std::int64_t>(outcomes_.size()));
+    add(WarningCode::requests_decode_share_missing, static_cast<std::int64_t>(outcomes_.size()),
+        "decode_share");
   }
-  add(MixWarning::Code::no_block_hashes, no_block_hashes_);
-  add(MixWarning::Code::too_many_models, too_many_models_);
+  add(WarningCode::requests_without_block_ids, no_block_hashes_, "prefix_cache");
+  add(WarningCode::requests_too_many_models, too_many_models_, "model");
   return out;
 }
 
@@ -433,8 +455,13 @@ MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo&
     tpot_before.push_back(outcome.tpot_before_ms);
     tpot_after.push_back(outcome.tpot_after_ms);
   }
-  if (no_arrival > 0) out.warnings.push_back({MixWarning::Code::replay_no_arrivals, no_arrival, 0});
-  if (measured > 0) out.warnings.push_back({MixWarning::Code::replay_measured_ttft, measured, 0});
+  if (no_arrival > 0) {
+    out.warnings.push_back(
+        requests_warning(WarningCode::replay_without_arrival, no_arrival, "arrival"));
+  }
+  if (measured > 0) {
+    out.warnings.push_back(requests_warning(WarningCode::replay_measured_ttft, measured, "ttft"));
+  }
   out.requests = static_cast<std::int64_t>(before.size());
   if (before.empty()) {
     out.before.stability = out.after.stability = QueueStability::stable;

@@ -13,9 +13,9 @@ namespace {
 MixModel reference_model() {
   MixModel model;
   model.prefill_shares = {{4096, 0.18}, {131072, 0.85}};
-  model.kernel_speedup = {2.0, Source::given};
-  model.reference = ReferenceLatency{1024, {500.0, Source::workload}};
-  model.tpot_ms = Sourced<double>{50.0, Source::workload};
+  model.kernel_speedup = {2.0, Provenance::given};
+  model.reference = ReferenceLatency{1024, {500.0, Provenance::workload}};
+  model.tpot_ms = WithProvenance<double>{50.0, Provenance::workload};
   return model;
 }
 
@@ -47,9 +47,9 @@ TEST_CASE("the reference request reproduces MODEL.md's numbers", "[mix]") {
   CHECK(o.e2e_before_ms / o.e2e_after_ms == Approx(1.0066).epsilon(1e-4));
   const auto warnings = run.warnings();
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].code == MixWarning::Code::prefill_share_clamped);
-  CHECK(warnings[0].count == 1);
-  CHECK(warnings[0].value == 4096.0);
+  CHECK(warnings[0].code == WarningCode::requests_share_clamped);
+  CHECK(warnings[0].number("requests") == 1);
+  CHECK(warnings[0].number("edge_tokens") == 4096.0);
 }
 
 TEST_CASE("a cached prefix: share at L_eff = 2c + n, non-attention work over n only", "[mix]") {
@@ -101,8 +101,8 @@ TEST_CASE("the change on decode uses the decode share at the request's own conte
   MixRun without(model);
   without.add(request(1024, 11));
   const auto warnings = without.warnings();
-  CHECK(std::any_of(warnings.begin(), warnings.end(), [](const MixWarning& w) {
-    return w.code == MixWarning::Code::decode_share_missing && w.count == 1;
+  CHECK(std::any_of(warnings.begin(), warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::requests_decode_share_missing && w.number("requests") == 1;
   }));
 }
 
@@ -203,8 +203,8 @@ TEST_CASE("a run with an LRU cache reports the hit rate and counts logs without 
   const MixSummary s = summarise(run);
   CHECK(s.cache_hit_rate == Approx(1023.0 / 3072.0));
   const auto warnings = run.warnings();
-  CHECK(std::any_of(warnings.begin(), warnings.end(), [](const MixWarning& w) {
-    return w.code == MixWarning::Code::no_block_hashes && w.count == 1;
+  CHECK(std::any_of(warnings.begin(), warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::requests_without_block_ids && w.number("requests") == 1;
   }));
 }
 
@@ -232,8 +232,8 @@ TEST_CASE("clamped shares are warned about per side of the table", "[mix]") {
   run.add(request(8192, 2));  // interpolated: no warning
   const auto warnings = run.warnings();
   REQUIRE(warnings.size() == 2);
-  CHECK(warnings[0].count == 1);
-  CHECK(warnings[0].value == 4096.0);
-  CHECK(warnings[1].count == 2);
-  CHECK(warnings[1].value == 131072.0);
+  CHECK(warnings[0].number("requests") == 1);
+  CHECK(warnings[0].number("edge_tokens") == 4096.0);
+  CHECK(warnings[1].number("requests") == 2);
+  CHECK(warnings[1].number("edge_tokens") == 131072.0);
 }

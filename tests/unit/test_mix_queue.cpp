@@ -90,9 +90,9 @@ namespace {
 MixRun poisson_run(double rho, std::size_t n) {
   MixModel model;
   model.prefill_shares = {{4096, 0.18}, {131072, 0.85}};
-  model.kernel_speedup = {2.0, Source::given};
-  model.reference = ReferenceLatency{1024, {500.0, Source::workload}};
-  model.tpot_ms = Sourced<double>{50.0, Source::workload};
+  model.kernel_speedup = {2.0, Provenance::given};
+  model.reference = ReferenceLatency{1024, {500.0, Provenance::workload}};
+  model.tpot_ms = WithProvenance<double>{50.0, Provenance::workload};
   model.percentiles = {50, 99};
   MixRun run(model);
   std::mt19937_64 random(11);

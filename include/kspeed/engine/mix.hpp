@@ -19,6 +19,7 @@
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
 
 namespace kspeed::engine {
@@ -46,7 +47,7 @@ struct Request {
 /// the new tokens only and attention's share is the table's at L_eff.
 struct ReferenceLatency {
   std::int64_t prompt_tokens = 0;  ///< L_ref
-  Sourced<double> ttft_ms;         ///< TTFT_ref and where it came from (workload, given)
+  WithProvenance<double> ttft_ms;  ///< TTFT_ref and where it came from (workload, given)
 };
 
 /// Prefix caching for requests without a measured cached prefix.
@@ -68,12 +69,12 @@ struct MixModel {
   std::optional<double> prefill_share;     ///< a given share for every request instead
   std::vector<SharePoint> decode_shares;   ///< decode table over context (may be empty)
   std::optional<double> decode_share;      ///< a given decode share instead
-  Source share_origin = Source::workload;  ///< how the tables were obtained
+  Provenance share_origin = Provenance::workload;  ///< how the tables were obtained
   Extrapolation extrapolation = Extrapolation::clamp;
-  Sourced<double> kernel_speedup{kDefaultKernelSpeedup, Source::default_value};
+  WithProvenance<double> kernel_speedup{kDefaultKernelSpeedup, Provenance::default_value};
   Phase phase = Phase::prefill;
-  std::optional<ReferenceLatency> reference;  ///< for requests without a measured TTFT
-  std::optional<Sourced<double>> tpot_ms;     ///< for requests without a measured TPOT
+  std::optional<ReferenceLatency> reference;      ///< for requests without a measured TTFT
+  std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
   PrefixCacheOptions prefix_cache;
   std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
 };
@@ -109,24 +110,6 @@ struct RequestOutcome {
   LatencySource tpot_source = LatencySource::missing;
 };
 
-/// A warning as a value: a stable code and the numbers behind it. Reporters word it.
-struct MixWarning {
-  enum class Code {
-    prefill_share_clamped,       ///< count requests below (or above) the table; value: the edge
-    prefill_share_extrapolated,  ///< count requests outside the table, extrapolated
-    ttft_missing,                ///< count requests with no measured TTFT and no reference
-    tpot_missing,                ///< count requests of 2+ tokens with no TPOT: no E2E
-    decode_share_missing,        ///< the change applies to decode but no decode share is known
-    no_block_hashes,             ///< lru cache asked for, count requests without block ids
-    replay_no_arrivals,          ///< count requests without an arrival time (left out of replay)
-    replay_measured_ttft,        ///< count services taken from measured TTFTs (queueing inside)
-    too_many_models,             ///< count requests whose model was not kept (over 65,535 names)
-  };
-  Code code;
-  std::int64_t count = 0;
-  double value = 0;  ///< code-specific: the table edge (tokens) for clamped shares, else 0
-};
-
 /// Accumulates requests one at a time (streaming: the reader's callback calls add), then
 /// summarises. The prefix cache sees requests in the order they are added.
 class MixRun {
@@ -141,7 +124,7 @@ class MixRun {
   const std::vector<std::string>& models() const { return models_; }
   std::int64_t prompt_tokens_total() const { return prompt_tokens_total_; }
   std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
-  std::vector<MixWarning> warnings() const;
+  std::vector<Warning> warnings() const;
 
   /// Room for `requests` outcomes, when the caller knows how many will come.
   void reserve(std::size_t requests) { outcomes_.reserve(requests); }
@@ -201,7 +184,7 @@ struct MixSummary {
   /// Prefix cache: token hit rate sum(c) / sum(prompt); 0 without caching.
   double cache_hit_rate = 0;
   std::int64_t ttft_measured = 0, ttft_modelled = 0;  ///< requests by TTFT source
-  std::vector<MixWarning> warnings;
+  std::vector<Warning> warnings;
 };
 
 /// Prompt-length bucket edges: 0, 1k, 2k, 4k, ... 128k, 256k, 512k, 1m (binary k, as context
@@ -227,7 +210,7 @@ struct MixReplay {
   ReplaySide after;
   std::optional<Goodput> goodput_before;  ///< with an SLO
   std::optional<Goodput> goodput_after;
-  std::vector<MixWarning> warnings;
+  std::vector<Warning> warnings;
 };
 
 /// Replays the run's arrivals through the prefill queue before and after, with SLO attainment

@@ -105,15 +105,16 @@ void check_output_path(const std::string& path) {
   }
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+void write_file_atomically(const std::string& path, std::string_view content,
+                           std::string_view what) {
   check_output_path(path);
   const fs::path target(path);
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string temp = (folder / ("." + target.filename().string() + ".kspeed-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
-    throw InputError("-o '" + path + "': cannot create a temporary file in '" + folder.string() +
-                     "': " + std::strerror(errno));
+    throw InputError(std::string(what) + " '" + path + "': cannot create a temporary file in '" +
+                     folder.string() + "': " + std::strerror(errno));
   }
   std::size_t written = 0;
   while (written < content.size()) {
@@ -122,7 +123,8 @@ void write_file_atomically(const std::string& path, std::string_view content) {
       const std::string reason = std::strerror(errno);
       ::close(fd);
       ::unlink(temp.c_str());
-      throw InputError("-o '" + path + "': writing failed: " + reason + "; the old file is kept");
+      throw InputError(std::string(what) + " '" + path + "': writing failed: " + reason +
+                       "; the old file is kept");
     }
     written += static_cast<std::size_t>(n);
   }
@@ -135,7 +137,7 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   if (!synced || !closed || ::rename(temp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     ::unlink(temp.c_str());
-    throw InputError("-o '" + path + "': replacing the file failed: " + reason +
+    throw InputError(std::string(what) + " '" + path + "': replacing the file failed: " + reason +
                      "; the old file is kept");
   }
 }

@@ -29,6 +29,8 @@ void check_output_path(const std::string& path);
 
 /// Writes `content` to a temporary file beside `path` and renames it over `path`, so a reader
 /// never sees a half-written file and a failed run leaves the previous file intact.
-void write_file_atomically(const std::string& path, std::string_view content);
+/// `what` names the output in errors: "-o", "--per-request".
+void write_file_atomically(const std::string& path, std::string_view content,
+                           std::string_view what = "-o");
 
 }  // namespace kspeed::io

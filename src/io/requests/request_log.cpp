@@ -3,6 +3,7 @@
 #include "kspeed/io/requests/request_log.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 #include "kspeed/error.hpp"
@@ -175,10 +176,11 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
     read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input);
   }
   if (!read) {
-    throw InputError(name + ":" + std::to_string(input.head_line) +
-                     ": not a request log kspeed knows; it starts with '" + excerpt(input.head) +
-                     "'. Known formats:" + known_formats() +
-                     "\nFor another CSV, map its columns (prompt=COLUMN,response=COLUMN,...)");
+    throw InputError(
+        name + ":" + std::to_string(input.head_line) +
+        ": not a request log kspeed knows; it starts with '" + excerpt(input.head) +
+        "'. Known formats:" + known_formats() +
+        "\nFor another CSV, map its columns: --columns prompt=COLUMN,response=COLUMN,...");
   }
   if (report.records == 0) {
     const bool csv = report.format == RequestFormat::azure_csv ||
@@ -202,6 +204,19 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
 
 RequestLogReport read_request_log(const std::string& path, const ReadOptions& options,
                                   const RequestSink& sink) {
+  // The trace byte source words its errors for traces; a request log gets its own.
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) {
+    throw InputError("request log '" + path +
+                     "' does not exist: check the path (relative paths start from the current "
+                     "folder)");
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw InputError("request log '" + path +
+                     "' is a folder: expected a log file (*.csv, "
+                     "*.jsonl, *.json, gzip too)");
+  }
   std::unique_ptr<trace::ByteSource> file = trace::open_file_source(path);
   // gzip by its magic bytes, whatever the name
   std::string head(2, '\0');

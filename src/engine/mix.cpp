@@ -11,7 +11,7 @@ namespace kspeed::engine {
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Decode share over a response: the mean of the table's share at this many evenly spaced steps
 // (midpoints). The share is smooth and monotone between table points, so 8 samples are within a
 // fraction of a percent of the exact mean and keep a million requests well under a second.
@@ -129,7 +129,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
       ++extrapolated_;
     }
   }
-  out.prefill_share = static_cast<float>(share);
+  out.prefill_share = static_cast<double>(share);
 
   // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
   // a = (1 - p(L_ref)) * TTFT_ref / L_ref.
@@ -158,8 +158,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
   }
   const double prefill_factor =
       applies_to_prefill(model_.phase) ? time_factor(share, model_.kernel_speedup.value) : 1.0;
-  out.ttft_before_ms = static_cast<float>(ttft);
-  out.ttft_after_ms = static_cast<float>(ttft * prefill_factor);
+  out.ttft_before_ms = static_cast<double>(ttft);
+  out.ttft_after_ms = static_cast<double>(ttft * prefill_factor);
 
   // TPOT: measured; else vLLM's (E2E - TTFT) / (n_out - 1); else the mean ITL; else the model's.
   const auto steps = static_cast<double>(std::max<std::int64_t>(0, request.response_tokens - 1));
@@ -196,8 +196,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
                                    ? time_factor(decode_share, model_.kernel_speedup.value)
                                    : 1.0;
   const bool has_tpot = !std::isnan(tpot);
-  out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<float>(tpot) : kNaN;
-  out.tpot_after_ms = has_tpot && steps > 0 ? static_cast<float>(tpot * decode_factor) : kNaN;
+  out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<double>(tpot) : kNaN;
+  out.tpot_after_ms = has_tpot && steps > 0 ? static_cast<double>(tpot * decode_factor) : kNaN;
 
   // E2E = TTFT + (n_out - 1) * TPOT (MODEL.md 3), or the log's measurement; after the change
   // E2E' = TTFT' + (E2E - TTFT) * decode factor.
@@ -211,8 +211,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else {
     ++tpot_missing_;
   }
-  out.e2e_before_ms = static_cast<float>(e2e);
-  out.e2e_after_ms = static_cast<float>(ttft * prefill_factor + (e2e - ttft) * decode_factor);
+  out.e2e_before_ms = static_cast<double>(e2e);
+  out.e2e_after_ms = static_cast<double>(ttft * prefill_factor + (e2e - ttft) * decode_factor);
   outcomes_.push_back(out);
   return outcomes_.back();
 }
@@ -263,15 +263,15 @@ std::vector<std::int64_t> prompt_bucket_edges() {
 
 namespace {
 
-// One float column of the outcomes, NaNs left out.
+// One double column of the outcomes, NaNs left out.
 template <class Getter>
-std::vector<float> column(const std::vector<RequestOutcome>& outcomes,
-                          const std::vector<std::size_t>* subset, Getter get) {
-  std::vector<float> values;
+std::vector<double> column(const std::vector<RequestOutcome>& outcomes,
+                           const std::vector<std::size_t>* subset, Getter get) {
+  std::vector<double> values;
   const std::size_t n = subset ? subset->size() : outcomes.size();
   values.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const float value = get(outcomes[subset ? (*subset)[i] : i]);
+    const double value = get(outcomes[subset ? (*subset)[i] : i]);
     if (!std::isnan(value)) values.push_back(value);
   }
   return values;
@@ -281,7 +281,7 @@ template <class Getter>
 Distribution distribution(const std::vector<RequestOutcome>& outcomes,
                           const std::vector<std::size_t>* subset, const std::vector<double>& points,
                           Getter get) {
-  std::vector<float> values = column(outcomes, subset, get);
+  std::vector<double> values = column(outcomes, subset, get);
   return distribution_of(values, points);
 }
 
@@ -294,8 +294,8 @@ double time_weighted(const std::vector<RequestOutcome>& outcomes,
   const std::size_t n = subset ? subset->size() : outcomes.size();
   for (std::size_t i = 0; i < n; ++i) {
     const RequestOutcome& outcome = outcomes[subset ? (*subset)[i] : i];
-    const float b = before(outcome);
-    const float a = after(outcome);
+    const double b = before(outcome);
+    const double a = after(outcome);
     if (!std::isnan(b) && !std::isnan(a)) {
       sum_before += static_cast<double>(b);
       sum_after += static_cast<double>(a);
@@ -304,10 +304,10 @@ double time_weighted(const std::vector<RequestOutcome>& outcomes,
   return sum_after > 0 ? sum_before / sum_after : 1.0;
 }
 
-float e2e_speedup(const RequestOutcome& o) {
+double e2e_speedup(const RequestOutcome& o) {
   return o.e2e_before_ms / o.e2e_after_ms;
 }
-float prefill_speedup(const RequestOutcome& o) {
+double prefill_speedup(const RequestOutcome& o) {
   return o.ttft_before_ms / o.ttft_after_ms;
 }
 
@@ -341,7 +341,7 @@ MixSummary summarise(const MixRun& run) {
   MixSummary out;
   out.requests = static_cast<std::int64_t>(outcomes.size());
   out.percentiles = points;
-  const auto field = [](float RequestOutcome::*member) {
+  const auto field = [](double RequestOutcome::*member) {
     return [member](const RequestOutcome& o) { return o.*member; };
   };
   out.ttft_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::ttft_before_ms)),
@@ -353,7 +353,7 @@ MixSummary summarise(const MixRun& run) {
   out.prefill_share =
       distribution(outcomes, nullptr, points, field(&RequestOutcome::prefill_share));
   out.prefill_speedup = distribution(outcomes, nullptr, points, prefill_speedup);
-  std::vector<float> speedups = column(outcomes, nullptr, e2e_speedup);
+  std::vector<double> speedups = column(outcomes, nullptr, e2e_speedup);
   out.e2e_speedup_histogram = histogram_of(speedups, 10);
   out.e2e_speedup = distribution_of(speedups, points);
   out.request_weighted_e2e_speedup = out.e2e_speedup.count > 0 ? out.e2e_speedup.mean : 1.0;
@@ -405,7 +405,7 @@ MixSummary summarise(const MixRun& run) {
 
 namespace {
 
-ReplaySide replay_side(const std::vector<QueuedRequest>& queued, const std::vector<float>& tpot,
+ReplaySide replay_side(const std::vector<QueuedRequest>& queued, const std::vector<double>& tpot,
                        const ReplayOptions& options, const Slo& slo,
                        const std::vector<double>& points) {
   ReplaySide side;
@@ -416,7 +416,7 @@ ReplaySide replay_side(const std::vector<QueuedRequest>& queued, const std::vect
     return side;
   }
   side.mean_wait_ms = replay.mean_wait_ms;
-  std::vector<float> ttft(queued.size());
+  std::vector<double> ttft(queued.size());
   std::int64_t met = 0;
   for (std::size_t i = 0; i < queued.size(); ++i) {
     // TTFT = wait + prefill
@@ -440,8 +440,8 @@ MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo&
   MixReplay out;
   std::vector<QueuedRequest> before;
   std::vector<QueuedRequest> after;
-  std::vector<float> tpot_before;
-  std::vector<float> tpot_after;
+  std::vector<double> tpot_before;
+  std::vector<double> tpot_after;
   std::int64_t no_arrival = 0;
   std::int64_t measured = 0;
   for (const RequestOutcome& outcome : run.outcomes()) {

@@ -27,7 +27,7 @@ std::vector<std::size_t> arrival_order(const std::vector<QueuedRequest>& request
 // The FCFS replay proper, over requests already in arrival order.
 void replay_in_order(const std::vector<QueuedRequest>& requests,
                      const std::vector<std::size_t>& order, const ReplayOptions& options,
-                     std::vector<float>& wait_ms) {
+                     std::vector<double>& wait_ms) {
   wait_ms.assign(requests.size(), 0.0F);
   const double inverse_scale = 1.0 / options.rate_scale;
   if (options.replicas <= 1) {
@@ -36,7 +36,7 @@ void replay_in_order(const std::vector<QueuedRequest>& requests,
       // start = max(arrival / X, free);  wait = start - arrival / X;  free = start + S
       const double arrival_ms = requests[index].arrival_s * inverse_scale * kMsPerS;
       const double start_ms = std::max(arrival_ms, free_at_ms);
-      wait_ms[index] = static_cast<float>(start_ms - arrival_ms);
+      wait_ms[index] = static_cast<double>(start_ms - arrival_ms);
       free_at_ms = start_ms + static_cast<double>(requests[index].service_ms);
     }
     return;
@@ -50,23 +50,23 @@ void replay_in_order(const std::vector<QueuedRequest>& requests,
     const double arrival_ms = requests[index].arrival_s * inverse_scale * kMsPerS;
     const double start_ms = std::max(arrival_ms, free_at_ms.top());
     free_at_ms.pop();
-    wait_ms[index] = static_cast<float>(start_ms - arrival_ms);
+    wait_ms[index] = static_cast<double>(start_ms - arrival_ms);
     free_at_ms.push(start_ms + static_cast<double>(requests[index].service_ms));
   }
 }
 
-double mean_of(const std::vector<float>& values) {
+double mean_of(const std::vector<double>& values) {
   double sum = 0;
-  for (float value : values) sum += static_cast<double>(value);
+  for (double value : values) sum += static_cast<double>(value);
   return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
 }
 
-bool meets_tpot(const Slo& slo, float tpot_ms) {
+bool meets_tpot(const Slo& slo, double tpot_ms) {
   return !slo.tpot_ms || std::isnan(tpot_ms) || static_cast<double>(tpot_ms) <= *slo.tpot_ms;
 }
 
-double attainment_of(const std::vector<QueuedRequest>& requests, const std::vector<float>& wait_ms,
-                     const std::vector<float>& tpot_ms, const Slo& slo) {
+double attainment_of(const std::vector<QueuedRequest>& requests, const std::vector<double>& wait_ms,
+                     const std::vector<double>& tpot_ms, const Slo& slo) {
   std::int64_t met = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const double ttft =
@@ -120,24 +120,24 @@ QueueReplay replay_prefill_queue(const std::vector<QueuedRequest>& requests,
 }
 
 std::optional<double> slo_attainment(const std::vector<QueuedRequest>& requests,
-                                     const std::vector<float>& tpot_ms, const Slo& slo,
+                                     const std::vector<double>& tpot_ms, const Slo& slo,
                                      const ReplayOptions& options) {
   if (queue_utilisation(requests, options) >= 1.0) {
     return std::nullopt;
   }
-  std::vector<float> wait_ms;
+  std::vector<double> wait_ms;
   replay_in_order(requests, arrival_order(requests), options, wait_ms);
   return attainment_of(requests, wait_ms, tpot_ms, slo);
 }
 
-Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vector<float>& tpot_ms,
+Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vector<double>& tpot_ms,
                      const Slo& slo, int replicas) {
   Goodput out;
   if (requests.size() < 2) {
     return out;
   }
   const std::vector<std::size_t> order = arrival_order(requests);
-  std::vector<float> wait_ms;
+  std::vector<double> wait_ms;
   const auto attainment_at = [&](double scale) {
     ++out.replays;
     replay_in_order(requests, order, {replicas, scale}, wait_ms);

@@ -6,14 +6,14 @@
 
 namespace kspeed::engine {
 
-Distribution distribution_of(std::vector<float>& values, const std::vector<double>& points) {
+Distribution distribution_of(std::vector<double>& values, const std::vector<double>& points) {
   Distribution out;
   out.count = static_cast<std::int64_t>(values.size());
   if (values.empty()) {
     return out;
   }
   double sum = 0;
-  for (float value : values) {
+  for (double value : values) {
     sum += static_cast<double>(value);
   }
   out.mean = sum / static_cast<double>(values.size());
@@ -51,7 +51,7 @@ Distribution distribution_of(std::vector<float>& values, const std::vector<doubl
   return out;
 }
 
-std::vector<HistogramBin> histogram_of(const std::vector<float>& values, int bins) {
+std::vector<HistogramBin> histogram_of(const std::vector<double>& values, int bins) {
   std::vector<HistogramBin> out;
   if (values.empty() || bins < 1) {
     return out;
@@ -67,7 +67,7 @@ std::vector<HistogramBin> histogram_of(const std::vector<float>& values, int bin
   for (int i = 0; i < bins; ++i) {
     out.push_back({lower + width * i, i + 1 == bins ? upper : lower + width * (i + 1), 0});
   }
-  for (float value : values) {
+  for (double value : values) {
     auto bin = static_cast<std::size_t>((static_cast<double>(value) - lower) / width);
     bin = std::min(bin, out.size() - 1);
     ++out[bin].count;

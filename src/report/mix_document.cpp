@@ -287,7 +287,7 @@ Document mix_document(const MixResult& result) {
 /// before and after and their sources.
 std::string per_request_line(const engine::RequestOutcome& o, const std::string& model,
                              const engine::MixModel& mix) {
-  const auto number = [](float value) {
+  const auto number = [](double value) {
     return std::isnan(value) ? ordered_json(nullptr) : ordered_json(static_cast<double>(value));
   };
   ordered_json out;

@@ -39,8 +39,8 @@ TEST_CASE("the reference request reproduces MODEL.md's numbers", "[mix]") {
   MixRun run(reference_model());
   const RequestOutcome& o = run.add(request(1024, 128));
   CHECK(o.ttft_source == LatencySource::reference);
-  CHECK(o.ttft_before_ms == 500.0F);
-  CHECK(o.prefill_share == 0.18F);
+  CHECK(o.ttft_before_ms == 500.0);
+  CHECK(o.prefill_share == 0.18);
   CHECK(o.ttft_after_ms == Approx(455.0));   // 500 * (0.82 + 0.09)
   CHECK(o.e2e_before_ms == Approx(6850.0));  // 500 + 127 * 50
   CHECK(o.e2e_after_ms == Approx(6805.0));
@@ -70,7 +70,7 @@ TEST_CASE("a cached prefix: share at L_eff = 2c + n, non-attention work over n o
   CHECK(o.e2e_before_ms == o.ttft_before_ms);
   // Uncached, the same prompt has the lower share of 4096 tokens.
   MixRun uncached(model);
-  CHECK(uncached.add(request(4096, 1)).prefill_share == 0.18F);
+  CHECK(uncached.add(request(4096, 1)).prefill_share == 0.18);
 }
 
 TEST_CASE("measured latencies are used as they are; after follows Amdahl", "[mix]") {
@@ -80,7 +80,7 @@ TEST_CASE("measured latencies are used as they are; after follows Amdahl", "[mix
   r.e2e_ms = 8877.620132;
   const RequestOutcome& o = run.add(r);
   CHECK(o.ttft_source == LatencySource::measured);
-  CHECK(o.ttft_before_ms == 730.147344F);
+  CHECK(o.ttft_before_ms == 730.147344);
   CHECK(o.tpot_source == LatencySource::measured);
   // TPOT = (E2E - TTFT) / (n - 1), vLLM's definition
   CHECK(o.tpot_before_ms == Approx((8877.620132 - 730.147344) / 246));
@@ -107,7 +107,7 @@ TEST_CASE("the change on decode uses the decode share at the request's own conte
 }
 
 TEST_CASE("percentiles interpolate between order statistics like numpy", "[mix]") {
-  std::vector<float> values{4, 1, 3, 2};
+  std::vector<double> values{4, 1, 3, 2};
   const Distribution d = distribution_of(values, {50, 90, 99, 0, 100});
   CHECK(d.count == 4);
   CHECK(d.mean == 2.5);
@@ -116,9 +116,9 @@ TEST_CASE("percentiles interpolate between order statistics like numpy", "[mix]"
   CHECK(d.percentiles[2] == Approx(3.97));
   CHECK(d.percentiles[3] == 1.0);
   CHECK(d.percentiles[4] == 4.0);
-  std::vector<float> one{7};
+  std::vector<double> one{7};
   CHECK(distribution_of(one, {99}).percentiles[0] == 7.0);
-  std::vector<float> none;
+  std::vector<double> none;
   CHECK(distribution_of(none, {50}).percentiles.empty());
 }
 
@@ -209,7 +209,7 @@ TEST_CASE("a run with an LRU cache reports the hit rate and counts logs without 
 }
 
 TEST_CASE("the histogram covers every speedup", "[mix]") {
-  const std::vector<float> values{1.0F, 1.1F, 1.2F, 2.0F};
+  const std::vector<double> values{1.0, 1.1, 1.2, 2.0};
   const auto bins = histogram_of(values, 10);
   REQUIRE(bins.size() == 10);
   std::int64_t total = 0;
@@ -217,11 +217,11 @@ TEST_CASE("the histogram covers every speedup", "[mix]") {
   CHECK(total == 4);
   CHECK(bins.front().count == 1);
   CHECK(bins.back().count == 1);
-  CHECK(histogram_of({3.0F, 3.0F}, 10).size() == 1);
+  CHECK(histogram_of({3.0, 3.0}, 10).size() == 1);
 }
 
-TEST_CASE("a request outcome costs 56 bytes", "[mix]") {
-  CHECK(sizeof(RequestOutcome) == 56);
+TEST_CASE("a request outcome costs 80 bytes", "[mix]") {
+  CHECK(sizeof(RequestOutcome) == 80);
 }
 
 TEST_CASE("clamped shares are warned about per side of the table", "[mix]") {

@@ -22,7 +22,7 @@ std::vector<QueuedRequest> poisson_log(std::size_t n, double rate_per_s, Service
   double t = 0;
   for (std::size_t i = 0; i < n; ++i) {
     t += -std::log(1.0 - uniform(random)) / rate_per_s;  // exponential inter-arrival time
-    log.push_back({t, static_cast<float>(service_ms(random, uniform))});
+    log.push_back({t, static_cast<double>(service_ms(random, uniform))});
   }
   return log;
 }
@@ -64,9 +64,9 @@ TEST_CASE("N replicas share one FCFS queue", "[mix][queue]") {
   // Three requests at t = 0 on two replicas, 100 ms each: the third waits for the first free.
   const std::vector<QueuedRequest> log{{0, 100}, {0, 100}, {0, 100}, {1.0, 100}};
   const QueueReplay replay = replay_prefill_queue(log, {2, 1.0});
-  CHECK(replay.wait_ms == std::vector<float>{0, 0, 100, 0});
+  CHECK(replay.wait_ms == std::vector<double>{0, 0, 100, 0});
   // Rate scale 10: arrivals at 0, 0, 0, 0.1 s; the fourth finds a replica free at 100 ms.
-  CHECK(replay_prefill_queue(log, {2, 10.0}).wait_ms == std::vector<float>{0, 0, 100, 0});
+  CHECK(replay_prefill_queue(log, {2, 10.0}).wait_ms == std::vector<double>{0, 0, 100, 0});
   CHECK(replay_prefill_queue(log, {2, 20.0}).wait_ms[3] == Approx(50.0));
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("utilisation at or above 1 is an unstable queue, not a number", "[mix]
   const auto overloaded = poisson_log(1000, 20.0, deterministic, 3);
   CHECK(replay_prefill_queue(overloaded, {}).stability == QueueStability::unstable);
   CHECK(replay_prefill_queue(overloaded, {3, 1.0}).stability == QueueStability::stable);
-  CHECK_FALSE(slo_attainment(overloaded, std::vector<float>(1000, NAN), {500.0, {}, 0.9}, {}));
+  CHECK_FALSE(slo_attainment(overloaded, std::vector<double>(1000, NAN), {500.0, {}, 0.9}, {}));
   // All at once: no span, infinite rate.
   const std::vector<QueuedRequest> burst{{0, 10}, {0, 10}};
   CHECK(replay_prefill_queue(burst, {}).stability == QueueStability::unstable);
@@ -145,7 +145,7 @@ TEST_CASE("goodput: the highest rate scale meeting the SLO, before and after", "
   CHECK(replay.goodput_before->replays < 40);
   // Just above goodput the target is missed (the bisection's edge is real).
   std::vector<QueuedRequest> queued;
-  std::vector<float> tpot;
+  std::vector<double> tpot;
   for (const RequestOutcome& o : run.outcomes()) {
     queued.push_back({o.arrival_s, o.ttft_before_ms});
     tpot.push_back(o.tpot_before_ms);
@@ -165,7 +165,7 @@ TEST_CASE("requests arriving at the same instant queue at any rate: goodput unre
   std::vector<QueuedRequest> log;
   for (int i = 0; i < 5; ++i) log.push_back({0.0, 100});  // one burst, stamped alike
   for (int i = 1; i <= 5; ++i) log.push_back({100.0 * i, 100});
-  const std::vector<float> tpot(log.size(), NAN);
+  const std::vector<double> tpot(log.size(), NAN);
   const Goodput goodput = find_goodput(log, tpot, {150.0, {}, 0.9}, 1);
   CHECK(goodput.status == GoodputStatus::unreachable);
   CHECK(goodput.attainment == Approx(0.6));  // the burst's first and the five spread requests

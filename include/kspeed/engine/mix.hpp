@@ -5,8 +5,8 @@
 // distribution of per-request speedups, time-weighted versus request-weighted speedups, prompt
 // length buckets — and, over arrival times, queues and goodput (mix_queue.hpp).
 //
-// Memory: a MixRun keeps one RequestOutcome (56 bytes) per request, plus the model names seen;
-// summaries copy one float column at a time (4 bytes per request) to take exact percentiles.
+// Memory: a MixRun keeps one RequestOutcome (80 bytes) per request, plus the model names seen;
+// summaries copy one double column at a time (8 bytes per request) to take exact percentiles.
 
 #include <cstdint>
 #include <optional>
@@ -92,20 +92,21 @@ enum class LatencySource : std::uint8_t {
   missing,    ///< nothing to take it from
 };
 
-/// One request after the chain: 56 bytes, the per-request cost of a run.
+/// One request after the chain: 80 bytes, the per-request cost of a run. Latencies are doubles:
+/// a measured log's percentiles must equal the tool's own to the last printed digit.
 struct RequestOutcome {
-  double arrival_s = 0;  ///< NaN when the log has no arrival time
+  double arrival_s = 0;      ///< NaN when the log has no arrival time
+  double prefill_share = 0;  ///< attention share of prefill at L_eff
+  double ttft_before_ms = 0;
+  double ttft_after_ms = 0;
+  double tpot_before_ms = 0;  ///< NaN without a TPOT
+  double tpot_after_ms = 0;   ///< NaN without a TPOT
+  double e2e_before_ms = 0;   ///< NaN without a TPOT for a response of 2+ tokens
+  double e2e_after_ms = 0;
   std::int32_t prompt_tokens = 0;
   std::int32_t response_tokens = 0;
   std::int32_t cached_tokens = 0;  ///< c used for the share (measured, simulated or stated)
-  float prefill_share = 0;         ///< attention share of prefill at L_eff
-  float ttft_before_ms = 0;
-  float ttft_after_ms = 0;
-  float tpot_before_ms = 0;  ///< NaN without a TPOT
-  float tpot_after_ms = 0;   ///< NaN without a TPOT
-  float e2e_before_ms = 0;   ///< NaN without a TPOT for a response of 2+ tokens
-  float e2e_after_ms = 0;
-  std::uint16_t model_index = 0;  ///< into MixRun::models; 0 is "" (not stated)
+  std::uint16_t model_index = 0;   ///< into MixRun::models; 0 is "" (not stated)
   LatencySource ttft_source = LatencySource::missing;
   LatencySource tpot_source = LatencySource::missing;
 };

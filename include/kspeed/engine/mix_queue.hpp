@@ -31,8 +31,8 @@ struct ReplayOptions {
 
 /// A request of the replay: when it arrives and how long its prefill takes.
 struct QueuedRequest {
-  double arrival_s = 0;  ///< seconds, any origin
-  float service_ms = 0;  ///< prefill time, ms (>= 0)
+  double arrival_s = 0;   ///< seconds, any origin
+  double service_ms = 0;  ///< prefill time, ms (>= 0)
 };
 
 /// The result of one replay.
@@ -41,7 +41,7 @@ struct QueueReplay {
   double utilisation = 0;         ///< rho = lambda * E[S] / N; infinite when all arrive at once
   double arrival_rate_per_s = 0;  ///< lambda = requests / arrival span, after rate scaling
   double mean_wait_ms = 0;        ///< over all requests of this replay
-  std::vector<float> wait_ms;     ///< per request, in the order given
+  std::vector<double> wait_ms;    ///< per request, in the order given
 };
 
 /// Replays `requests` (any order; sorted by arrival inside, ties kept in the given order).
@@ -64,7 +64,7 @@ struct Slo {
 /// Fraction of requests meeting both SLOs with TTFT = wait + service. `tpot_ms` holds NaN for
 /// requests without a TPOT. nullopt when the replay is unstable.
 std::optional<double> slo_attainment(const std::vector<QueuedRequest>& requests,
-                                     const std::vector<float>& tpot_ms, const Slo& slo,
+                                     const std::vector<double>& tpot_ms, const Slo& slo,
                                      const ReplayOptions& options);
 
 /// How the goodput search ended.
@@ -87,7 +87,7 @@ struct Goodput {
 /// X_stable makes rho = 1; attainment falls as X grows (more waiting), so the bisection keeps
 /// the largest X found meeting the target, to a relative width of 1e-4. The search starts at
 /// X = 1e-6 X_stable: requests that arrive at the same instant queue at any rate.
-Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vector<float>& tpot_ms,
+Goodput find_goodput(const std::vector<QueuedRequest>& requests, const std::vector<double>& tpot_ms,
                      const Slo& slo, int replicas);
 
 }  // namespace kspeed::engine

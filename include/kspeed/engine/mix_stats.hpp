@@ -1,8 +1,8 @@
 #pragma once
-// Exact order statistics for the workload level. Per-request values are kept as floats (4 bytes
-// per request per metric; relative rounding 6e-8, far below any printed digit), so percentiles
-// are exact over the whole log rather than a sketch's approximation; memory is linear in the
-// number of requests and stated in docs/mix.md.
+// Exact order statistics for the workload level. Per-request values are kept as doubles (8 bytes
+// per request per metric; floats' relative 6e-8 flipped a last printed digit of a measured log), so
+// percentiles are exact over the whole log rather than a sketch's approximation; memory is linear
+// in the number of requests and stated in docs/mix.md.
 
 #include <cstdint>
 #include <vector>
@@ -22,7 +22,7 @@ struct Distribution {
 /// ("linear") and hence vLLM's and AIPerf's benchmark reports compute them:
 ///   h = (N - 1) * q / 100,  v = x[floor h] + (h - floor h) * (x[floor h + 1] - x[floor h]).
 /// `points` are in [0, 100]. `values` is reordered (partially sorted); NaNs must be removed first.
-Distribution distribution_of(std::vector<float>& values, const std::vector<double>& points);
+Distribution distribution_of(std::vector<double>& values, const std::vector<double>& points);
 
 /// One bar of a histogram: [lower, upper) and how many values fell into it.
 struct HistogramBin {
@@ -33,6 +33,6 @@ struct HistogramBin {
 
 /// `bins` equal-width bins over [min, max] of `values` (the last bin includes max). One bin
 /// when all values are equal; none when `values` is empty.
-std::vector<HistogramBin> histogram_of(const std::vector<float>& values, int bins);
+std::vector<HistogramBin> histogram_of(const std::vector<double>& values, int bins);
 
 }  // namespace kspeed::engine

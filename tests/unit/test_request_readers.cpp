@@ -318,3 +318,16 @@ TEST_CASE("mutated logs give requests or an InputError, never a crash", "[reques
   CHECK(requests > 0);
   CHECK(errors > 0);
 }
+
+TEST_CASE("a datetime beyond 64-bit nanoseconds is a counted bad row, not an overflow",
+          "[requests]") {
+  // Found by fuzz_request_log: year 3023 overflowed seconds * 1e9 (undefined behaviour).
+  const Read r = read(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:15:46.6805900,374,44\n"
+      "3023-11-16 18:15:46.6805900,100,10\n");
+  REQUIRE(r.requests.size() == 1);
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].count == 1);
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{3});
+}

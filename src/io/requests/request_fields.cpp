@@ -225,6 +225,10 @@ std::optional<std::int64_t> parse_datetime_ns(std::string_view text) {
   if (at != text.size()) return std::nullopt;
   const std::int64_t seconds =
       days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+  // 64-bit nanoseconds reach 292 years either side of 1970 (1677-2262); a date outside is not a
+  // request's arrival (found by fuzz_request_log: year 3023 overflowed).
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000000000 - 1;
+  if (seconds > kMaxSeconds || seconds < -kMaxSeconds) return std::nullopt;
   return seconds * 1000000000 + fraction_ns;
 }
 

@@ -302,7 +302,8 @@ std::string per_request_line(const engine::RequestOutcome& o, const std::string&
   out["ttft_provenance"] = latency_provenance(o.ttft_source, mix);
   out["tpot_before_ms"] = number(o.tpot_before_ms);
   out["tpot_after_ms"] = number(o.tpot_after_ms);
-  out["tpot_provenance"] = latency_provenance(o.tpot_source, mix);
+  out["tpot_provenance"] =
+      std::isnan(o.tpot_before_ms) ? "none" : latency_provenance(o.tpot_source, mix);
   out["e2e_before_ms"] = number(o.e2e_before_ms);
   out["e2e_after_ms"] = number(o.e2e_after_ms);
   out["e2e_speedup"] = std::isnan(o.e2e_before_ms) || std::isnan(o.e2e_after_ms)

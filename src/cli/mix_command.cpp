@@ -188,7 +188,15 @@ class MixCommand final : public Command {
     }
     result.slo = slo;
     result.replay_options = replay_options;
-    if (flags_.replay) result.replay = engine::replay_run(run, replay_options, slo);
+    if (flags_.replay) {
+      result.replay = engine::replay_run(run, replay_options, slo);
+      if (result.replay->requests == 0) {
+        throw InputError("--replay: " + flags_.log + " (" +
+                         std::string(io::to_string(result.log.format)) +
+                         ") gives no request an arrival time, so there is no queue to replay; "
+                         "drop --replay, or map an arrival column with --columns arrival=COL:s");
+      }
+    }
 
     std::string per_request;
     if (!flags_.per_request.empty()) per_request = per_request_text(run);

@@ -109,7 +109,9 @@ Table histogram_table(const MixSummary& s) {
     for (int i = 0; i < width; ++i) bar += "█";
     if (bar.empty() && bin.count > 0) bar = "▏";
     table.rows.push_back(
-        {human_speedup(bin.lower) + "–" + human_speedup(bin.upper), human_count(bin.count), bar});
+        // Four decimals: the bins of a narrow distribution must not print alike.
+        {human_fixed(bin.lower, 4) + "–" + human_fixed(bin.upper, 4) + "×", human_count(bin.count),
+         bar});
   }
   return table;
 }

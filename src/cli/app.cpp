@@ -108,6 +108,10 @@ const CommandEntry kCommands[] = {
      "Where one attention kernel sits on a GPU's roofline, and what faster arithmetic, fewer "
      "bytes or more bandwidth are worth on it",
      make_roofline_command},
+    {"mix",
+     "What a kernel speedup is worth over a request log: TTFT/TPOT/E2E percentiles before and "
+     "after, prefix caching, queues and goodput",
+     make_mix_command},
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},

@@ -27,6 +27,7 @@ std::unique_ptr<Command> make_estimate_command(CLI::App& command);
 std::unique_ptr<Command> make_workloads_command(CLI::App& command);
 std::unique_ptr<Command> make_profile_command(CLI::App& command);
 std::unique_ptr<Command> make_roofline_command(CLI::App& command);
+std::unique_ptr<Command> make_mix_command(CLI::App& command);
 std::unique_ptr<Command> make_gpus_command(CLI::App& command);
 std::unique_ptr<Command> make_models_command(CLI::App& command);
 

@@ -74,6 +74,49 @@ std::string memory_sentence(const Warning& w) {
          "the roofline)";
 }
 
+std::string requests_text(const Warning& w) {
+  const auto count = static_cast<std::int64_t>(w.number("requests"));
+  return human_count(count) + (count == 1 ? " request" : " requests");
+}
+
+// The workload level's warnings (kspeed mix): how many requests each concerns.
+std::string requests_sentence(const Warning& w) {
+  switch (w.code) {
+    case WarningCode::requests_share_clamped:
+      return requests_text(w) + " with an effective prompt " +
+             (w.number("below_table") != 0 ? "below" : "above") +
+             " the prefill share table: " + "held at its " + tokens_text(w.number("edge_tokens")) +
+             " point (clamped); --extrapolate model continues the edge segment instead";
+    case WarningCode::requests_share_extrapolated:
+      return requests_text(w) +
+             " outside the prefill share table: edge segment continued (extrapolated; a model, "
+             "not a measurement)";
+    case WarningCode::requests_ttft_missing:
+      return requests_text(w) +
+             " with no measured TTFT and no reference TTFT to scale: left out of the TTFT and "
+             "E2E figures (pass --ttft and --ctx)";
+    case WarningCode::requests_tpot_missing:
+      return requests_text(w) + " of 2+ tokens with no TPOT: no E2E latency for them (pass --tpot)";
+    case WarningCode::requests_decode_share_missing:
+      return "the change applies to decode, but there is no decode share for " + requests_text(w) +
+             ": decode is left unchanged (pass --decode-share)";
+    case WarningCode::requests_without_block_ids:
+      return requests_text(w) +
+             " carry no block ids for the LRU prefix cache: nothing cached for them (use "
+             "--prefix-cache-hit R for logs without hash_ids)";
+    case WarningCode::requests_too_many_models:
+      return requests_text(w) + " name a model beyond the first 65,535: grouped as unnamed";
+    case WarningCode::replay_without_arrival:
+      return requests_text(w) + " have no arrival time: left out of the --replay queue";
+    case WarningCode::replay_measured_ttft:
+      return requests_text(w) +
+             " replayed with their measured TTFT as service time, which already includes the "
+             "benchmark's own queueing: the replayed waits count it twice";
+    default:
+      return std::string(to_string(w.code));
+  }
+}
+
 }  // namespace
 
 std::string warning_code(const Warning& warning) {
@@ -146,6 +189,16 @@ std::string warning_sentence(const Warning& w) {
              " of wall time. The gap is profiler overhead or CPU-bound scheduling: apply the "
              "kernel-time share to the GPU part of a latency only (--denominator wall-time "
              "gives the share of the step as it ran)";
+    case WarningCode::requests_share_clamped:
+    case WarningCode::requests_share_extrapolated:
+    case WarningCode::requests_ttft_missing:
+    case WarningCode::requests_tpot_missing:
+    case WarningCode::requests_decode_share_missing:
+    case WarningCode::requests_without_block_ids:
+    case WarningCode::requests_too_many_models:
+    case WarningCode::replay_without_arrival:
+    case WarningCode::replay_measured_ttft:
+      return requests_sentence(w);
     case WarningCode::share_point_left_out:
       return phase_name(w) + " context " +
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) + ": share " +

@@ -30,6 +30,16 @@ enum class WarningCode {
   kernels_outside_steps,     ///< kernel executions outside every step
   gpu_idle_in_step,          ///< steps whose GPU sat idle for a large part of their wall time
   share_point_left_out,      ///< an emitted share table point of 0 or 1, left out
+  // The workload level (kspeed mix), each with "requests", the number of requests concerned:
+  requests_share_clamped,         ///< prompts outside the table held at its edge ("edge_tokens")
+  requests_share_extrapolated,    ///< prompts outside the table, edge segment continued
+  requests_ttft_missing,          ///< no measured TTFT and no reference to scale
+  requests_tpot_missing,          ///< responses of 2+ tokens with no TPOT: no E2E
+  requests_decode_share_missing,  ///< the change applies to decode, no decode share is known
+  requests_without_block_ids,     ///< an LRU prefix cache asked for, the request has no block ids
+  requests_too_many_models,       ///< model names beyond 65,535 not kept
+  replay_without_arrival,         ///< left out of the queue replay: no arrival time
+  replay_measured_ttft,           ///< replay service times taken from measured TTFTs
 };
 
 /// "share_clamped", ...: the code's stable name, before any phase prefix.
@@ -65,6 +75,24 @@ constexpr std::string_view to_string(WarningCode code) {
       return "gpu_idle_in_step";
     case WarningCode::share_point_left_out:
       return "share_point_left_out";
+    case WarningCode::requests_share_clamped:
+      return "requests_share_clamped";
+    case WarningCode::requests_share_extrapolated:
+      return "requests_share_extrapolated";
+    case WarningCode::requests_ttft_missing:
+      return "requests_ttft_missing";
+    case WarningCode::requests_tpot_missing:
+      return "requests_tpot_missing";
+    case WarningCode::requests_decode_share_missing:
+      return "requests_decode_share_missing";
+    case WarningCode::requests_without_block_ids:
+      return "requests_without_block_ids";
+    case WarningCode::requests_too_many_models:
+      return "requests_too_many_models";
+    case WarningCode::replay_without_arrival:
+      return "replay_without_arrival";
+    case WarningCode::replay_measured_ttft:
+      return "replay_measured_ttft";
   }
   return "unknown";
 }

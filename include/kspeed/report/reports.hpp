@@ -6,6 +6,7 @@
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/profile/analysis.hpp"
+#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {
@@ -18,6 +19,12 @@ Document roofline_document(const engine::RooflineResult& result);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);
+
+View mix_view(const MixResult& result);
+Document mix_document(const MixResult& result);
+/// One request of `kspeed mix --per-request` as an NDJSON line (ends with a newline).
+std::string per_request_line(const engine::RequestOutcome& outcome, const std::string& model,
+                             const engine::MixModel& mix);
 
 /// The view and the document of one result.
 template <class Result>

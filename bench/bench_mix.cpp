@@ -1,0 +1,148 @@
+// The workload level at scale: a million requests through the chain and summarised, a goodput
+// search over a million arrivals, and reading a request log. The sample is the shared Mooncake
+// log replicated in memory when ../shared/data is present, else a synthetic log of the same
+// shape (log-normal prompts around 8k tokens, Poisson arrivals).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/mix.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/io/workload_reader.hpp"
+
+namespace {
+
+using namespace kspeed::engine;
+
+constexpr std::size_t kRequests = 1000000;
+
+std::string mooncake_path() {
+  return std::string(KSPEED_SOURCE_DIR) + "/../shared/data/workloads/mooncake-conversation.jsonl";
+}
+
+// The sample log: real requests when available, block ids dropped (the cache is benchmarked on
+// its own), arrival times shifted by the log's span on every copy.
+const std::vector<Request>& sample() {
+  static const std::vector<Request> requests = [] {
+    std::vector<Request> out;
+    if (std::filesystem::exists(mooncake_path())) {
+      kspeed::io::read_request_log(mooncake_path(), {}, [&out](const Request& r) {
+        out.push_back(r);
+        out.back().block_hashes.clear();
+      });
+      return out;
+    }
+    std::mt19937_64 random(1);
+    std::lognormal_distribution<double> prompt(9.0, 1.0);
+    std::exponential_distribution<double> gap(3.0);
+    double t = 0;
+    for (int i = 0; i < 12000; ++i) {
+      Request r;
+      r.prompt_tokens = std::max<std::int64_t>(1, std::llround(prompt(random)));
+      r.response_tokens = 400;
+      t += gap(random);
+      r.arrival_s = t;
+      out.push_back(r);
+    }
+    return out;
+  }();
+  return requests;
+}
+
+MixModel builtin_model() {
+  const Workload workload = kspeed::io::load_workload("deepseek-r1-fp8");
+  return make_mix_model(workload, resolve_scenario(workload, {}), Extrapolation::clamp);
+}
+
+MixRun million_run() {
+  const std::vector<Request>& log = sample();
+  const double span = *log.back().arrival_s + 1.0;
+  MixRun run(builtin_model());
+  run.reserve(kRequests);
+  Request copy;
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    copy = log[i % log.size()];
+    copy.arrival_s = *copy.arrival_s + span * static_cast<double>(i / log.size());
+    run.add(copy);
+  }
+  return run;
+}
+
+// 1M requests through the chain (share lookup, TTFT scaling, Amdahl) and every aggregate.
+void BM_MixMillionRequests(benchmark::State& state) {
+  const std::vector<Request>& log = sample();
+  for (auto _ : state) {
+    MixRun run = million_run();
+    benchmark::DoNotOptimize(summarise(run));
+  }
+  state.counters["requests"] = static_cast<double>(kRequests);
+  state.counters["sample"] = static_cast<double>(log.size());
+}
+BENCHMARK(BM_MixMillionRequests)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Summaries only (the run is built once).
+void BM_MixSummariseMillion(benchmark::State& state) {
+  const MixRun run = million_run();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(summarise(run));
+  }
+}
+BENCHMARK(BM_MixSummariseMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Replays before and after plus goodput by bisection on both sides, over 1M arrivals. On one
+// replica the Mooncake log's same-millisecond bursts alone miss the 30 s TTFT SLO (goodput
+// unreachable after one replay per side); on 8 replicas each side runs a full bisection.
+void BM_MixGoodputMillion(benchmark::State& state) {
+  const MixRun run = million_run();
+  const ReplayOptions options{static_cast<int>(state.range(0)), 1.0};
+  const Slo slo{30000.0, 100.0, 0.9};
+  int replays = 0;
+  for (auto _ : state) {
+    const MixReplay replay = replay_run(run, options, slo);
+    replays = replay.goodput_before->replays + replay.goodput_after->replays;
+    benchmark::DoNotOptimize(replay);
+  }
+  state.counters["replays"] = replays;
+}
+BENCHMARK(BM_MixGoodputMillion)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The LRU prefix cache over the Mooncake log's block ids (12,031 requests).
+void BM_MixPrefixCacheMooncake(benchmark::State& state) {
+  if (!std::filesystem::exists(mooncake_path())) {
+    state.SkipWithError("../shared/data is not present");
+    return;
+  }
+  std::vector<Request> log;
+  kspeed::io::read_request_log(mooncake_path(), {}, [&log](const Request& r) { log.push_back(r); });
+  for (auto _ : state) {
+    PrefixCache cache(state.range(0));
+    std::int64_t cached = 0;
+    for (const Request& r : log)
+      cached += cache.admit(r.block_hashes, r.prompt_tokens).cached_tokens;
+    benchmark::DoNotOptimize(cached);
+  }
+  state.counters["requests"] = static_cast<double>(log.size());
+}
+BENCHMARK(BM_MixPrefixCacheMooncake)->Arg(1 << 20)->Arg(1 << 23)->Unit(benchmark::kMillisecond);
+
+// Reading the Mooncake log (3 MB of JSONL) into the callback.
+void BM_ReadMooncakeLog(benchmark::State& state) {
+  if (!std::filesystem::exists(mooncake_path())) {
+    state.SkipWithError("../shared/data is not present");
+    return;
+  }
+  for (auto _ : state) {
+    std::int64_t n = 0;
+    kspeed::io::read_request_log(mooncake_path(), {}, [&n](const Request&) { ++n; });
+    benchmark::DoNotOptimize(n);
+  }
+}
+BENCHMARK(BM_ReadMooncakeLog)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,221 @@
+#pragma once
+// The workload level (MODEL.md section 9): every request of a log through the chain with its own
+// prompt, response, cached prefix and (where the log has them) measured latencies; then the
+// aggregates a serving engineer reads — percentiles of TTFT, TPOT and E2E before and after, the
+// distribution of per-request speedups, time-weighted versus request-weighted speedups, prompt
+// length buckets — and, over arrival times, queues and goodput (mix_queue.hpp).
+//
+// Memory: a MixRun keeps one RequestOutcome (80 bytes) per request, plus the model names seen;
+// summaries copy one double column at a time (8 bytes per request) to take exact percentiles.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/mix_cache.hpp"
+#include "kspeed/engine/mix_queue.hpp"
+#include "kspeed/engine/mix_stats.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/warning.hpp"
+#include "kspeed/engine/workload.hpp"
+
+namespace kspeed::engine {
+
+/// One request of a log, as a reader delivers it. Latencies are the log's own measurements.
+struct Request {
+  std::optional<double> arrival_s;            ///< seconds since the log's first timestamp
+  std::int64_t prompt_tokens = 0;             ///< >= 1
+  std::int64_t response_tokens = 0;           ///< >= 0 (0: a prefill-only request)
+  std::optional<std::int64_t> cached_tokens;  ///< measured cached prefix, 0..prompt-1
+  std::vector<std::uint64_t> block_hashes;    ///< one per 512-token block; empty when absent
+  std::optional<double> ttft_ms;              ///< measured time to first token
+  std::optional<double> tpot_ms;              ///< measured time per output token after the first
+  std::optional<double> itl_ms;               ///< measured mean inter-token latency
+  std::optional<double> e2e_ms;               ///< measured request latency
+  std::string model;                          ///< empty when the log does not say
+  std::int64_t line = 0;                      ///< where the request starts in its file
+};
+
+/// How requests without measured latencies get them: the workload's reference request, scaled
+/// to each prompt with the cost model (MODEL.md section 4):
+///   a = (1 - p(L_ref)) * TTFT_ref / L_ref       (non-attention ms per new token)
+///   TTFT(c, n) = a * n / (1 - p(L_eff)),  L_eff = 2c + n
+/// With c = 0 this is scenario.cpp's scaling; with a cached prefix, non-attention work grows with
+/// the new tokens only and attention's share is the table's at L_eff.
+struct ReferenceLatency {
+  std::int64_t prompt_tokens = 0;  ///< L_ref
+  WithProvenance<double> ttft_ms;  ///< TTFT_ref and where it came from (workload, given)
+};
+
+/// Prefix caching for requests without a measured cached prefix.
+struct PrefixCacheOptions {
+  enum class Mode {
+    off,           ///< no cache: c = 0 (unless the log measured it)
+    lru,           ///< LRU over block hash ids with capacity_tokens
+    hit_fraction,  ///< a stated fraction of every prompt is cached
+  };
+  Mode mode = Mode::off;
+  std::int64_t capacity_tokens = 0;                  ///< lru: capacity
+  std::int64_t block_tokens = kMooncakeBlockTokens;  ///< lru: tokens per hash id
+  double hit_fraction = 0;                           ///< hit_fraction: R in [0, 1)
+};
+
+/// Everything the per-request chain needs; built from a workload by make_mix_model.
+struct MixModel {
+  std::vector<SharePoint> prefill_shares;  ///< the share table (may be empty with prefill_share)
+  std::optional<double> prefill_share;     ///< a given share for every request instead
+  std::vector<SharePoint> decode_shares;   ///< decode table over context (may be empty)
+  std::optional<double> decode_share;      ///< a given decode share instead
+  Provenance share_origin = Provenance::workload;  ///< how the tables were obtained
+  Extrapolation extrapolation = Extrapolation::clamp;
+  WithProvenance<double> kernel_speedup{kDefaultKernelSpeedup, Provenance::default_value};
+  Phase phase = Phase::prefill;
+  std::optional<ReferenceLatency> reference;      ///< for requests without a measured TTFT
+  std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
+  PrefixCacheOptions prefix_cache;
+  std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
+};
+
+/// The model of a resolved estimate scenario: its tables, speedup, phase, reference TTFT and TPOT.
+MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
+                        Extrapolation extrapolation);
+
+/// Where a request's TTFT came from.
+enum class LatencySource : std::uint8_t {
+  measured,   ///< the log's own measurement
+  scaled,     ///< the reference TTFT scaled to this request's prompt (ReferenceLatency)
+  reference,  ///< the reference TTFT itself (same prompt, nothing cached)
+  given,      ///< a TPOT given by the user or workload, not scaled with context
+  missing,    ///< nothing to take it from
+};
+
+/// One request after the chain: 80 bytes, the per-request cost of a run. Latencies are doubles:
+/// a measured log's percentiles must equal the tool's own to the last printed digit.
+struct RequestOutcome {
+  double arrival_s = 0;      ///< NaN when the log has no arrival time
+  double prefill_share = 0;  ///< attention share of prefill at L_eff
+  double ttft_before_ms = 0;
+  double ttft_after_ms = 0;
+  double tpot_before_ms = 0;  ///< NaN without a TPOT
+  double tpot_after_ms = 0;   ///< NaN without a TPOT
+  double e2e_before_ms = 0;   ///< NaN without a TPOT for a response of 2+ tokens
+  double e2e_after_ms = 0;
+  std::int32_t prompt_tokens = 0;
+  std::int32_t response_tokens = 0;
+  std::int32_t cached_tokens = 0;  ///< c used for the share (measured, simulated or stated)
+  std::uint16_t model_index = 0;   ///< into MixRun::models; 0 is "" (not stated)
+  LatencySource ttft_source = LatencySource::missing;
+  LatencySource tpot_source = LatencySource::missing;
+};
+
+/// Accumulates requests one at a time (streaming: the reader's callback calls add), then
+/// summarises. The prefix cache sees requests in the order they are added.
+class MixRun {
+ public:
+  explicit MixRun(MixModel model);
+
+  /// Puts one request through the chain and keeps its outcome.
+  const RequestOutcome& add(const Request& request);
+
+  const MixModel& model() const { return model_; }
+  const std::vector<RequestOutcome>& outcomes() const { return outcomes_; }
+  const std::vector<std::string>& models() const { return models_; }
+  std::int64_t prompt_tokens_total() const { return prompt_tokens_total_; }
+  std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
+  std::vector<Warning> warnings() const;
+
+  /// Room for `requests` outcomes, when the caller knows how many will come.
+  void reserve(std::size_t requests) { outcomes_.reserve(requests); }
+
+ private:
+  std::int64_t cached_prefix(const Request& request);
+  std::uint16_t model_index(const std::string& name);
+
+  MixModel model_;
+  std::optional<PrefixCache> cache_;
+  std::vector<RequestOutcome> outcomes_;
+  std::vector<std::string> models_{""};
+  std::int64_t prompt_tokens_total_ = 0;
+  std::int64_t cached_tokens_total_ = 0;
+  std::int64_t clamped_below_ = 0, clamped_above_ = 0, extrapolated_ = 0;
+  std::int64_t ttft_missing_ = 0, tpot_missing_ = 0;
+  std::int64_t no_block_hashes_ = 0, too_many_models_ = 0;
+};
+
+/// A metric before and after the change.
+struct BeforeAfter {
+  Distribution before;
+  Distribution after;
+};
+
+/// A group of requests: a prompt-length bucket or a model.
+struct MixGroup {
+  std::string label;              ///< model name, or empty for a bucket (see lower/upper)
+  std::int64_t lower_tokens = 0;  ///< bucket: prompt >= lower
+  std::int64_t upper_tokens = 0;  ///< bucket: prompt < upper (0: no upper bound)
+  std::int64_t requests = 0;
+  double mean_prefill_share = 0;
+  double ttft_p50_before_ms = 0;
+  double ttft_p50_after_ms = 0;
+  double median_e2e_speedup = 0;         ///< request-weighted: the median request's speedup
+  double time_weighted_e2e_speedup = 0;  ///< sum E2E before / sum E2E after over the group
+};
+
+/// The aggregates of a run.
+struct MixSummary {
+  std::int64_t requests = 0;
+  std::vector<double> percentiles;  ///< the points each Distribution reports
+  BeforeAfter ttft_ms;
+  BeforeAfter tpot_ms;  ///< over requests with a TPOT
+  BeforeAfter e2e_ms;   ///< over requests with an E2E
+  Distribution prefill_share;
+  Distribution prefill_speedup;  ///< per request: TTFT before / after
+  Distribution e2e_speedup;      ///< per request: E2E before / after
+  /// Time-weighted: sum before / sum after — how much serving time the whole log saves.
+  double time_weighted_ttft_speedup = 1;
+  double time_weighted_e2e_speedup = 1;
+  /// Request-weighted: the mean of per-request speedups — what the average user sees.
+  double request_weighted_e2e_speedup = 1;
+  std::vector<HistogramBin> e2e_speedup_histogram;  ///< 10 bins
+  std::vector<MixGroup> buckets;   ///< log-spaced prompt-length buckets that hold requests
+  std::vector<MixGroup> by_model;  ///< when the log names models
+  /// Prefix cache: token hit rate sum(c) / sum(prompt); 0 without caching.
+  double cache_hit_rate = 0;
+  std::int64_t ttft_measured = 0, ttft_modelled = 0;  ///< requests by TTFT source
+  std::vector<Warning> warnings;
+};
+
+/// Prompt-length bucket edges: 0, 1k, 2k, 4k, ... 128k, 256k, 512k, 1m (binary k, as context
+/// sizes are named), each bucket [edge_i, edge_{i+1}); the last is open.
+std::vector<std::int64_t> prompt_bucket_edges();
+
+/// Aggregates of a run.
+MixSummary summarise(const MixRun& run);
+
+/// The queue side of a run: one replay before and one after the change.
+struct ReplaySide {
+  QueueStability stability = QueueStability::stable;
+  double utilisation = 0;
+  double mean_wait_ms = 0;
+  std::optional<Distribution> ttft_ms;  ///< wait + prefill; nullopt when unstable
+  std::optional<double> attainment;     ///< with SLOs; nullopt when unstable or no SLO
+};
+
+struct MixReplay {
+  std::int64_t requests = 0;      ///< with an arrival time
+  double arrival_rate_per_s = 0;  ///< after rate scaling
+  ReplaySide before;
+  ReplaySide after;
+  std::optional<Goodput> goodput_before;  ///< with an SLO
+  std::optional<Goodput> goodput_after;
+  std::vector<Warning> warnings;
+};
+
+/// Replays the run's arrivals through the prefill queue before and after, with SLO attainment
+/// and, when an SLO is given, goodput by bisection.
+MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo& slo);
+
+}  // namespace kspeed::engine

@@ -1,0 +1,30 @@
+#pragma once
+// What `kspeed mix` reports: what reading the log found, the model every request went through,
+// the aggregates before and after and, with --replay, the queue and goodput. The command fills
+// it (src/cli/mix_command.cpp); mix_view.cpp and mix_document.cpp present it.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/mix.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+
+namespace kspeed::report {
+
+/// How requests are grouped in the per-group table.
+enum class MixGrouping { bucket, model };
+
+struct MixResult {
+  io::RequestLogReport log;   ///< format, records, skipped rows by reason
+  std::string workload_name;  ///< the workload the shares and reference latencies came from
+  std::string workload_source;
+  engine::MixModel model;  ///< speedup, phase, reference TTFT, TPOT, prefix cache
+  engine::MixSummary summary;
+  MixGrouping grouping = MixGrouping::bucket;
+  std::optional<engine::MixReplay> replay;  ///< with --replay
+  engine::ReplayOptions replay_options;
+  engine::Slo slo;
+};
+
+}  // namespace kspeed::report

@@ -1,0 +1,383 @@
+// `kspeed mix`: a request log through the chain, one request at a time (streamed), then the
+// aggregates, optionally the queue replay and goodput, then a reporter (and, with --per-request,
+// one NDJSON object per request).
+#include <iostream>
+
+#include "choice.hpp"
+#include "command.hpp"
+#include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/scenario.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/io/units.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/mix_result.hpp"
+#include "kspeed/report/reports.hpp"
+#include "output_options.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+constexpr const char* kDefaultWorkload = "deepseek-r1-fp8";
+constexpr int kMaxReplicas = 1000000;
+
+// Flag values exactly as typed; parsed by kspeed's own parsers so every error names its flag.
+struct MixFlags {
+  std::string log;
+  std::string columns;
+  bool strict = false;
+  std::string prefix_cache = "off";
+  std::string prefix_cache_hit;
+  bool replay = false;
+  std::string replicas, rate_scale, slo_ttft, slo_tpot, attainment;
+  std::string percentiles = "50,90,99";
+  std::string by = "bucket";
+  std::string per_request;
+  std::string workload = kDefaultWorkload;
+  std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
+  std::string ttft, ctx, tpot;
+  OutputOptions output;
+};
+
+template <class T, class Parse>
+std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
+  if (text.empty()) return std::nullopt;
+  return parse(text, flag);
+}
+
+engine::EstimateOptions to_estimate_options(const MixFlags& flags) {
+  engine::EstimateOptions options;
+  options.prompt_tokens = optional_value<std::int64_t>(flags.ctx, "--ctx", io::parse_token_count);
+  options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
+  options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
+  options.kernel_speedup =
+      optional_value<double>(flags.kernel_speedup, "--kernel-speedup", io::parse_positive_number);
+  options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);
+  options.decode_share =
+      optional_value<double>(flags.decode_share, "--decode-share", io::parse_share);
+  options.phase = flags.phase.empty()
+                      ? engine::Phase::prefill
+                      : parse_choice<engine::Phase>(flags.phase, "--phase", "phase",
+                                                    {{"prefill", engine::Phase::prefill},
+                                                     {"decode", engine::Phase::decode},
+                                                     {"both", engine::Phase::both}});
+  options.extrapolation = parse_choice<engine::Extrapolation>(
+      flags.extrapolate, "--extrapolate", "mode",
+      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
+  return options;
+}
+
+// "50,90,99,99.9": points in [0, 100], at least one.
+std::vector<double> parse_percentiles(const std::string& text) {
+  std::vector<double> points;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    const double point = io::parse_number(item, "--percentiles", "a percentile from 0 to 100");
+    if (point < 0 || point > 100) {
+      throw InputError("--percentiles: '" + item +
+                       "' is not a percentile from 0 to 100 (e.g. --percentiles 50,90,99,99.9)");
+    }
+    points.push_back(point);
+    start = end + 1;
+  }
+  return points;
+}
+
+engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
+  engine::PrefixCacheOptions cache;
+  const bool lru = flags.prefix_cache != "off";
+  if (lru && !flags.prefix_cache_hit.empty()) {
+    throw InputError(
+        "--prefix-cache and --prefix-cache-hit both describe the cache: --prefix-cache SIZE "
+        "simulates an LRU over the log's block ids (Mooncake hash_ids), --prefix-cache-hit R "
+        "states a hit fraction for logs without them; pass one");
+  }
+  if (lru) {
+    cache.mode = engine::PrefixCacheOptions::Mode::lru;
+    cache.capacity_tokens = io::parse_token_count(flags.prefix_cache, "--prefix-cache");
+    if (cache.capacity_tokens < cache.block_tokens) {
+      throw InputError("--prefix-cache: " + flags.prefix_cache +
+                       " tokens hold no 512-token block; pass at least 512 (e.g. 1m), or off");
+    }
+  } else if (!flags.prefix_cache_hit.empty()) {
+    cache.mode = engine::PrefixCacheOptions::Mode::hit_fraction;
+    cache.hit_fraction = io::parse_share(flags.prefix_cache_hit, "--prefix-cache-hit");
+    if (cache.hit_fraction >= 1) {
+      throw InputError("--prefix-cache-hit: '" + flags.prefix_cache_hit +
+                       "' is not a fraction from 0 to below 1 (the last prompt token is always "
+                       "computed); e.g. 0.3 or 30%");
+    }
+  }
+  return cache;
+}
+
+int parse_replicas(const std::string& text) {
+  const double value = io::parse_number(text, "--replicas", "a whole number of servers >= 1");
+  if (!(value >= 1 && value <= kMaxReplicas) ||
+      value != static_cast<double>(static_cast<int>(value))) {
+    throw InputError("--replicas: '" + text +
+                     "' is not a whole number of prefill servers from 1 "
+                     "to 1,000,000");
+  }
+  return static_cast<int>(value);
+}
+
+class MixCommand final : public Command {
+ public:
+  explicit MixCommand(CLI::App& command) : app_(&command) {
+    add_log_flags();
+    add_cache_flags();
+    add_replay_flags();
+    add_change_flags();
+    add_report_flags();
+    add_output_options(*app_, flags_.output);
+    app_->footer(footer());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    if (flags_.log.empty()) {
+      throw InputError(
+          "kspeed mix needs a request log: kspeed mix FILE (Azure or BurstGPT CSV, Mooncake "
+          "JSONL, vllm bench serve --save-detailed JSON, AIPerf profile_export.jsonl, a "
+          "per-request CSV with --columns; see kspeed mix --help)");
+    }
+    // Every flag is checked before the log is read, so a typo fails in milliseconds.
+    const engine::EstimateOptions estimate_options = to_estimate_options(flags_);
+    io::ReadOptions read_options;
+    read_options.strict = flags_.strict;
+    if (!flags_.columns.empty()) {
+      read_options.columns = io::parse_column_mapping(flags_.columns, "--columns");
+    }
+    const engine::PrefixCacheOptions cache = parse_prefix_cache(flags_);
+    const std::vector<double> percentiles = parse_percentiles(flags_.percentiles);
+    const report::MixGrouping grouping = parse_choice<report::MixGrouping>(
+        flags_.by, "--by", "grouping",
+        {{"bucket", report::MixGrouping::bucket}, {"model", report::MixGrouping::model}});
+    const engine::Slo slo = parse_slo();
+    const engine::ReplayOptions replay_options = parse_replay();
+    check_output_options(flags_.output);
+    if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request);
+
+    const engine::Workload workload = io::load_workload(flags_.workload);
+    const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
+    engine::MixModel model =
+        engine::make_mix_model(workload, scenario, estimate_options.extrapolation);
+    model.prefix_cache = cache;
+    model.percentiles = percentiles;
+
+    engine::MixRun run(model);
+    report::MixResult result;
+    result.log = io::read_request_log(flags_.log, read_options,
+                                      [&run](const engine::Request& request) { run.add(request); });
+    result.workload_name = workload.name;
+    result.workload_source = workload.source;
+    result.model = run.model();
+    result.summary = engine::summarise(run);
+    result.grouping = grouping;
+    if (grouping == report::MixGrouping::model && result.summary.by_model.empty()) {
+      throw InputError("--by model: " + flags_.log +
+                       " names no models (BurstGPT logs and --columns model=COL do); use --by "
+                       "bucket");
+    }
+    result.slo = slo;
+    result.replay_options = replay_options;
+    if (flags_.replay) {
+      result.replay = engine::replay_run(run, replay_options, slo);
+      if (result.replay->requests == 0) {
+        throw InputError("--replay: " + flags_.log + " (" +
+                         std::string(io::to_string(result.log.format)) +
+                         ") gives no request an arrival time, so there is no queue to replay; "
+                         "drop --replay, or map an arrival column with --columns arrival=COL:s");
+      }
+    }
+
+    std::string per_request;
+    if (!flags_.per_request.empty()) per_request = per_request_text(run);
+    render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
+                    flags_.output);
+    if (!flags_.per_request.empty()) {
+      io::write_file_atomically(flags_.per_request, per_request, "--per-request");
+      std::cerr << "kspeed: wrote " << run.outcomes().size() << " requests to "
+                << flags_.per_request << "\n";
+    }
+    return kExitOk;
+  }
+
+ private:
+  void add_log_flags() {
+    app_->add_option("log", flags_.log,
+                     "A request log; the format is detected by content (gzip too): Azure LLM "
+                     "inference trace CSV, BurstGPT CSV, Mooncake JSONL, vllm bench serve "
+                     "--save-detailed JSON, AIPerf profile_export.jsonl, InferenceX trace-replay "
+                     "CSV, or any CSV with --columns")
+        ->type_name("FILE");
+    app_->add_option("--columns", flags_.columns,
+                     "Which CSV column holds each field: prompt=COL,response=COL[,arrival=COL:s|"
+                     "ms|us|ns|datetime][,cached=COL[:BLOCK]][,ttft=COL:s|ms][,tpot=..][,itl=..]"
+                     "[,e2e=..][,model=COL][,success=COL]")
+        ->type_name("MAP");
+    app_->add_flag("--strict", flags_.strict,
+                   "Stop at the first bad row (exit 2, file:line) instead of skipping and "
+                   "counting it");
+  }
+
+  void add_cache_flags() {
+    app_->add_option("--prefix-cache", flags_.prefix_cache,
+                     "Simulate an LRU prefix cache of SIZE tokens over the log's block ids "
+                     "(Mooncake hash_ids, 512-token blocks): 1m, 8m; or off")
+        ->type_name("SIZE|off")
+        ->capture_default_str();
+    app_->add_option("--prefix-cache-hit", flags_.prefix_cache_hit,
+                     "For logs without block ids: this fraction of every prompt is cached "
+                     "(0.3 or 30%; labelled given)")
+        ->type_name("R");
+  }
+
+  void add_replay_flags() {
+    app_->add_flag("--replay", flags_.replay,
+                   "Replay the log's arrival times through one FCFS prefill queue: TTFT = wait "
+                   "+ prefill, before and after (decode is not queued)");
+    app_->add_option("--replicas", flags_.replicas,
+                     "Prefill servers behind the queue (with --replay). Default: 1")
+        ->type_name("N");
+    app_->add_option("--rate-scale", flags_.rate_scale,
+                     "Arrivals at X times the log's rate (with --replay; 2 = twice as fast). "
+                     "Default: 1")
+        ->type_name("X");
+    app_->add_option("--slo-ttft", flags_.slo_ttft,
+                     "TTFT objective (with --replay): SLO attainment and goodput before and "
+                     "after: 2s, 2500ms")
+        ->type_name("DURATION");
+    app_->add_option("--slo-tpot", flags_.slo_tpot, "TPOT objective (with --replay): 60ms")
+        ->type_name("DURATION");
+    app_->add_option("--attainment", flags_.attainment,
+                     "Goodput's target: the fraction of requests that must meet both SLOs "
+                     "(0.9 or 90%). Default: 90%")
+        ->type_name("P");
+  }
+
+  void add_change_flags() {
+    app_->add_option("--workload,-w", flags_.workload,
+                     "Share tables and reference latencies: a workload JSON file or a built-in "
+                     "name (kspeed workloads lists them)")
+        ->type_name("FILE|NAME")
+        ->capture_default_str();
+    app_->add_option("--kernel-speedup,-s", flags_.kernel_speedup,
+                     "Attention kernel speedup: old kernel time / new (> 0). Default: 2")
+        ->type_name("X");
+    app_->add_option("--phase", flags_.phase,
+                     "Where the change applies: prefill, decode or both. Default: prefill")
+        ->type_name("PHASE");
+    app_->add_option("--share", flags_.share,
+                     "One prefill attention share for every request instead of the table: 0.3 "
+                     "or 30%")
+        ->type_name("P");
+    app_->add_option("--decode-share", flags_.decode_share,
+                     "One decode attention share instead of the decode table: 0.2 or 20%")
+        ->type_name("P");
+    app_->add_option("--extrapolate", flags_.extrapolate,
+                     "Prompts outside the share table: clamp (with a warning) or model")
+        ->type_name("MODE")
+        ->capture_default_str();
+    app_->add_option("--ttft", flags_.ttft,
+                     "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
+                     "are scaled. Default: the workload's")
+        ->type_name("DURATION");
+    app_->add_option("--ctx", flags_.ctx, "The prompt length --ttft was measured at: 1k, 4096")
+        ->type_name("TOKENS");
+    app_->add_option("--tpot", flags_.tpot,
+                     "TPOT for requests without a measured one: 50ms. Default: the workload's")
+        ->type_name("DURATION");
+  }
+
+  void add_report_flags() {
+    app_->add_option("--percentiles", flags_.percentiles, "Which percentiles to report")
+        ->type_name("LIST")
+        ->capture_default_str();
+    app_->add_option("--by", flags_.by,
+                     "Group the table by prompt-length bucket or by model (logs that name "
+                     "models)")
+        ->type_name("bucket|model")
+        ->capture_default_str();
+    app_->add_option("--per-request", flags_.per_request,
+                     "Also write one JSON object per request (NDJSON) to FILE, atomically")
+        ->type_name("FILE");
+  }
+
+  engine::Slo parse_slo() const {
+    engine::Slo slo;
+    slo.ttft_ms = optional_value<double>(flags_.slo_ttft, "--slo-ttft", io::parse_duration_ms);
+    slo.tpot_ms = optional_value<double>(flags_.slo_tpot, "--slo-tpot", io::parse_duration_ms);
+    if (!flags_.attainment.empty()) {
+      slo.attainment_target = io::parse_share(flags_.attainment, "--attainment");
+      if (slo.attainment_target <= 0) {
+        throw InputError("--attainment: '" + flags_.attainment +
+                         "' is no target: pass the fraction of requests that must meet the SLOs, "
+                         "e.g. 90% or 0.99");
+      }
+    }
+    return slo;
+  }
+
+  engine::ReplayOptions parse_replay() const {
+    engine::ReplayOptions options;
+    if (!flags_.replicas.empty()) options.replicas = parse_replicas(flags_.replicas);
+    if (!flags_.rate_scale.empty()) {
+      options.rate_scale = io::parse_positive_number(flags_.rate_scale, "--rate-scale");
+    }
+    if (!flags_.replay) {
+      for (const auto& [flag, value] : {std::pair{"--replicas", &flags_.replicas},
+                                        {"--rate-scale", &flags_.rate_scale},
+                                        {"--slo-ttft", &flags_.slo_ttft},
+                                        {"--slo-tpot", &flags_.slo_tpot},
+                                        {"--attainment", &flags_.attainment}}) {
+        if (!value->empty()) {
+          throw InputError(std::string(flag) +
+                           " describes the queue replay: add --replay (SLO attainment and "
+                           "goodput come from replaying the log's arrival times)");
+        }
+      }
+    }
+    return options;
+  }
+
+  static std::string per_request_text(const engine::MixRun& run) {
+    std::string text;
+    for (const engine::RequestOutcome& outcome : run.outcomes()) {
+      text += report::per_request_line(outcome, run.models()[outcome.model_index], run.model());
+    }
+    return text;
+  }
+
+  static std::string footer() {
+    return "\nExamples:\n"
+           "  kspeed mix azure-2023-conv.csv                   percentiles, buckets, histogram\n"
+           "  kspeed mix mooncake.jsonl --prefix-cache 8m      with an LRU prefix cache\n"
+           "  kspeed mix azure.csv --replay --replicas 6 --slo-ttft 2.5s --slo-tpot 60ms\n"
+           "                                                   queues, SLO attainment, goodput\n"
+           "  kspeed mix profile_export.jsonl --format json    a log with measured latencies\n"
+           "  kspeed mix results.csv --columns prompt=input_tokens,response=output_tokens_actual,"
+           "ttft=ttft:s\n"
+           "  kspeed mix burstgpt.csv --by model --per-request out.ndjson\n"
+           "See docs/mix.md for the model (weighting, buckets, queue, goodput, prefix cache).\n" +
+           exit_codes_help();
+  }
+
+  CLI::App* app_;
+  MixFlags flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_mix_command(CLI::App& command) {
+  return std::make_unique<MixCommand>(command);
+}
+
+}  // namespace kspeed::cli

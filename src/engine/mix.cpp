@@ -1,0 +1,488 @@
+#include "kspeed/engine/mix.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "kspeed/engine/amdahl.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Decode share over a response: the mean of the table's share at this many evenly spaced steps
+// (midpoints). The share is smooth and monotone between table points, so 8 samples are within a
+// fraction of a percent of the exact mean and keep a million requests well under a second.
+constexpr int kDecodeSamples = 8;
+
+bool applies_to_prefill(Phase phase) {
+  return phase != Phase::decode;
+}
+bool applies_to_decode(Phase phase) {
+  return phase != Phase::prefill;
+}
+
+// Time factor of Amdahl: T' / T = (1 - p) + p / s
+double time_factor(double share, double speedup) {
+  return (1.0 - share) + share / speedup;
+}
+
+// A workload-level warning: its code, the input it concerns and how many requests.
+Warning requests_warning(WarningCode code, std::int64_t requests, const char* input) {
+  Warning warning;
+  warning.code = code;
+  warning.input = input;
+  warning.numbers.emplace_back("requests", static_cast<double>(requests));
+  return warning;
+}
+
+}  // namespace
+
+MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
+                        Extrapolation extrapolation) {
+  MixModel model;
+  model.prefill_shares = workload.prefill_shares;
+  if (scenario.prefill_share.provenance == Provenance::given) {
+    model.prefill_share = scenario.prefill_share.value;
+  }
+  model.decode_shares = workload.decode_shares;
+  if (scenario.decode_share && (scenario.decode_share->provenance == Provenance::given ||
+                                scenario.decode_share->provenance == Provenance::modelled)) {
+    model.decode_share = scenario.decode_share->value;
+  }
+  model.share_origin = workload.share_origin;
+  model.extrapolation = extrapolation;
+  model.kernel_speedup = scenario.kernel_speedup;
+  model.phase = scenario.phase;
+  model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
+  model.tpot_ms = scenario.tpot_ms;
+  return model;
+}
+
+MixRun::MixRun(MixModel model) : model_(std::move(model)) {
+  if (model_.prefix_cache.mode == PrefixCacheOptions::Mode::lru) {
+    cache_.emplace(model_.prefix_cache.capacity_tokens, model_.prefix_cache.block_tokens);
+  }
+}
+
+std::uint16_t MixRun::model_index(const std::string& name) {
+  if (name.empty()) return 0;
+  // Logs name few models; a linear search over them beats hashing every request's name.
+  for (std::size_t i = 1; i < models_.size(); ++i) {
+    if (models_[i] == name) return static_cast<std::uint16_t>(i);
+  }
+  if (models_.size() > std::numeric_limits<std::uint16_t>::max()) {
+    ++too_many_models_;
+    return 0;
+  }
+  models_.push_back(name);
+  return static_cast<std::uint16_t>(models_.size() - 1);
+}
+
+// c for this request: the log's measurement first; else the simulated cache or the stated rate.
+std::int64_t MixRun::cached_prefix(const Request& request) {
+  if (request.cached_tokens) {
+    return split_prompt(request.prompt_tokens, *request.cached_tokens, 1).cached_tokens;
+  }
+  switch (model_.prefix_cache.mode) {
+    case PrefixCacheOptions::Mode::off:
+      return 0;
+    case PrefixCacheOptions::Mode::hit_fraction:
+      return split_prompt_by_fraction(request.prompt_tokens, model_.prefix_cache.hit_fraction)
+          .cached_tokens;
+    case PrefixCacheOptions::Mode::lru:
+      if (request.block_hashes.empty()) {
+        ++no_block_hashes_;
+        return 0;
+      }
+      return cache_->admit(request.block_hashes, request.prompt_tokens).cached_tokens;
+  }
+  return 0;
+}
+
+const RequestOutcome& MixRun::add(const Request& request) {
+  RequestOutcome out;
+  out.arrival_s = request.arrival_s ? *request.arrival_s : std::numeric_limits<double>::quiet_NaN();
+  out.prompt_tokens = static_cast<std::int32_t>(request.prompt_tokens);
+  out.response_tokens = static_cast<std::int32_t>(request.response_tokens);
+  out.model_index = model_index(request.model);
+
+  // Prefix caching (MODEL.md 4): c cached, n new; attention's share is the table's at 2c + n.
+  const std::int64_t cached = cached_prefix(request);
+  const std::int64_t fresh = request.prompt_tokens - cached;
+  out.cached_tokens = static_cast<std::int32_t>(cached);
+  prompt_tokens_total_ += request.prompt_tokens;
+  cached_tokens_total_ += cached;
+  const auto effective = static_cast<double>(2 * cached + fresh);
+  double share = 0;
+  if (model_.prefill_share) {
+    share = *model_.prefill_share;
+  } else if (!model_.prefill_shares.empty()) {
+    const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
+    share = lookup.share;
+    if (lookup.source == Provenance::clamped) {
+      ++(effective < model_.prefill_shares.front().context_tokens ? clamped_below_
+                                                                  : clamped_above_);
+    } else if (lookup.source == Provenance::extrapolated) {
+      ++extrapolated_;
+    }
+  }
+  out.prefill_share = static_cast<double>(share);
+
+  // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
+  // a = (1 - p(L_ref)) * TTFT_ref / L_ref.
+  double ttft = std::numeric_limits<double>::quiet_NaN();
+  if (request.ttft_ms) {
+    ttft = *request.ttft_ms;
+    out.ttft_source = LatencySource::measured;
+  } else if (model_.reference && share < 1.0) {
+    const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
+    const double reference_share =
+        model_.prefill_share ? *model_.prefill_share
+        : model_.prefill_shares.empty()
+            ? 0.0
+            : share_at(model_.prefill_shares, reference_tokens, model_.extrapolation).share;
+    if (cached == 0 && request.prompt_tokens == model_.reference->prompt_tokens) {
+      ttft = model_.reference->ttft_ms.value;
+      out.ttft_source = LatencySource::reference;
+    } else {
+      const double per_token =
+          (1.0 - reference_share) * model_.reference->ttft_ms.value / reference_tokens;
+      ttft = per_token * static_cast<double>(fresh) / (1.0 - share);
+      out.ttft_source = LatencySource::scaled;
+    }
+  } else {
+    ++ttft_missing_;
+  }
+  const double prefill_factor =
+      applies_to_prefill(model_.phase) ? time_factor(share, model_.kernel_speedup.value) : 1.0;
+  out.ttft_before_ms = static_cast<double>(ttft);
+  out.ttft_after_ms = static_cast<double>(ttft * prefill_factor);
+
+  // TPOT: measured; else vLLM's (E2E - TTFT) / (n_out - 1); else the mean ITL; else the model's.
+  const auto steps = static_cast<double>(std::max<std::int64_t>(0, request.response_tokens - 1));
+  double tpot = std::numeric_limits<double>::quiet_NaN();
+  if (request.tpot_ms) {
+    tpot = *request.tpot_ms;
+    out.tpot_source = LatencySource::measured;
+  } else if (request.e2e_ms && request.ttft_ms && steps > 0) {
+    tpot = (*request.e2e_ms - *request.ttft_ms) / steps;
+    out.tpot_source = LatencySource::measured;
+  } else if (request.itl_ms) {
+    tpot = *request.itl_ms;
+    out.tpot_source = LatencySource::measured;
+  } else if (model_.tpot_ms) {
+    tpot = model_.tpot_ms->value;
+    out.tpot_source = LatencySource::given;
+  }
+  // Decode share at the request's own context, averaged over its steps (the context grows by
+  // one token a step): p_d = mean over k of p(L + k), k = 1 .. n_out - 1.
+  double decode_share = 0;
+  if (model_.decode_share) {
+    decode_share = *model_.decode_share;
+  } else if (!model_.decode_shares.empty() && steps > 0) {
+    double sum = 0;
+    for (int sample = 0; sample < kDecodeSamples; ++sample) {
+      const double step = 1.0 + (steps - 1.0) * (sample + 0.5) / kDecodeSamples;
+      sum += share_at(model_.decode_shares, static_cast<double>(request.prompt_tokens) + step,
+                      model_.extrapolation)
+                 .share;
+    }
+    decode_share = sum / kDecodeSamples;
+  }
+  const double decode_factor = applies_to_decode(model_.phase)
+                                   ? time_factor(decode_share, model_.kernel_speedup.value)
+                                   : 1.0;
+  const bool has_tpot = !std::isnan(tpot);
+  out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<double>(tpot) : kNaN;
+  out.tpot_after_ms = has_tpot && steps > 0 ? static_cast<double>(tpot * decode_factor) : kNaN;
+
+  // E2E = TTFT + (n_out - 1) * TPOT (MODEL.md 3), or the log's measurement; after the change
+  // E2E' = TTFT' + (E2E - TTFT) * decode factor.
+  double e2e = std::numeric_limits<double>::quiet_NaN();
+  if (request.e2e_ms) {
+    e2e = *request.e2e_ms;
+  } else if (steps == 0) {
+    e2e = ttft;
+  } else if (has_tpot) {
+    e2e = ttft + steps * tpot;
+  } else {
+    ++tpot_missing_;
+  }
+  out.e2e_before_ms = static_cast<double>(e2e);
+  out.e2e_after_ms = static_cast<double>(ttft * prefill_factor + (e2e - ttft) * decode_factor);
+  outcomes_.push_back(out);
+  return outcomes_.back();
+}
+
+std::vector<Warning> MixRun::warnings() const {
+  std::vector<Warning> out;
+  const auto add = [&out](WarningCode code, std::int64_t count, const char* input) {
+    if (count > 0) out.push_back(requests_warning(code, count, input));
+  };
+  if (!model_.prefill_shares.empty()) {
+    // One warning per side of the table, with the edge the shares were held at.
+    struct Side {
+      std::int64_t count;
+      double edge_tokens;
+      double below_table;
+    };
+    const Side sides[] = {{clamped_below_, model_.prefill_shares.front().context_tokens, 1},
+                          {clamped_above_, model_.prefill_shares.back().context_tokens, 0}};
+    for (const auto& [count, edge, below] : sides) {
+      if (count == 0) continue;
+      Warning warning =
+          requests_warning(WarningCode::requests_share_clamped, count, "prefill_share_table");
+      warning.phase = Phase::prefill;
+      warning.numbers.emplace_back("edge_tokens", edge);
+      warning.numbers.emplace_back("below_table", below);
+      out.push_back(warning);
+    }
+  }
+  add(WarningCode::requests_share_extrapolated, extrapolated_, "prefill_share_table");
+  add(WarningCode::requests_ttft_missing, ttft_missing_, "ttft");
+  add(WarningCode::requests_tpot_missing, tpot_missing_, "tpot");
+  if (applies_to_decode(model_.phase) && !model_.decode_share && model_.decode_shares.empty()) {
+    add(WarningCode::requests_decode_share_missing, static_cast<std::int64_t>(outcomes_.size()),
+        "decode_share");
+  }
+  add(WarningCode::requests_without_block_ids, no_block_hashes_, "prefix_cache");
+  add(WarningCode::requests_too_many_models, too_many_models_, "model");
+  return out;
+}
+
+std::vector<std::int64_t> prompt_bucket_edges() {
+  std::vector<std::int64_t> edges{0};
+  for (std::int64_t edge = 1024; edge <= (std::int64_t{1} << 20); edge *= 2) {
+    edges.push_back(edge);
+  }
+  return edges;
+}
+
+namespace {
+
+// One double column of the outcomes, NaNs left out.
+template <class Getter>
+std::vector<double> column(const std::vector<RequestOutcome>& outcomes,
+                           const std::vector<std::size_t>* subset, Getter get) {
+  std::vector<double> values;
+  const std::size_t n = subset ? subset->size() : outcomes.size();
+  values.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double value = get(outcomes[subset ? (*subset)[i] : i]);
+    if (!std::isnan(value)) values.push_back(value);
+  }
+  return values;
+}
+
+template <class Getter>
+Distribution distribution(const std::vector<RequestOutcome>& outcomes,
+                          const std::vector<std::size_t>* subset, const std::vector<double>& points,
+                          Getter get) {
+  std::vector<double> values = column(outcomes, subset, get);
+  return distribution_of(values, points);
+}
+
+// sum before / sum after over the requests that have both
+template <class Before, class After>
+double time_weighted(const std::vector<RequestOutcome>& outcomes,
+                     const std::vector<std::size_t>* subset, Before before, After after) {
+  double sum_before = 0;
+  double sum_after = 0;
+  const std::size_t n = subset ? subset->size() : outcomes.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const RequestOutcome& outcome = outcomes[subset ? (*subset)[i] : i];
+    const double b = before(outcome);
+    const double a = after(outcome);
+    if (!std::isnan(b) && !std::isnan(a)) {
+      sum_before += static_cast<double>(b);
+      sum_after += static_cast<double>(a);
+    }
+  }
+  return sum_after > 0 ? sum_before / sum_after : 1.0;
+}
+
+double e2e_speedup(const RequestOutcome& o) {
+  return o.e2e_before_ms / o.e2e_after_ms;
+}
+double prefill_speedup(const RequestOutcome& o) {
+  return o.ttft_before_ms / o.ttft_after_ms;
+}
+
+MixGroup group_of(const std::vector<RequestOutcome>& outcomes,
+                  const std::vector<std::size_t>& members) {
+  MixGroup group;
+  group.requests = static_cast<std::int64_t>(members.size());
+  double share_sum = 0;
+  for (std::size_t index : members) share_sum += static_cast<double>(outcomes[index].prefill_share);
+  group.mean_prefill_share = members.empty() ? 0 : share_sum / static_cast<double>(members.size());
+  const std::vector<double> median{50};
+  const Distribution before = distribution(
+      outcomes, &members, median, [](const RequestOutcome& o) { return o.ttft_before_ms; });
+  const Distribution after = distribution(outcomes, &members, median,
+                                          [](const RequestOutcome& o) { return o.ttft_after_ms; });
+  const Distribution speedup = distribution(outcomes, &members, median, e2e_speedup);
+  group.ttft_p50_before_ms = before.percentiles.empty() ? 0 : before.percentiles[0];
+  group.ttft_p50_after_ms = after.percentiles.empty() ? 0 : after.percentiles[0];
+  group.median_e2e_speedup = speedup.percentiles.empty() ? 0 : speedup.percentiles[0];
+  group.time_weighted_e2e_speedup = time_weighted(
+      outcomes, &members, [](const RequestOutcome& o) { return o.e2e_before_ms; },
+      [](const RequestOutcome& o) { return o.e2e_after_ms; });
+  return group;
+}
+
+}  // namespace
+
+MixSummary summarise(const MixRun& run) {
+  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  const std::vector<double>& points = run.model().percentiles;
+  MixSummary out;
+  out.requests = static_cast<std::int64_t>(outcomes.size());
+  out.percentiles = points;
+  const auto field = [](double RequestOutcome::*member) {
+    return [member](const RequestOutcome& o) { return o.*member; };
+  };
+  out.ttft_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::ttft_before_ms)),
+                 distribution(outcomes, nullptr, points, field(&RequestOutcome::ttft_after_ms))};
+  out.tpot_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::tpot_before_ms)),
+                 distribution(outcomes, nullptr, points, field(&RequestOutcome::tpot_after_ms))};
+  out.e2e_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::e2e_before_ms)),
+                distribution(outcomes, nullptr, points, field(&RequestOutcome::e2e_after_ms))};
+  out.prefill_share =
+      distribution(outcomes, nullptr, points, field(&RequestOutcome::prefill_share));
+  out.prefill_speedup = distribution(outcomes, nullptr, points, prefill_speedup);
+  std::vector<double> speedups = column(outcomes, nullptr, e2e_speedup);
+  out.e2e_speedup_histogram = histogram_of(speedups, 10);
+  out.e2e_speedup = distribution_of(speedups, points);
+  out.request_weighted_e2e_speedup = out.e2e_speedup.count > 0 ? out.e2e_speedup.mean : 1.0;
+  out.time_weighted_ttft_speedup =
+      time_weighted(outcomes, nullptr, field(&RequestOutcome::ttft_before_ms),
+                    field(&RequestOutcome::ttft_after_ms));
+  out.time_weighted_e2e_speedup =
+      time_weighted(outcomes, nullptr, field(&RequestOutcome::e2e_before_ms),
+                    field(&RequestOutcome::e2e_after_ms));
+
+  // Buckets: [edge_i, edge_i+1) of the prompt length; only buckets that hold requests are kept.
+  const std::vector<std::int64_t> edges = prompt_bucket_edges();
+  std::vector<std::vector<std::size_t>> members(edges.size());
+  std::vector<std::vector<std::size_t>> by_model(run.models().size());
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto prompt = static_cast<std::int64_t>(outcomes[i].prompt_tokens);
+    const auto bucket = static_cast<std::size_t>(
+        std::upper_bound(edges.begin(), edges.end(), prompt) - edges.begin() - 1);
+    members[bucket].push_back(i);
+    by_model[outcomes[i].model_index].push_back(i);
+    if (outcomes[i].ttft_source == LatencySource::measured) {
+      ++out.ttft_measured;
+    } else if (outcomes[i].ttft_source != LatencySource::missing) {
+      ++out.ttft_modelled;
+    }
+  }
+  for (std::size_t b = 0; b < edges.size(); ++b) {
+    if (members[b].empty()) continue;
+    MixGroup group = group_of(outcomes, members[b]);
+    group.lower_tokens = edges[b];
+    group.upper_tokens = b + 1 < edges.size() ? edges[b + 1] : 0;
+    out.buckets.push_back(std::move(group));
+  }
+  if (run.models().size() > 1) {
+    for (std::size_t m = 0; m < by_model.size(); ++m) {
+      if (by_model[m].empty()) continue;
+      MixGroup group = group_of(outcomes, by_model[m]);
+      group.label = run.models()[m];
+      out.by_model.push_back(std::move(group));
+    }
+  }
+  out.cache_hit_rate = run.prompt_tokens_total() > 0
+                           ? static_cast<double>(run.cached_tokens_total()) /
+                                 static_cast<double>(run.prompt_tokens_total())
+                           : 0.0;
+  out.warnings = run.warnings();
+  return out;
+}
+
+namespace {
+
+ReplaySide replay_side(const std::vector<QueuedRequest>& queued, const std::vector<double>& tpot,
+                       const ReplayOptions& options, const Slo& slo,
+                       const std::vector<double>& points) {
+  ReplaySide side;
+  const QueueReplay replay = replay_prefill_queue(queued, options);
+  side.stability = replay.stability;
+  side.utilisation = replay.utilisation;
+  if (replay.stability == QueueStability::unstable) {
+    return side;
+  }
+  side.mean_wait_ms = replay.mean_wait_ms;
+  std::vector<double> ttft(queued.size());
+  std::int64_t met = 0;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    // TTFT = wait + prefill
+    ttft[i] = replay.wait_ms[i] + queued[i].service_ms;
+    const bool ttft_ok = !slo.ttft_ms || static_cast<double>(ttft[i]) <= *slo.ttft_ms;
+    const bool tpot_ok =
+        !slo.tpot_ms || std::isnan(tpot[i]) || static_cast<double>(tpot[i]) <= *slo.tpot_ms;
+    met += ttft_ok && tpot_ok ? 1 : 0;
+  }
+  side.ttft_ms = distribution_of(ttft, points);
+  if (slo.ttft_ms || slo.tpot_ms) {
+    side.attainment =
+        queued.empty() ? 0.0 : static_cast<double>(met) / static_cast<double>(queued.size());
+  }
+  return side;
+}
+
+}  // namespace
+
+MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo& slo) {
+  MixReplay out;
+  std::vector<QueuedRequest> before;
+  std::vector<QueuedRequest> after;
+  std::vector<double> tpot_before;
+  std::vector<double> tpot_after;
+  std::int64_t no_arrival = 0;
+  std::int64_t measured = 0;
+  for (const RequestOutcome& outcome : run.outcomes()) {
+    if (std::isnan(outcome.arrival_s) || std::isnan(outcome.ttft_before_ms)) {
+      ++no_arrival;
+      continue;
+    }
+    measured += outcome.ttft_source == LatencySource::measured ? 1 : 0;
+    before.push_back({outcome.arrival_s, outcome.ttft_before_ms});
+    after.push_back({outcome.arrival_s, outcome.ttft_after_ms});
+    tpot_before.push_back(outcome.tpot_before_ms);
+    tpot_after.push_back(outcome.tpot_after_ms);
+  }
+  if (no_arrival > 0) {
+    out.warnings.push_back(
+        requests_warning(WarningCode::replay_without_arrival, no_arrival, "arrival"));
+  }
+  if (measured > 0) {
+    out.warnings.push_back(requests_warning(WarningCode::replay_measured_ttft, measured, "ttft"));
+  }
+  out.requests = static_cast<std::int64_t>(before.size());
+  if (before.empty()) {
+    out.before.stability = out.after.stability = QueueStability::stable;
+    return out;
+  }
+  const std::vector<double>& points = run.model().percentiles;
+  out.before = replay_side(before, tpot_before, options, slo, points);
+  out.after = replay_side(after, tpot_after, options, slo, points);
+  if (before.size() > 1) {
+    const auto [first, last] = std::minmax_element(
+        before.begin(), before.end(),
+        [](const QueuedRequest& a, const QueuedRequest& b) { return a.arrival_s < b.arrival_s; });
+    const double span_s = (last->arrival_s - first->arrival_s) / options.rate_scale;
+    out.arrival_rate_per_s = span_s > 0 ? static_cast<double>(before.size()) / span_s
+                                        : std::numeric_limits<double>::infinity();
+  }
+  if (slo.ttft_ms || slo.tpot_ms) {
+    out.goodput_before = find_goodput(before, tpot_before, slo, options.replicas);
+    out.goodput_after = find_goodput(after, tpot_after, slo, options.replicas);
+  }
+  return out;
+}
+
+}  // namespace kspeed::engine

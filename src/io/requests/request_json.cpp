@@ -1,0 +1,98 @@
+#include "request_json.hpp"
+
+#include <cmath>
+
+#include "kspeed/io/units.hpp"
+
+namespace kspeed::io::requests {
+
+std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem) {
+  // Python's json.dumps writes Infinity and NaN, which strict JSON forbids.
+  const bool nonfinite =
+      text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
+  const std::string cleaned = nonfinite ? without_nonfinite_literals(text) : std::string();
+  const std::string_view parsed = nonfinite ? std::string_view(cleaned) : text;
+  nlohmann::json value = nlohmann::json::parse(parsed, nullptr, false);
+  if (value.is_discarded()) {
+    problem = {"not a complete JSON value",
+               "'" + excerpt(text, 50) + "' is not a complete JSON value (" +
+                   std::to_string(text.size()) +
+                   " characters; truncated?): expected one JSON object per line"};
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<nlohmann::json> json_object_or_none(std::string_view text) {
+  RowProblem ignored;
+  std::optional<nlohmann::json> value = parse_json_text(text, ignored);
+  if (!value || !value->is_object()) return std::nullopt;
+  return value;
+}
+
+const nlohmann::json* member(const nlohmann::json& object,
+                             std::initializer_list<const char*> keys) {
+  if (!object.is_object()) return nullptr;
+  for (const char* key : keys) {
+    const auto found = object.find(key);
+    if (found != object.end()) return &*found;
+  }
+  return nullptr;
+}
+
+std::string json_excerpt(const nlohmann::json& value) {
+  return excerpt(value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace), 40);
+}
+
+std::optional<std::int64_t> json_tokens(const nlohmann::json* value, std::string_view field,
+                                        std::int64_t minimum, RowProblem& problem) {
+  const std::string expected = minimum > 0 ? "a whole number >= 1" : "a whole number >= 0";
+  if (value == nullptr) {
+    problem = {std::string(field) + " is missing",
+               std::string(field) + " is missing: expected " + expected + " of tokens"};
+    return std::nullopt;
+  }
+  if (value->is_number()) {
+    const double number = value->get<double>();
+    if (std::isfinite(number) && number == std::floor(number) &&
+        number >= static_cast<double>(minimum) && number <= static_cast<double>(kMaxTokens)) {
+      return static_cast<std::int64_t>(number);
+    }
+  }
+  problem = {
+      std::string(field) + " is not " + expected,
+      std::string(field) + " is " + json_excerpt(*value) + ": expected " + expected + " of tokens"};
+  return std::nullopt;
+}
+
+std::optional<double> json_duration(const nlohmann::json* value, std::string_view field,
+                                    double scale, RowProblem& problem) {
+  if (value != nullptr && value->is_number()) {
+    const double ms = value->get<double>() * scale;
+    if (std::isfinite(ms) && ms >= 0 && ms <= kMaxDurationMs) return ms;
+  }
+  problem = {std::string(field) + " is not a duration >= 0",
+             std::string(field) + " is " + (value ? json_excerpt(*value) : "missing") +
+                 ": expected a finite number >= 0"};
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> json_timestamp_ns(const nlohmann::json* value, double unit_ns) {
+  if (value == nullptr || !value->is_number()) return std::nullopt;
+  if (value->is_number_integer()) {
+    const auto whole = value->is_number_unsigned()
+                           ? static_cast<double>(value->get<std::uint64_t>())
+                           : static_cast<double>(value->get<std::int64_t>());
+    if (std::abs(whole * unit_ns) >= 9.2e18) return std::nullopt;
+    if (value->is_number_unsigned()) {
+      return static_cast<std::int64_t>(value->get<std::uint64_t>()) *
+             static_cast<std::int64_t>(unit_ns);
+    }
+    return value->get<std::int64_t>() * static_cast<std::int64_t>(unit_ns);
+  }
+  const double number = value->get<double>() * unit_ns;
+  if (!std::isfinite(number) || std::abs(number) >= 9.2e18) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(number));
+}
+
+}  // namespace kspeed::io::requests

@@ -1,0 +1,37 @@
+#pragma once
+// JSON helpers of the JSONL and JSON request-log readers: a tolerant line parser (Python's bare
+// Infinity/NaN become null) and field getters that say what was wrong with a value.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "request_readers.hpp"
+
+namespace kspeed::io::requests {
+
+/// The JSON value of `text`, or nullopt with `problem` set ("not a complete JSON object").
+std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem);
+
+/// Whether `text` parses as a JSON object (for sniffing a first line).
+std::optional<nlohmann::json> json_object_or_none(std::string_view text);
+
+/// The first of `keys` that `object` has (renamed keys across tool versions), or nullptr.
+const nlohmann::json* member(const nlohmann::json& object, std::initializer_list<const char*> keys);
+
+/// A token count from a JSON number (integers, or floats with no fraction).
+std::optional<std::int64_t> json_tokens(const nlohmann::json* value, std::string_view field,
+                                        std::int64_t minimum, RowProblem& problem);
+
+/// A finite number >= 0 times `scale`.
+std::optional<double> json_duration(const nlohmann::json* value, std::string_view field,
+                                    double scale, RowProblem& problem);
+
+/// An integer timestamp times `unit_ns`, read exactly (64-bit nanoseconds exceed 2^53).
+std::optional<std::int64_t> json_timestamp_ns(const nlohmann::json* value, double unit_ns);
+
+/// Short text of a JSON value for error messages.
+std::string json_excerpt(const nlohmann::json& value);
+
+}  // namespace kspeed::io::requests

@@ -1,0 +1,316 @@
+// `kspeed mix` for programs (docs/json-format.md): the JSON tree, and for csv and jsonl one
+// record per distribution (metric and side: ttft_ms before, ttft_ms after, e2e_speedup, ...)
+// with the same columns, so a dashboard can plot any of them.
+#include <cmath>
+
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/mix_result.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using engine::Distribution;
+
+std::string percentile_key(double point) {
+  return "p" + human_plain(point);
+}
+
+ordered_json distribution_json(const Distribution& d, const std::vector<double>& points) {
+  ordered_json out;
+  out["count"] = d.count;
+  out["mean"] = d.count > 0 ? ordered_json(d.mean) : ordered_json(nullptr);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    out[percentile_key(points[i])] =
+        i < d.percentiles.size() ? ordered_json(d.percentiles[i]) : ordered_json(nullptr);
+  }
+  out["min"] = d.count > 0 ? ordered_json(d.min) : ordered_json(nullptr);
+  out["max"] = d.count > 0 ? ordered_json(d.max) : ordered_json(nullptr);
+  return out;
+}
+
+ordered_json before_after_json(const engine::BeforeAfter& metric,
+                               const std::vector<double>& points) {
+  return {{"before", distribution_json(metric.before, points)},
+          {"after", distribution_json(metric.after, points)}};
+}
+
+ordered_json log_json(const io::RequestLogReport& log) {
+  ordered_json out;
+  out["file"] = log.source;
+  out["format"] = io::to_string(log.format);
+  out["records"] = log.records;
+  out["requests"] = log.requests;
+  out["skipped"] = log.skipped_total();
+  ordered_json reasons = ordered_json::array();
+  for (const io::SkippedRows& rows : log.skipped) {
+    reasons.push_back({{"reason", rows.reason},
+                       {"count", rows.count},
+                       {"first_lines", rows.first_lines},
+                       {"first_message", rows.first_detail}});
+  }
+  out["skipped_by_reason"] = std::move(reasons);
+  out["zero_length_responses"] = log.zero_response;
+  out["timestamps_backwards"] = log.out_of_order;
+  out["first_backwards_line"] =
+      log.out_of_order > 0 ? ordered_json(log.first_out_of_order_line) : ordered_json(nullptr);
+  return out;
+}
+
+const char* cache_mode_name(engine::PrefixCacheOptions::Mode mode) {
+  switch (mode) {
+    case engine::PrefixCacheOptions::Mode::off:
+      return "off";
+    case engine::PrefixCacheOptions::Mode::lru:
+      return "lru";
+    case engine::PrefixCacheOptions::Mode::hit_fraction:
+      return "hit_fraction";
+  }
+  return "off";
+}
+
+ordered_json inputs_json(const MixResult& r) {
+  const engine::MixModel& m = r.model;
+  ordered_json out;
+  put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
+  out["phase"] = to_string(m.phase);
+  out["prefill_share"] = or_null(m.prefill_share);
+  out["decode_share"] = or_null(m.decode_share);
+  out["share_tables_provenance"] = engine::to_string(m.share_origin);
+  out["extrapolation"] = m.extrapolation == engine::Extrapolation::clamp ? "clamp" : "model";
+  if (m.reference) {
+    out["reference_prompt_tokens"] = m.reference->prompt_tokens;
+    put_with_provenance(out, "reference_ttft_ms", m.reference->ttft_ms.value,
+                        m.reference->ttft_ms.provenance);
+  } else {
+    out["reference_prompt_tokens"] = nullptr;
+    put_with_provenance<double>(out, "reference_ttft_ms", std::nullopt);
+  }
+  put_with_provenance(out, "tpot_ms", m.tpot_ms);
+  out["prefix_cache"] = cache_mode_name(m.prefix_cache.mode);
+  out["prefix_cache_tokens"] = m.prefix_cache.mode == engine::PrefixCacheOptions::Mode::lru
+                                   ? ordered_json(m.prefix_cache.capacity_tokens)
+                                   : ordered_json(nullptr);
+  out["prefix_cache_hit"] = m.prefix_cache.mode == engine::PrefixCacheOptions::Mode::hit_fraction
+                                ? ordered_json(m.prefix_cache.hit_fraction)
+                                : ordered_json(nullptr);
+  out["percentiles"] = m.percentiles;
+  return out;
+}
+
+ordered_json group_json(const engine::MixGroup& g) {
+  ordered_json out;
+  if (g.label.empty()) {
+    out["prompt_tokens_from"] = g.lower_tokens;
+    out["prompt_tokens_below"] = g.upper_tokens > 0 ? ordered_json(g.upper_tokens) : nullptr;
+  } else {
+    out["model"] = g.label;
+  }
+  out["requests"] = g.requests;
+  out["mean_prefill_share"] = g.mean_prefill_share;
+  out["ttft_p50_before_ms"] = g.ttft_p50_before_ms;
+  out["ttft_p50_after_ms"] = g.ttft_p50_after_ms;
+  out["median_e2e_speedup"] = g.median_e2e_speedup;
+  out["time_weighted_e2e_speedup"] = g.time_weighted_e2e_speedup;
+  return out;
+}
+
+ordered_json groups_json(const std::vector<engine::MixGroup>& groups) {
+  ordered_json out = ordered_json::array();
+  for (const engine::MixGroup& group : groups) out.push_back(group_json(group));
+  return out;
+}
+
+ordered_json summary_json(const MixResult& r) {
+  const engine::MixSummary& s = r.summary;
+  const std::vector<double>& points = s.percentiles;
+  ordered_json out;
+  out["requests"] = s.requests;
+  out["ttft_measured"] = s.ttft_measured;
+  out["ttft_scaled"] = s.ttft_modelled;
+  out["ttft_ms"] = before_after_json(s.ttft_ms, points);
+  out["tpot_ms"] = before_after_json(s.tpot_ms, points);
+  out["e2e_ms"] = before_after_json(s.e2e_ms, points);
+  out["prefill_share"] = distribution_json(s.prefill_share, points);
+  out["prefill_speedup"] = distribution_json(s.prefill_speedup, points);
+  out["e2e_speedup"] = distribution_json(s.e2e_speedup, points);
+  out["time_weighted_ttft_speedup"] = s.time_weighted_ttft_speedup;
+  out["time_weighted_e2e_speedup"] = s.time_weighted_e2e_speedup;
+  out["request_weighted_e2e_speedup"] = s.request_weighted_e2e_speedup;
+  ordered_json histogram = ordered_json::array();
+  for (const engine::HistogramBin& bin : s.e2e_speedup_histogram) {
+    histogram.push_back({{"from", bin.lower}, {"to", bin.upper}, {"requests", bin.count}});
+  }
+  out["e2e_speedup_histogram"] = std::move(histogram);
+  out["prefix_cache_hit_rate"] = s.cache_hit_rate;
+  out["buckets"] = groups_json(s.buckets);
+  out["by_model"] = groups_json(s.by_model);
+  return out;
+}
+
+const char* goodput_status_name(engine::GoodputStatus status) {
+  switch (status) {
+    case engine::GoodputStatus::found:
+      return "found";
+    case engine::GoodputStatus::limited_by_queue:
+      return "limited_by_queue";
+    case engine::GoodputStatus::unreachable:
+      return "unreachable";
+  }
+  return "unreachable";
+}
+
+ordered_json goodput_json(const std::optional<engine::Goodput>& g) {
+  if (!g) return nullptr;
+  return {{"status", goodput_status_name(g->status)},
+          {"rate_scale", g->rate_scale},
+          {"requests_per_s", g->requests_per_s},
+          {"attainment", g->attainment},
+          {"replays", g->replays}};
+}
+
+ordered_json side_json(const engine::ReplaySide& side, const std::vector<double>& points) {
+  const bool stable = side.stability == engine::QueueStability::stable;
+  ordered_json out;
+  out["stable"] = stable;
+  out["utilisation"] = side.utilisation;
+  out["mean_wait_ms"] = stable ? ordered_json(side.mean_wait_ms) : ordered_json(nullptr);
+  out["ttft_ms"] = side.ttft_ms ? distribution_json(*side.ttft_ms, points) : ordered_json(nullptr);
+  out["slo_attainment"] = or_null(side.attainment);
+  return out;
+}
+
+ordered_json replay_json(const MixResult& r) {
+  if (!r.replay) return nullptr;
+  const engine::MixReplay& q = *r.replay;
+  ordered_json out;
+  out["replicas"] = r.replay_options.replicas;
+  out["rate_scale"] = r.replay_options.rate_scale;
+  out["requests"] = q.requests;
+  out["arrival_rate_per_s"] = q.arrival_rate_per_s;
+  out["slo_ttft_ms"] = or_null(r.slo.ttft_ms);
+  out["slo_tpot_ms"] = or_null(r.slo.tpot_ms);
+  out["attainment_target"] = r.slo.attainment_target;
+  out["before"] = side_json(q.before, r.summary.percentiles);
+  out["after"] = side_json(q.after, r.summary.percentiles);
+  out["goodput_before"] = goodput_json(q.goodput_before);
+  out["goodput_after"] = goodput_json(q.goodput_after);
+  return out;
+}
+
+std::vector<engine::Warning> all_warnings(const MixResult& r) {
+  std::vector<engine::Warning> warnings = r.summary.warnings;
+  if (r.replay)
+    warnings.insert(warnings.end(), r.replay->warnings.begin(), r.replay->warnings.end());
+  return warnings;
+}
+
+ordered_json mix_tree(const MixResult& r) {
+  ordered_json out;
+  out["schema_version"] = kSchemaVersion;
+  out["kspeed_version"] = KSPEED_VERSION;
+  out["workload"] = {{"name", r.workload_name}, {"citation", r.workload_source}};
+  out["log"] = log_json(r.log);
+  out["inputs"] = inputs_json(r);
+  out["summary"] = summary_json(r);
+  out["replay"] = replay_json(r);
+  out["warnings"] = warnings_json(all_warnings(r));
+  return out;
+}
+
+// One record per distribution, all with the same keys.
+ordered_json distribution_record(const ordered_json& tree, const std::string& metric,
+                                 const std::string& side, const ordered_json& distribution) {
+  ordered_json record;
+  record["schema_version"] = tree["schema_version"];
+  record["file"] = tree["log"]["file"];
+  record["metric"] = metric;
+  record["side"] = side;
+  for (const auto& [key, value] : distribution.items()) record[key] = value;
+  return record;
+}
+
+std::vector<ordered_json> mix_records(const ordered_json& tree) {
+  std::vector<ordered_json> records;
+  const ordered_json& summary = tree["summary"];
+  for (const char* metric : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+    for (const char* side : {"before", "after"}) {
+      records.push_back(distribution_record(tree, metric, side, summary[metric][side]));
+    }
+  }
+  for (const char* metric : {"prefill_share", "prefill_speedup", "e2e_speedup"}) {
+    records.push_back(distribution_record(tree, metric, "per_request", summary[metric]));
+  }
+  const ordered_json& replay = tree["replay"];
+  if (replay.is_object()) {
+    for (const char* side : {"before", "after"}) {
+      if (replay[side]["ttft_ms"].is_object()) {
+        records.push_back(
+            distribution_record(tree, "replay_ttft_ms", side, replay[side]["ttft_ms"]));
+      }
+    }
+  }
+  return records;
+}
+
+// A request's latency source as a provenance word: measured, scaled, or the reference's or the
+// TPOT's own provenance (workload, given, default) when the request took it unchanged.
+std::string latency_provenance(engine::LatencySource source, const engine::MixModel& mix) {
+  switch (source) {
+    case engine::LatencySource::measured:
+      return "measured";
+    case engine::LatencySource::scaled:
+      return "scaled";
+    case engine::LatencySource::reference:
+      return mix.reference ? std::string(engine::to_string(mix.reference->ttft_ms.provenance))
+                           : "none";
+    case engine::LatencySource::given:
+      return mix.tpot_ms ? std::string(engine::to_string(mix.tpot_ms->provenance)) : "none";
+    case engine::LatencySource::missing:
+      return "none";
+  }
+  return "none";
+}
+
+}  // namespace
+
+Document mix_document(const MixResult& result) {
+  Document document;
+  document.tree = mix_tree(result);
+  document.records = mix_records(document.tree);
+  return document;
+}
+
+/// One JSON object per request (--per-request FILE, NDJSON): its lengths, share, latencies
+/// before and after and their sources.
+std::string per_request_line(const engine::RequestOutcome& o, const std::string& model,
+                             const engine::MixModel& mix) {
+  const auto number = [](double value) {
+    return std::isnan(value) ? ordered_json(nullptr) : ordered_json(static_cast<double>(value));
+  };
+  ordered_json out;
+  out["arrival_s"] = std::isnan(o.arrival_s) ? ordered_json(nullptr) : ordered_json(o.arrival_s);
+  out["prompt_tokens"] = o.prompt_tokens;
+  out["response_tokens"] = o.response_tokens;
+  out["cached_tokens"] = o.cached_tokens;
+  out["model"] = model.empty() ? ordered_json(nullptr) : ordered_json(model);
+  out["prefill_share"] = number(o.prefill_share);
+  out["ttft_before_ms"] = number(o.ttft_before_ms);
+  out["ttft_after_ms"] = number(o.ttft_after_ms);
+  out["ttft_provenance"] = latency_provenance(o.ttft_source, mix);
+  out["tpot_before_ms"] = number(o.tpot_before_ms);
+  out["tpot_after_ms"] = number(o.tpot_after_ms);
+  out["tpot_provenance"] =
+      std::isnan(o.tpot_before_ms) ? "none" : latency_provenance(o.tpot_source, mix);
+  out["e2e_before_ms"] = number(o.e2e_before_ms);
+  out["e2e_after_ms"] = number(o.e2e_after_ms);
+  out["e2e_speedup"] = std::isnan(o.e2e_before_ms) || std::isnan(o.e2e_after_ms)
+                           ? ordered_json(nullptr)
+                           : ordered_json(static_cast<double>(o.e2e_before_ms) /
+                                          static_cast<double>(o.e2e_after_ms));
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace kspeed::report

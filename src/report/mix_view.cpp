@@ -1,0 +1,381 @@
+// `kspeed mix` for people: the point in one sentence, the percentiles before and after, the
+// distribution of request speedups (a text histogram), the per-bucket (or per-model) table, the
+// prefix cache, the queue replay and goodput, then what reading the log found and the warnings.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/mix_result.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using engine::Distribution;
+using engine::MixSummary;
+
+constexpr int kHistogramBarWidth = 30;  // characters of the longest bar
+
+// Milliseconds with a fixed number of decimals, so a measured log's percentiles can be compared
+// with the tool's own to the last printed digit: "2,369.32" below 10 s, "30,480" above.
+std::string ms_cell(double ms) {
+  if (std::isnan(ms)) return "–";
+  const int decimals = std::fabs(ms) >= 10000 ? 0 : std::fabs(ms) >= 100 ? 2 : 3;
+  const std::string fixed = human_fixed(ms, decimals);
+  // Thousands separators on the whole part.
+  const std::size_t dot = fixed.find('.');
+  const std::string whole = fixed.substr(0, dot);
+  const std::string rest = dot == std::string::npos ? "" : fixed.substr(dot);
+  const bool negative = !whole.empty() && whole.front() == '-';
+  std::string digits = negative ? whole.substr(1) : whole;
+  for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
+    digits.insert(static_cast<std::size_t>(i), ",");
+  }
+  return (negative ? "-" : "") + digits + rest;
+}
+
+std::string percentile_name(double point) {
+  return "p" + human_plain(point);
+}
+
+// "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from.
+std::string ttft_provenance(const MixSummary& s) {
+  if (s.ttft_measured > 0 && s.ttft_modelled > 0) {
+    return fmt::format("measured {}, scaled {}", human_count(s.ttft_measured),
+                       human_count(s.ttft_modelled));
+  }
+  return s.ttft_measured > 0 ? "measured" : "scaled";
+}
+
+void add_metric_rows(Table& table, const std::string& name, const engine::BeforeAfter& metric,
+                     const std::string& provenance) {
+  if (metric.before.count == 0) return;
+  const auto row = [](std::string label, const Distribution& d) {
+    std::vector<std::string> cells{std::move(label), ms_cell(d.mean)};
+    for (double value : d.percentiles) cells.push_back(ms_cell(value));
+    return cells;
+  };
+  table.rows.push_back(row(name + " before (" + provenance + ")", metric.before));
+  table.rows.push_back(row(name + " after", metric.after));
+  std::vector<std::string> ratio{name + " before ÷ after",
+                                 human_speedup(metric.before.mean / metric.after.mean)};
+  for (std::size_t i = 0; i < metric.before.percentiles.size(); ++i) {
+    ratio.push_back(human_speedup(metric.before.percentiles[i] / metric.after.percentiles[i]));
+  }
+  table.rows.push_back(std::move(ratio));
+}
+
+Table percentile_table(const MixResult& r) {
+  const MixSummary& s = r.summary;
+  Table table;
+  table.header = {"metric (ms)", "mean"};
+  table.align = {Align::left, Align::right};
+  for (double point : s.percentiles) {
+    table.header.push_back(percentile_name(point));
+    table.align.push_back(Align::right);
+  }
+  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s));
+  const std::string tpot_provenance =
+      r.model.tpot_ms && s.ttft_measured == 0
+          ? std::string(engine::to_string(r.model.tpot_ms->provenance))
+          : std::string("measured");
+  add_metric_rows(table, "TPOT", s.tpot_ms, tpot_provenance);
+  add_metric_rows(table, "E2E", s.e2e_ms, s.ttft_modelled == 0 ? "measured" : "TTFT + (n−1)·TPOT");
+  return table;
+}
+
+std::string distribution_text(const Distribution& d, const std::vector<double>& points) {
+  std::string out;
+  for (std::size_t i = 0; i < d.percentiles.size() && i < points.size(); ++i) {
+    out += percentile_name(points[i]) + " " + human_speedup(d.percentiles[i]) + ", ";
+  }
+  return out + "mean " + human_speedup(d.mean);
+}
+
+Table histogram_table(const MixSummary& s) {
+  Table table;
+  table.header = {"E2E speedup", "requests", ""};
+  table.align = {Align::left, Align::right, Align::left};
+  std::int64_t largest = 1;
+  for (const auto& bin : s.e2e_speedup_histogram) largest = std::max(largest, bin.count);
+  for (const auto& bin : s.e2e_speedup_histogram) {
+    const auto width = static_cast<int>(std::lround(
+        static_cast<double>(bin.count) / static_cast<double>(largest) * kHistogramBarWidth));
+    std::string bar;
+    for (int i = 0; i < width; ++i) bar += "█";
+    if (bar.empty() && bin.count > 0) bar = "▏";
+    table.rows.push_back(
+        // Four decimals: the bins of a narrow distribution must not print alike.
+        {human_fixed(bin.lower, 4) + "–" + human_fixed(bin.upper, 4) + "×", human_count(bin.count),
+         bar});
+  }
+  return table;
+}
+
+std::string bucket_label(const engine::MixGroup& group) {
+  if (!group.label.empty()) return group.label;
+  const auto k = [](std::int64_t tokens) {
+    if (tokens == 0) return std::string("0");
+    if (tokens % (1 << 20) == 0) return human_count(tokens >> 20) + "m";
+    return human_count(tokens >> 10) + "k";
+  };
+  if (group.upper_tokens == 0) return "≥ " + k(group.lower_tokens);
+  return "[" + k(group.lower_tokens) + ", " + k(group.upper_tokens) + ")";
+}
+
+Table group_table(const std::vector<engine::MixGroup>& groups, bool by_model) {
+  Table table;
+  table.header = {by_model ? "model" : "prompt tokens",
+                  "requests",
+                  "mean share",
+                  "TTFT p50 before",
+                  "after",
+                  "median E2E speedup",
+                  "time-weighted"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right};
+  for (const engine::MixGroup& group : groups) {
+    table.rows.push_back(
+        {bucket_label(group), human_count(group.requests), human_percent(group.mean_prefill_share),
+         ms_cell(group.ttft_p50_before_ms) + " ms", ms_cell(group.ttft_p50_after_ms) + " ms",
+         human_speedup(group.median_e2e_speedup), human_speedup(group.time_weighted_e2e_speedup)});
+  }
+  return table;
+}
+
+std::string change_text(const MixResult& r) {
+  return fmt::format("{} attention kernel ({}) on {}", human_speedup(r.model.kernel_speedup.value),
+                     engine::to_string(r.model.kernel_speedup.provenance),
+                     engine::to_string(r.model.phase));
+}
+
+std::string answer_text(const MixResult& r) {
+  const MixSummary& s = r.summary;
+  const auto last = s.ttft_ms.before.percentiles.size() - 1;
+  std::string text = fmt::format(
+      "A {} over {} requests: {} TTFT {} → {} ms ({}); the median request's E2E {} faster; the "
+      "whole log's serving time {} (time-weighted), the mean request {} (request-weighted).",
+      change_text(r), human_count(s.requests), percentile_name(s.percentiles[last]),
+      ms_cell(s.ttft_ms.before.percentiles[last]), ms_cell(s.ttft_ms.after.percentiles[last]),
+      human_speedup(s.ttft_ms.before.percentiles[last] / s.ttft_ms.after.percentiles[last]),
+      s.e2e_speedup.count > 0 && !s.e2e_speedup.percentiles.empty()
+          ? human_speedup(s.e2e_speedup.percentiles.front())
+          : std::string("–"),
+      human_speedup(s.time_weighted_e2e_speedup), human_speedup(s.request_weighted_e2e_speedup));
+  return text;
+}
+
+std::string model_caption(const MixResult& r) {
+  std::string text = "shares: workload " + r.workload_name + " (" +
+                     std::string(engine::to_string(r.model.share_origin)) +
+                     "), each request's at its own effective prompt 2c + n";
+  if (r.model.prefill_share)
+    text = "prefill share: " + human_percent(*r.model.prefill_share) + " (given) for every request";
+  if (r.model.reference && r.summary.ttft_modelled > 0) {
+    text += fmt::format("\nTTFT without a measurement: {} at {} ({}), scaled to each prompt",
+                        human_ms(r.model.reference->ttft_ms.value),
+                        human_count(r.model.reference->prompt_tokens) + " tokens",
+                        engine::to_string(r.model.reference->ttft_ms.provenance));
+  }
+  if (r.model.tpot_ms) {
+    text += fmt::format("\nTPOT without a measurement: {} ({}), not scaled with context",
+                        human_ms(r.model.tpot_ms->value),
+                        engine::to_string(r.model.tpot_ms->provenance));
+  }
+  return text;
+}
+
+std::string cache_text(const MixResult& r) {
+  const engine::PrefixCacheOptions& cache = r.model.prefix_cache;
+  switch (cache.mode) {
+    case engine::PrefixCacheOptions::Mode::off:
+      return r.summary.cache_hit_rate > 0
+                 ? "hit rate " + human_percent(r.summary.cache_hit_rate) + " (measured by the log)"
+                 : "off";
+    case engine::PrefixCacheOptions::Mode::lru:
+      return fmt::format(
+          "LRU of {} tokens ({} blocks of {}): hit rate {} of prompt tokens "
+          "(simulated)",
+          human_count(cache.capacity_tokens),
+          human_count(cache.capacity_tokens / cache.block_tokens), human_count(cache.block_tokens),
+          human_percent(r.summary.cache_hit_rate));
+    case engine::PrefixCacheOptions::Mode::hit_fraction:
+      return fmt::format("{} of every prompt cached (given): hit rate {}",
+                         human_percent(cache.hit_fraction),
+                         human_percent(r.summary.cache_hit_rate));
+  }
+  return "off";
+}
+
+std::string side_cell(const engine::ReplaySide& side, double value, bool is_ms) {
+  if (side.stability == engine::QueueStability::unstable) return "unstable";
+  return is_ms ? ms_cell(value) + " ms" : human_percent(value);
+}
+
+std::string goodput_cell(const std::optional<engine::Goodput>& g) {
+  if (!g) return "–";
+  switch (g->status) {
+    case engine::GoodputStatus::found:
+      return fmt::format("{} req/s (×{})", human_figure(g->requests_per_s),
+                         human_figure(g->rate_scale));
+    case engine::GoodputStatus::limited_by_queue:
+      return fmt::format("{} req/s (queue edge)", human_figure(g->requests_per_s));
+    case engine::GoodputStatus::unreachable:
+      return "unreachable";
+  }
+  return "–";
+}
+
+std::string ratio_cell(const engine::ReplaySide& before, const engine::ReplaySide& after, double b,
+                       double a) {
+  if (before.stability == engine::QueueStability::unstable ||
+      after.stability == engine::QueueStability::unstable || a <= 0) {
+    return "";
+  }
+  return human_speedup(b / a);
+}
+
+Table replay_table(const MixResult& r) {
+  const engine::MixReplay& q = *r.replay;
+  Table table;
+  table.header = {"queue", "before", "after", "speedup"};
+  table.align = {Align::left, Align::right, Align::right, Align::right};
+  const auto utilisation = [](const engine::ReplaySide& side) {
+    return fmt::format("{:.3f}{}", side.utilisation,
+                       side.stability == engine::QueueStability::unstable ? " (unstable)" : "");
+  };
+  table.rows.push_back({"utilisation ρ", utilisation(q.before), utilisation(q.after), ""});
+  table.rows.push_back(
+      {"mean wait", side_cell(q.before, q.before.mean_wait_ms, true),
+       side_cell(q.after, q.after.mean_wait_ms, true),
+       ratio_cell(q.before, q.after, q.before.mean_wait_ms, q.after.mean_wait_ms)});
+  for (std::size_t i = 0; i < r.summary.percentiles.size(); ++i) {
+    const double b = q.before.ttft_ms ? q.before.ttft_ms->percentiles[i] : 0;
+    const double a = q.after.ttft_ms ? q.after.ttft_ms->percentiles[i] : 0;
+    table.rows.push_back({"TTFT " + percentile_name(r.summary.percentiles[i]),
+                          side_cell(q.before, b, true), side_cell(q.after, a, true),
+                          ratio_cell(q.before, q.after, b, a)});
+  }
+  if (r.slo.ttft_ms || r.slo.tpot_ms) {
+    table.rows.push_back({"SLO attainment",
+                          side_cell(q.before, q.before.attainment.value_or(0), false),
+                          side_cell(q.after, q.after.attainment.value_or(0), false), ""});
+    std::string ratio;
+    if (q.goodput_before && q.goodput_after && q.goodput_before->requests_per_s > 0 &&
+        q.goodput_after->requests_per_s > 0) {
+      ratio = human_speedup(q.goodput_after->requests_per_s / q.goodput_before->requests_per_s);
+    }
+    table.rows.push_back(
+        {"goodput", goodput_cell(q.goodput_before), goodput_cell(q.goodput_after), ratio});
+  }
+  return table;
+}
+
+std::string slo_text(const MixResult& r) {
+  std::string text;
+  if (r.slo.ttft_ms) text += "TTFT ≤ " + human_ms(*r.slo.ttft_ms);
+  if (r.slo.tpot_ms)
+    text += std::string(text.empty() ? "" : " and ") + "TPOT ≤ " + human_ms(*r.slo.tpot_ms);
+  return text + " for at least " + human_percent(r.slo.attainment_target) + " of requests";
+}
+
+void add_replay(View& view, const MixResult& r) {
+  const engine::MixReplay& q = *r.replay;
+  view.subheading(fmt::format(
+      "Replay (--replay): {} requests arriving at {} req/s (rate ×{}) through one FCFS prefill "
+      "queue on {} replica{}",
+      human_count(q.requests), human_figure(q.arrival_rate_per_s),
+      human_plain(r.replay_options.rate_scale), r.replay_options.replicas,
+      r.replay_options.replicas == 1 ? "" : "s"));
+  view.table(replay_table(r));
+  std::string caption =
+      "TTFT = wait + prefill; service time = each request's prefill (modelled); decode runs in "
+      "its own pool, not queued";
+  if (r.slo.ttft_ms || r.slo.tpot_ms) {
+    caption += "\nSLO: " + slo_text(r) +
+               "; goodput = the highest arrival rate meeting it (bisection over the rate scale)";
+  }
+  view.caption(caption);
+  if (q.before.stability == engine::QueueStability::unstable ||
+      q.after.stability == engine::QueueStability::unstable) {
+    view.note("ρ ≥ 1: the queue is unstable and its wait grows without bound (add --replicas)");
+  }
+}
+
+std::string skipped_text(const io::SkippedRows& rows) {
+  std::string lines;
+  for (std::int64_t line : rows.first_lines) {
+    lines += (lines.empty() ? "" : ", ") + human_count(line);
+  }
+  return fmt::format("{} × {} (line{} {}{}); first: {}", human_count(rows.count), rows.reason,
+                     rows.first_lines.size() == 1 ? "" : "s", lines,
+                     rows.count > static_cast<std::int64_t>(rows.first_lines.size()) ? ", …" : "",
+                     rows.first_detail);
+}
+
+void add_log_facts(View& view, const MixResult& r) {
+  const io::RequestLogReport& log = r.log;
+  view.fact("log", fmt::format("{} ({}): {} records, {} requests used, {} skipped", log.source,
+                               io::to_string(log.format), human_count(log.records),
+                               human_count(log.requests), human_count(log.skipped_total())));
+  for (const io::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
+  if (log.zero_response > 0) {
+    view.fact("kept", human_count(log.zero_response) +
+                          (log.zero_response == 1 ? " request" : " requests") +
+                          " with a zero-length response (prefill only: a TTFT, no TPOT)");
+  }
+  if (log.out_of_order > 0) {
+    view.fact("order",
+              fmt::format("{} timestamps go backwards (first at line {}): kept; the "
+                          "replay sorts by arrival",
+                          human_count(log.out_of_order), human_count(log.first_out_of_order_line)));
+  }
+}
+
+}  // namespace
+
+View mix_view(const MixResult& r) {
+  const MixSummary& s = r.summary;
+  View view;
+  view.title("kspeed mix · " + r.log.source + " · " + human_count(s.requests) + " requests",
+             "kspeed mix: " + r.log.source);
+  view.answer(answer_text(r));
+  view.table(percentile_table(r));
+  view.caption(
+      "before ÷ after: the ratio of the percentiles (a percentile of the per-request "
+      "speedups is below)\n" +
+      model_caption(r));
+
+  view.subheading("Per-request E2E speedup (before / after of each request)");
+  view.table(histogram_table(s));
+  view.caption(
+      "per request: prefill " + distribution_text(s.prefill_speedup, s.percentiles) + "; E2E " +
+      distribution_text(s.e2e_speedup, s.percentiles) +
+      fmt::format("\ntime-weighted (Σ before / Σ after, the serving time the whole log saves): "
+                  "TTFT {}, E2E {}\nrequest-weighted (the mean of per-request speedups, what the "
+                  "average user sees): E2E {}",
+                  human_speedup(s.time_weighted_ttft_speedup),
+                  human_speedup(s.time_weighted_e2e_speedup),
+                  human_speedup(s.request_weighted_e2e_speedup)));
+
+  const bool by_model = r.grouping == MixGrouping::model;
+  view.subheading(by_model ? "By model" : "By prompt length (log-spaced buckets, k = 1,024)");
+  view.table(group_table(by_model ? s.by_model : s.buckets, by_model));
+
+  view.fact("prefix cache", cache_text(r));
+  if (r.replay) add_replay(view, r);
+  add_log_facts(view, r);
+  for (const engine::Warning& warning : s.warnings) view.warning(warning_sentence(warning));
+  if (r.replay) {
+    for (const engine::Warning& warning : r.replay->warnings) {
+      view.warning(warning_sentence(warning));
+    }
+  }
+  return view;
+}
+
+}  // namespace kspeed::report

@@ -1,0 +1,333 @@
+// Request-log readers: every format on small inline samples, the bad inputs the issue lists, and
+// the column mapping. Real files are in test_mix_real_logs.cpp.
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+
+using namespace kspeed::io;
+using Catch::Matchers::Contains;
+using kspeed::InputError;
+using kspeed::engine::Request;
+
+namespace {
+
+struct Read {
+  RequestLogReport report;
+  std::vector<Request> requests;
+};
+
+Read read(const std::string& text, ReadOptions options = {}) {
+  Read out;
+  out.report = read_request_log_text(text, "log", options,
+                                     [&out](const Request& r) { out.requests.push_back(r); });
+  return out;
+}
+
+std::string error_of(const std::string& text, ReadOptions options = {}) {
+  try {
+    read(text, options);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("Azure 2023 CSV: datetime arrivals with 7 fractional digits, CRLF, BOM", "[requests]") {
+  const Read r = read(
+      "\xEF\xBB\xBFTIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+      "2023-11-16 18:15:46.6805900,374,44\r\n"
+      "2023-11-16 18:15:50.9951690,396,109\r\n");
+  CHECK(r.report.format == RequestFormat::azure_csv);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(r.requests[0].prompt_tokens == 374);
+  CHECK(r.requests[0].response_tokens == 44);
+  CHECK(*r.requests[0].arrival_s == 0.0);
+  CHECK(*r.requests[1].arrival_s == Approx(4.314579).epsilon(1e-12));
+  CHECK(r.requests[1].line == 3);
+}
+
+TEST_CASE("Azure 2024 CSV: a UTC offset on the timestamp", "[requests]") {
+  const Read r = read(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2024-05-10 00:00:00.009930+00:00,2048,28\n"
+      "2024-05-10 00:00:01.5+00:00,100,1\n");
+  REQUIRE(r.requests.size() == 2);
+  CHECK(*r.requests[1].arrival_s == Approx(1.49007).epsilon(1e-12));
+}
+
+TEST_CASE("BurstGPT CSV with a model column", "[requests]") {
+  const Read r = read(
+      "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+      "5,ChatGPT,472,18,490,Conversation log\n"
+      "45,GPT-4,1087,0,1087,Conversation log\n");
+  CHECK(r.report.format == RequestFormat::burstgpt_csv);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(r.requests[0].model == "ChatGPT");
+  CHECK(*r.requests[1].arrival_s == 40.0);
+  CHECK(r.requests[1].response_tokens == 0);
+  CHECK(r.report.zero_response == 1);  // kept, counted
+}
+
+TEST_CASE("Mooncake JSONL with hash ids and millisecond timestamps", "[requests]") {
+  const Read r = read(
+      "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
+      "{\"timestamp\": 1500, \"input_length\": 7322, \"output_length\": 490, \"hash_ids\": [0, 14, "
+      "15]}\n");
+  CHECK(r.report.format == RequestFormat::mooncake_jsonl);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(r.requests[1].block_hashes == std::vector<std::uint64_t>{0, 14, 15});
+  CHECK(*r.requests[1].arrival_s == 1.5);
+}
+
+TEST_CASE("a truncated JSONL line is skipped, counted and located", "[requests]") {
+  const std::string text =
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 1, \"input_length\": 20, \"outp\n"
+      "{\"timestamp\": 2, \"input_length\": 30, \"output_length\": 5}\n";
+  const Read r = read(text);
+  CHECK(r.requests.size() == 2);
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "not a complete JSON value");
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{2});
+  CHECK(r.report.records == 3);
+  ReadOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict), Contains("log:2: ") && Contains("not a complete JSON value"));
+}
+
+TEST_CASE("AIPerf records: error records skipped with their reason, ns timestamps exact",
+          "[requests]") {
+  const std::string ok1 =
+      R"({"metadata":{"timestamp_ns":1759522419154568925},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"ttft":{"value":730.147344,"unit":"ms"},"request_latency":{"value":8877.620132,"unit":"ms"},"output_sequence_length":{"value":247,"unit":"tokens"},"inter_token_latency":{"value":33.11980808130081,"unit":"ms"}},"error":null})";
+  const std::string ok2 =
+      R"({"metadata":{"timestamp_ns":1759522419154568926},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"ttft":{"value":0.5,"unit":"s"},"output_sequence_length":{"value":1,"unit":"tokens"}},"error":null})";
+  const std::string bad =
+      R"({"metadata":{"timestamp_ns":1759522419155727799},"metrics":{"error_request_count":{"value":1,"unit":"requests"}},"error":{"code":499,"type":"RequestCancellationError","message":"cancelled"}})";
+  const Read r = read(bad + "\n" + ok1 + "\n" + ok2 + "\n");
+  CHECK(r.report.format == RequestFormat::aiperf_jsonl);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(r.requests[0].prompt_tokens == 550);
+  CHECK(r.requests[0].response_tokens == 247);
+  CHECK(*r.requests[0].ttft_ms == 730.147344);
+  CHECK(*r.requests[0].e2e_ms == 8877.620132);
+  CHECK(*r.requests[0].tpot_ms == Approx(33.11980808130081));
+  CHECK(*r.requests[1].ttft_ms == 500.0);  // unit s
+  // 1 ns apart: a double of 1.76e18 could not tell them apart, the integer reading can.
+  CHECK(*r.requests[1].arrival_s == Approx(1e-9).epsilon(1e-6));
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "error record: RequestCancellationError");
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{1});
+}
+
+TEST_CASE("vllm --save-detailed JSON: per-request arrays in seconds, failures skipped",
+          "[requests]") {
+  const Read r = read(R"({"date": "20250101-000000", "model_id": "m", "request_rate": Infinity,
+    "input_lens": [100, 200, 300],
+    "output_lens": [3, 0, 1],
+    "ttfts": [0.25, 0.0, 0.5],
+    "itls": [[0.01, 0.03], [], []],
+    "errors": ["", "Bad Request", ""]})");
+  CHECK(r.report.format == RequestFormat::vllm_json);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(*r.requests[0].ttft_ms == 250.0);
+  CHECK(*r.requests[0].e2e_ms == Approx(290.0));
+  CHECK(r.requests[0].model == "m");
+  CHECK(r.requests[1].prompt_tokens == 300);
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "failed request");
+  CHECK_THAT(r.report.skipped[0].first_detail, Contains("request #2"));
+}
+
+TEST_CASE("trace-replay CSV: quoted JSON lists with commas and newlines, cache hits in blocks",
+          "[requests]") {
+  const Read r = read(
+      "request_idx,input_tokens,output_tokens_actual,cache_hit_blocks,ttft,ttlt,itl,success,"
+      "request_start_time,token_timestamps\n"
+      "1,37720,1494,583,16.44,28.67,0.0081,True,1776748564.6063905,\"[1.0, 2.0,\n 3.0]\"\n"
+      "2,100,10,5,0.5,1.0,0.05,True,1776748565.6063905,\"[]\"\n"
+      "3,100,0,0,0,0,0,False,1776748566.0,\"[]\"\n");
+  CHECK(r.report.format == RequestFormat::trace_replay_csv);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(*r.requests[0].cached_tokens == 583 * 64);
+  CHECK(*r.requests[0].ttft_ms == Approx(16440.0));
+  CHECK(*r.requests[0].e2e_ms == Approx(28670.0));
+  CHECK(*r.requests[1].cached_tokens == 99);  // 5 blocks of 64 > 100 tokens: capped at prompt - 1
+  CHECK(r.requests[1].line == 4);             // the quoted field spanned lines 2-3
+  CHECK(*r.requests[1].arrival_s == Approx(1.0));
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "failed request");
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{5});
+}
+
+TEST_CASE("a column mapping reads a CSV kspeed does not know by name", "[requests]") {
+  ReadOptions options;
+  options.columns = parse_column_mapping(
+      "prompt=in,response=out,ttft=first:s,arrival=t:ns,cached=hits:16,model=m", "--columns");
+  const Read r = read("t,in,out,first,hits,m\n1000,10,2,0.1,1,a\n3000,20,2,,0,b\n", options);
+  CHECK(r.report.format == RequestFormat::mapped_csv);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(*r.requests[0].ttft_ms == Approx(100.0));
+  CHECK(*r.requests[0].cached_tokens == 9);  // 16 > 10 - 1
+  CHECK_FALSE(r.requests[1].ttft_ms);        // an empty cell is a missing measurement
+  CHECK(*r.requests[1].arrival_s == Approx(2e-6));
+  CHECK(r.requests[1].model == "b");
+  CHECK_THAT(error_of("t,in\n1,2\n", options), Contains("no column 'out' (response)"));
+}
+
+TEST_CASE("column mapping errors name the problem", "[requests]") {
+  CHECK_THROWS_WITH(parse_column_mapping("prompt=a", "--columns"),
+                    Contains("--columns: the mapping needs response=COLUMN"));
+  CHECK_THROWS_WITH(parse_column_mapping("prompt=a,response=b,ttft=c:h", "--columns"),
+                    Contains("unit 'h' of ttft is not known: expected s, ms, us or ns"));
+  CHECK_THROWS_WITH(parse_column_mapping("prompt=a,response=b,latency=c", "--columns"),
+                    Contains("unknown key 'latency'"));
+  CHECK_THROWS_WITH(parse_column_mapping("prompt", "--columns"),
+                    Contains("is not KEY=COLUMN[:UNIT]"));
+}
+
+TEST_CASE("bad logs: empty, header only, unknown header, all rows bad", "[requests]") {
+  CHECK_THAT(error_of(""), Contains("log: the request log is empty") && Contains("azure:"));
+  CHECK_THAT(error_of("\n  \n"), Contains("the request log is empty"));
+  CHECK_THAT(error_of("TIMESTAMP,ContextTokens,GeneratedTokens\n"),
+             Contains("the azure log has a header but no requests"));
+  CHECK_THAT(error_of("when,prompt_len,answer_len\n1,2,3\n"),
+             Contains("log:1: not a request log kspeed knows; it starts with "
+                      "'when,prompt_len,answer_len'") &&
+                 Contains("mooncake:") && Contains("prompt=COLUMN,response=COLUMN"));
+  CHECK_THAT(error_of("\x01\x02garbage\n"), Contains("'\\x01\\x02garbage'"));
+  CHECK_THAT(error_of("{\"a\": 1}\n"), Contains("not a request log kspeed knows"));
+  CHECK_THAT(error_of("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,-5,3\n"),
+             Contains("log:2: no usable request") && Contains("'-5' (negative)"));
+}
+
+TEST_CASE("negative and non-numeric lengths on line N are skipped and reported", "[requests]") {
+  const std::string text =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:15:46.6805900,374,44\n"
+      "2023-11-16 18:15:47.0,-3,44\n"
+      "2023-11-16 18:15:48.0,abc,44\n"
+      "2023-11-16 18:15:49.0,12,x\n"
+      "2023-11-16 18:15:50.0,0,4\n"
+      "2023-11-16 18:15:51.0,12\n"
+      "2023-11-16 18:15:52.0,12,4\n";
+  const Read r = read(text);
+  CHECK(r.requests.size() == 2);
+  CHECK(r.report.records == 7);
+  CHECK(r.report.skipped_total() == 5);
+  REQUIRE(r.report.skipped.size() == 3);
+  CHECK(r.report.skipped[0].reason == "prompt length is not a whole number >= 1");
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{3, 4, 6});
+  CHECK_THAT(r.report.skipped[0].first_detail, Contains("'-3' (negative)"));
+  CHECK(r.report.skipped[1].reason == "response length is not a whole number >= 0");
+  CHECK(r.report.skipped[1].first_lines == std::vector<std::int64_t>{5});
+  CHECK(r.report.skipped[2].reason == "row has fewer fields than the header");
+  ReadOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict),
+             Contains("log:3: prompt length is '-3' (negative): expected a whole number >= 1") &&
+                 Contains("strict mode"));
+}
+
+TEST_CASE("timestamps going backwards are kept and counted", "[requests]") {
+  const Read r = read(
+      "{\"timestamp\": 100, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 50, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 200, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 150, \"input_length\": 10, \"output_length\": 5}\n");
+  REQUIRE(r.requests.size() == 4);
+  CHECK(*r.requests[1].arrival_s == Approx(-0.05));
+  CHECK(r.report.out_of_order == 2);
+  CHECK(r.report.first_out_of_order_line == 2);
+}
+
+TEST_CASE("Infinity and NaN in JSON and CSV are reported, not crashed on", "[requests]") {
+  const Read r = read(
+      "{\"timestamp\": Infinity, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 1, \"input_length\": NaN, \"output_length\": 5}\n"
+      "{\"timestamp\": 2, \"input_length\": 10, \"output_length\": 5, \"note\": \"Infinity\"}\n");
+  CHECK(r.requests.size() == 1);
+  CHECK(r.report.skipped_total() == 2);
+  ReadOptions options;
+  options.columns = parse_column_mapping("prompt=p,response=r,ttft=t", "--columns");
+  const Read c = read("p,r,t\n10,2,inf\n10,2,1\n", options);
+  CHECK(c.requests.size() == 1);
+  CHECK_THAT(c.report.skipped[0].first_detail, Contains("'inf' (not finite)"));
+}
+
+TEST_CASE("the format list names every reader", "[requests]") {
+  CHECK(request_formats().size() == 7);
+  CHECK(to_string(RequestFormat::aiperf_jsonl) == "aiperf");
+}
+
+TEST_CASE("a vllm document with empty arrays holds no requests", "[requests]") {
+  CHECK_THAT(error_of(R"({"input_lens": [], "output_lens": []})"),
+             Contains("the vllm log holds no requests"));
+  CHECK_THAT(error_of(R"({"input_lens": [1, 2], "output_lens": [3]})"),
+             Contains("'output_lens' is not a list of 2 values"));
+}
+
+TEST_CASE("mutated logs give requests or an InputError, never a crash", "[requests]") {
+  // A deterministic stand-in for the libFuzzer target: every sample above with bytes flipped,
+  // dropped or duplicated. Run under the sanitizer build, it checks memory safety too.
+  const std::vector<std::string> samples = {
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n"
+      "2023-11-16 18:15:50.9951690,396,109\n",
+      "Timestamp,Model,Request tokens,Response tokens\n5,ChatGPT,472,18\n45,GPT-4,1087,0\n",
+      "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
+      "{\"timestamp\": 15, \"input_length\": 73, \"output_length\": 4, \"hash_ids\": [0]}\n",
+      R"({"metadata":{"timestamp_ns":1759522419154568925},"metrics":{"input_sequence_length":)"
+      R"({"value":550,"unit":"tokens"},"ttft":{"value":730.1,"unit":"ms"},)"
+      R"("output_sequence_length":{"value":247,"unit":"tokens"}},"error":null})"
+      "\n",
+      R"({"input_lens": [100, 200], "output_lens": [3, 1], "ttfts": [0.25, 0.5],)"
+      R"( "itls": [[0.01, 0.03], []], "errors": ["", ""]})",
+      "input_tokens,output_tokens_actual,cache_hit_blocks,ttft,ttlt,success,x\n"
+      "37720,1494,583,16.44,28.67,True,\"[1.0,\n2.0]\"\n100,10,5,0.5,1.0,True,\"\"\n",
+  };
+  std::mt19937 random(2024);
+  int requests = 0;
+  int errors = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = samples[static_cast<std::size_t>(round) % samples.size()];
+    const int edits = 1 + static_cast<int>(random() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0:
+          text[at] = static_cast<char>(random() % 256);
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 8);
+          break;
+        default:
+          text.insert(at, text.substr(at, 1 + random() % 8));
+      }
+    }
+    try {
+      requests += static_cast<int>(read(text).requests.size());
+    } catch (const InputError&) {
+      ++errors;
+    }
+  }
+  CHECK(requests > 0);
+  CHECK(errors > 0);
+}
+
+TEST_CASE("a datetime beyond 64-bit nanoseconds is a counted bad row, not an overflow",
+          "[requests]") {
+  // Found by fuzz_request_log: year 3023 overflowed seconds * 1e9 (undefined behaviour).
+  const Read r = read(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:15:46.6805900,374,44\n"
+      "3023-11-16 18:15:46.6805900,100,10\n");
+  REQUIRE(r.requests.size() == 1);
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].count == 1);
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{3});
+}

@@ -21,7 +21,9 @@ namespace chart = kspeed::report::chart;
 
 namespace {
 
-double logit(double p) { return std::log(p / (1 - p)); }
+double logit(double p) {
+  return std::log(p / (1 - p));
+}
 
 // The share table: linear in logit(p) against ln(L), clamped outside the measured contexts.
 double attention_share(double context_tokens) {
@@ -78,9 +80,16 @@ chart::SweepChart sweep_sample() {
 chart::SweepChart kernels_sample() {
   chart::SweepChart sweep;
   sweep.title = "Prefill speedup by kernel speedup and context length";
-  sweep.subtitle = "DeepSeek-R1 FP8 shares, clamped to the measured 18% below 4K and 85% above 128K";
+  sweep.subtitle =
+      "DeepSeek-R1 FP8 shares, clamped to the measured 18% below 4K and 85% above 128K";
   for (const double kernel : {1.25, 1.5, 2.0, 4.0}) {
-    chart::SweepSeries series{"kernel " + std::string(kernel == 1.25 ? "1.25" : kernel == 1.5 ? "1.5" : kernel == 2 ? "2" : "4") + "×", {}};
+    chart::SweepSeries series{"kernel " +
+                                  std::string(kernel == 1.25  ? "1.25"
+                                              : kernel == 1.5 ? "1.5"
+                                              : kernel == 2   ? "2"
+                                                              : "4") +
+                                  "×",
+                              {}};
     for (const double tokens : log_spaced(1024, 1048576, 21)) {
       series.points.push_back({tokens, amdahl(attention_share(tokens), kernel)});
     }
@@ -100,8 +109,9 @@ chart::WaterfallChart waterfall_sample() {
   const double saved = attention - attention / kKernel;
   chart::WaterfallChart waterfall;
   waterfall.title = "Where a 2× attention kernel's time goes: prefill 1.10×, request 1.0066×";
-  waterfall.subtitle = "Prompt 1,024 tokens, 128 response tokens, TTFT 500 ms, TPOT 50 ms; "
-                       "attention 18% of prefill (clamped from 4K)";
+  waterfall.subtitle =
+      "Prompt 1,024 tokens, 128 response tokens, TTFT 500 ms, TPOT 50 ms; "
+      "attention 18% of prefill (clamped from 4K)";
   waterfall.levels = {
       {"attention kernels", "in prefill, 18.0% of it", attention, attention / kKernel},
       {"prefill (TTFT)", "7.30% of the request", kTtft, kTtft - saved},
@@ -161,8 +171,9 @@ chart::CdfChart cdf_sample() {
   }
   chart::CdfChart cdf;
   cdf.title = "A 2× attention kernel over a request mix: TTFT moves, E2E barely";
-  cdf.subtitle = "200 requests, prompts log-normal around 4K tokens (up to 128K), 128 response "
-                 "tokens at 50 ms TPOT";
+  cdf.subtitle =
+      "200 requests, prompts log-normal around 4K tokens (up to 128K), 128 response "
+      "tokens at 50 ms TPOT";
   cdf.series = {ttft_before, ttft_after, e2e_before, e2e_after};
   return cdf;
 }

@@ -44,7 +44,8 @@ int decimals_for_value(double value) {
 std::string grouped(double value, int decimals) {
   std::string text = fmt::format("{:.{}f}", std::fabs(value), decimals);
   const auto point = text.find('.');
-  const auto integer_digits = static_cast<std::ptrdiff_t>(point == std::string::npos ? text.size() : point);
+  const auto integer_digits =
+      static_cast<std::ptrdiff_t>(point == std::string::npos ? text.size() : point);
   for (auto i = integer_digits - 3; i > 0; i -= 3) {
     text.insert(static_cast<std::size_t>(i), ",");
   }
@@ -163,8 +164,8 @@ std::string format_tick(double value, TickFormat format, double step) {
   switch (format) {
     case TickFormat::speedup:
       // Speedups always show a decimal ("1.0×", not "1×"), so the axis reads as a ratio.
-      return grouped(value, std::max(1, step > 0 ? decimals_for_step(step)
-                                                 : decimals_for_value(value))) +
+      return grouped(value,
+                     std::max(1, step > 0 ? decimals_for_step(step) : decimals_for_value(value))) +
              "×";
     case TickFormat::percent:
       return plain(value * 100, step * 100) + "%";

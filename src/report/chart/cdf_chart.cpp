@@ -60,7 +60,8 @@ Scale x_scale(const CdfChart& chart, const Frame& frame) {
       lo = middle / std::sqrt(10.0);
       hi = middle * std::sqrt(10.0);
     }
-    return {ScaleKind::log10, lo, hi, frame.plot_left + kInnerPadding, frame.plot_right - kInnerPadding};
+    return {ScaleKind::log10, lo, hi, frame.plot_left + kInnerPadding,
+            frame.plot_right - kInnerPadding};
   }
   lo = std::min(lo, 0.0);
   if (hi <= lo) hi = lo + 1;

@@ -21,8 +21,12 @@ std::string short_number(double value) {
   return fmt::format("{:.2f}", value);
 }
 
-double decade_floor(double value) { return std::pow(10.0, std::floor(std::log10(value))); }
-double decade_ceil(double value) { return std::pow(10.0, std::ceil(std::log10(value))); }
+double decade_floor(double value) {
+  return std::pow(10.0, std::floor(std::log10(value)));
+}
+double decade_ceil(double value) {
+  return std::pow(10.0, std::ceil(std::log10(value)));
+}
 
 struct Domain {
   double x_min, x_max, y_min, y_max;
@@ -55,8 +59,8 @@ Domain domain_of(const RooflineChart& chart) {
 }
 
 std::vector<LegendEntry> legend_of(const RooflineChart& chart) {
-  std::vector<LegendEntry> legend = {{"roof: " + chart.roof_name, std::string(kRoofColour),
-                                      LegendMark::line}};
+  std::vector<LegendEntry> legend = {
+      {"roof: " + chart.roof_name, std::string(kRoofColour), LegendMark::line}};
   for (std::size_t i = 0; i < chart.kernels.size(); ++i) {
     legend.push_back({chart.kernels[i].name, std::string(palette_colour(i)), LegendMark::circle});
   }
@@ -148,18 +152,17 @@ void draw_arrow(SvgDocument& svg, Point from, Point to, const std::string& colou
                     {"stroke-width", "1.5"}});
   // The head: a triangle 8 px long, 6 px wide, pointing along the arrow.
   const Point base{tip.x - ux * 8, tip.y - uy * 8};
-  svg.leaf("path", {{"class", "arrow-head"},
-                    {"d", fmt::format("M{} {}L{} {}L{} {}z", format_coordinate(tip.x),
-                                      format_coordinate(tip.y),
-                                      format_coordinate(base.x - uy * 3),
-                                      format_coordinate(base.y + ux * 3),
-                                      format_coordinate(base.x + uy * 3),
-                                      format_coordinate(base.y - ux * 3))},
-                    {"fill", colour}});
+  svg.leaf(
+      "path",
+      {{"class", "arrow-head"},
+       {"d", fmt::format("M{} {}L{} {}L{} {}z", format_coordinate(tip.x), format_coordinate(tip.y),
+                         format_coordinate(base.x - uy * 3), format_coordinate(base.y + ux * 3),
+                         format_coordinate(base.x + uy * 3), format_coordinate(base.y - ux * 3))},
+       {"fill", colour}});
 }
 
-void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t index,
-                 const Scale& x, const Scale& y) {
+void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t index, const Scale& x,
+                 const Scale& y) {
   const std::string colour(palette_colour(index));
   svg.open("g", {{"class", "kernel"}, {"data-kernel", kernel.name}});
   const Point from{x.to_pixel(kernel.intensity_flop_per_byte), y.to_pixel(kernel.flops_per_s)};
@@ -173,8 +176,8 @@ void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t ind
   int stacked = 0;
   for (const auto& lever : kernel.levers) {
     const Point to{x.to_pixel(lever.intensity_flop_per_byte), y.to_pixel(lever.flops_per_s)};
-    draw_point(svg, kernel, lever.name, lever.intensity_flop_per_byte, lever.flops_per_s, colour,
-               x, y);
+    draw_point(svg, kernel, lever.name, lever.intensity_flop_per_byte, lever.flops_per_s, colour, x,
+               y);
     const bool unmoved =
         std::fabs(lever.intensity_flop_per_byte / kernel.intensity_flop_per_byte - 1) < 0.005 &&
         std::fabs(lever.flops_per_s / kernel.flops_per_s - 1) < 0.005;
@@ -220,7 +223,8 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
   draw_roof(svg, chart, x, y);
-  for (std::size_t i = 0; i < chart.kernels.size(); ++i) draw_kernel(svg, chart.kernels[i], i, x, y);
+  for (std::size_t i = 0; i < chart.kernels.size(); ++i)
+    draw_kernel(svg, chart.kernels[i], i, x, y);
   svg.close();
   return svg.finish();
 }

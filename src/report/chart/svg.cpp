@@ -78,15 +78,32 @@ std::string escape(std::string_view text, bool attribute) {
   out.reserve(valid.size());
   for (const char c : valid) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += attribute ? "&quot;" : "\""; break;
-      case '\'': out += attribute ? "&apos;" : "'"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\r': out += "&#13;"; break;  // a raw CR would be normalised away even in text
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      case '\'':
+        out += attribute ? "&apos;" : "'";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;  // a raw CR would be normalised away even in text
+      default:
+        out += c;
     }
   }
   return out;
@@ -106,13 +123,14 @@ void draw_legend_sample(SvgDocument& svg, double x, double y, const LegendEntry&
   switch (entry.mark) {
     case LegendMark::line:
     case LegendMark::dashed_line:
-      svg.leaf("line", {{"x1", format_coordinate(x)},
-                        {"y1", format_coordinate(y)},
-                        {"x2", format_coordinate(x + kLegendSample)},
-                        {"y2", format_coordinate(y)},
-                        {"stroke", colour},
-                        {"stroke-width", "2.25"},
-                        {"stroke-dasharray", entry.mark == LegendMark::dashed_line ? "6 4" : "none"}});
+      svg.leaf("line",
+               {{"x1", format_coordinate(x)},
+                {"y1", format_coordinate(y)},
+                {"x2", format_coordinate(x + kLegendSample)},
+                {"y2", format_coordinate(y)},
+                {"stroke", colour},
+                {"stroke-width", "2.25"},
+                {"stroke-dasharray", entry.mark == LegendMark::dashed_line ? "6 4" : "none"}});
       break;
     case LegendMark::circle:
       svg.leaf("circle", {{"cx", format_coordinate(mid)},
@@ -139,13 +157,14 @@ void draw_legend_sample(SvgDocument& svg, double x, double y, const LegendEntry&
       break;
     case LegendMark::bar:
     case LegendMark::hatched_bar:
-      svg.leaf("rect", {{"x", format_coordinate(x + 2)},
-                        {"y", format_coordinate(y - 6)},
-                        {"width", format_coordinate(kLegendSample - 4)},
-                        {"height", "12"},
-                        {"fill", entry.mark == LegendMark::hatched_bar ? "url(#kspeed-hatch)" : colour},
-                        {"stroke", colour},
-                        {"stroke-width", "1"}});
+      svg.leaf("rect",
+               {{"x", format_coordinate(x + 2)},
+                {"y", format_coordinate(y - 6)},
+                {"width", format_coordinate(kLegendSample - 4)},
+                {"height", "12"},
+                {"fill", entry.mark == LegendMark::hatched_bar ? "url(#kspeed-hatch)" : colour},
+                {"stroke", colour},
+                {"stroke-width", "1"}});
       break;
   }
 }
@@ -192,22 +211,30 @@ std::string to_valid_utf8(std::string_view text) {
   while (i < text.size()) {
     const int length = sequence_length(static_cast<unsigned char>(text[i]));
     const std::uint32_t code_point = length == 0 ? 0xFFFFFFFF : decode(text, i, length);
-    if (code_point == 0xFFFFFFFF || !xml_allows(code_point)) {
-      out += kReplacement;  // one replacement per bad byte, as decoders conventionally do
+    if (code_point == 0xFFFFFFFF) {
+      out += kReplacement;  // one replacement per byte of a malformed sequence
       ++i;
       continue;
     }
-    out.append(text.substr(i, static_cast<std::size_t>(length)));
+    // A well-formed character XML forbids (a control, U+FFFF) is one replacement.
+    out.append(xml_allows(code_point) ? text.substr(i, static_cast<std::size_t>(length))
+                                      : kReplacement);
     i += static_cast<std::size_t>(length);
   }
   return out;
 }
 
-std::string escape_xml_text(std::string_view text) { return escape(text, false); }
+std::string escape_xml_text(std::string_view text) {
+  return escape(text, false);
+}
 
-std::string escape_xml_attribute(std::string_view text) { return escape(text, true); }
+std::string escape_xml_attribute(std::string_view text) {
+  return escape(text, true);
+}
 
-std::string format_coordinate(double pixel) { return trim_zeros(fmt::format("{:.2f}", pixel)); }
+std::string format_coordinate(double pixel) {
+  return trim_zeros(fmt::format("{:.2f}", pixel));
+}
 
 std::string format_data(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
@@ -239,8 +266,12 @@ SvgDocument::SvgDocument(double width, double height, std::string_view title,
                    {"patternUnits", "userSpaceOnUse"},
                    {"patternTransform", "rotate(45)"}});
   leaf("rect", {{"width", "6"}, {"height", "6"}, {"fill", "#ffffff"}});
-  leaf("line", {{"x1", "0"}, {"y1", "0"}, {"x2", "0"}, {"y2", "6"},
-                {"stroke", "#D55E00"}, {"stroke-width", "2.5"}});
+  leaf("line", {{"x1", "0"},
+                {"y1", "0"},
+                {"x2", "0"},
+                {"y2", "6"},
+                {"stroke", "#D55E00"},
+                {"stroke-width", "2.5"}});
   close();
   close();
   leaf("rect", {{"width", w}, {"height", h}, {"fill", "#ffffff"}});
@@ -278,7 +309,9 @@ void SvgDocument::leaf(std::string_view tag, const std::vector<Attribute>& attri
   out_ += "/>\n";
 }
 
-void SvgDocument::content(std::string_view text) { out_ += escape_xml_text(text); }
+void SvgDocument::content(std::string_view text) {
+  out_ += escape_xml_text(text);
+}
 
 void SvgDocument::element(std::string_view tag, std::string_view text) {
   write_start(tag, {});
@@ -291,9 +324,8 @@ void SvgDocument::element(std::string_view tag, std::string_view text) {
 
 void SvgDocument::text(double x, double y, std::string_view css_class, std::string_view label,
                        const std::vector<Attribute>& attributes) {
-  std::vector<Attribute> all = {{"x", format_coordinate(x)},
-                                {"y", format_coordinate(y)},
-                                {"class", std::string(css_class)}};
+  std::vector<Attribute> all = {
+      {"x", format_coordinate(x)}, {"y", format_coordinate(y)}, {"class", std::string(css_class)}};
   all.insert(all.end(), attributes.begin(), attributes.end());
   write_start("text", all);
   out_ += '>';
@@ -354,14 +386,13 @@ void draw_header(SvgDocument& svg, const Frame& frame, const std::string& title,
 
 std::vector<Attribute> scale_attributes(char axis, const Scale& scale) {
   // Attribute names are views: they live in static storage.
-  static const std::array<std::string, 6> kNames = {"data-x-scale", "data-x-domain",
-                                                     "data-x-range", "data-y-scale",
-                                                     "data-y-domain", "data-y-range"};
+  static const std::array<std::string, 6> kNames = {"data-x-scale",  "data-x-domain",
+                                                    "data-x-range",  "data-y-scale",
+                                                    "data-y-domain", "data-y-range"};
   const std::size_t base = axis == 'x' ? 0 : 3;
   return {{kNames[base], scale.kind == ScaleKind::log10 ? "log10" : "linear"},
           {kNames[base + 1], format_data(scale.domain_min) + " " + format_data(scale.domain_max)},
-          {kNames[base + 2],
-           format_data(scale.range_start) + " " + format_data(scale.range_end)}};
+          {kNames[base + 2], format_data(scale.range_start) + " " + format_data(scale.range_end)}};
 }
 
 void draw_x_axis(SvgDocument& svg, const Frame& frame, const Scale& scale,
@@ -413,8 +444,8 @@ void draw_y_axis(SvgDocument& svg, const Frame& frame, const Scale& scale,
   const double y = (frame.plot_top + frame.plot_bottom) / 2;
   svg.text(x, y, "axis-title", title,
            {{"text-anchor", "middle"},
-            {"transform", fmt::format("rotate(-90 {} {})", format_coordinate(x),
-                                      format_coordinate(y))}});
+            {"transform",
+             fmt::format("rotate(-90 {} {})", format_coordinate(x), format_coordinate(y))}});
   svg.close();
 }
 

@@ -12,10 +12,10 @@ namespace kspeed::report::chart {
 
 namespace {
 
-constexpr std::size_t kSolidColours = 7;     // palette size: later series repeat, dotted
-constexpr std::size_t kLargeMarkers = 40;    // more points than this get small markers
-constexpr double kEndLabelWidth = 52;        // room right of the plot for "1.74×"
-constexpr double kInnerPadding = 10;         // keeps edge markers off the axes
+constexpr std::size_t kSolidColours = 7;   // palette size: later series repeat, dotted
+constexpr std::size_t kLargeMarkers = 40;  // more points than this get small markers
+constexpr double kEndLabelWidth = 52;      // room right of the plot for "1.74×"
+constexpr double kInnerPadding = 10;       // keeps edge markers off the axes
 // The ceiling joins the y domain only while it stays within this many times the series' own
 // rise above 1.0×; beyond that it would squash the series, so it is clipped instead.
 constexpr double kCeilingHeadroom = 2.5;
@@ -94,8 +94,10 @@ std::vector<LegendEntry> legend_of(const SweepChart& chart) {
     legend.push_back({chart.series[i].name, std::string(palette_colour(i)),
                       i < kSolidColours ? LegendMark::line : LegendMark::dashed_line});
   }
-  if (!chart.ceiling.empty()) legend.push_back({chart.ceiling_name, "#57606a", LegendMark::dashed_line});
-  if (!chart.measured.empty()) legend.push_back({chart.measured_name, "#1f2328", LegendMark::diamond});
+  if (!chart.ceiling.empty())
+    legend.push_back({chart.ceiling_name, "#57606a", LegendMark::dashed_line});
+  if (!chart.measured.empty())
+    legend.push_back({chart.measured_name, "#1f2328", LegendMark::diamond});
   return legend;
 }
 
@@ -123,8 +125,8 @@ void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t index,
                         {"data-x", format_data(point.x)},
                         {"data-y", format_data(point.y)}});
     // A tooltip in browsers: the series, the context and the value as the text reports say it.
-    svg.element("title", fmt::format("{} at {} tokens: {}", series.name,
-                                     format_tokens(point.x), human_speedup(point.y)));
+    svg.element("title", fmt::format("{} at {} tokens: {}", series.name, format_tokens(point.x),
+                                     human_speedup(point.y)));
     svg.close();
   }
   svg.close();
@@ -169,7 +171,8 @@ void draw_no_change(SvgDocument& svg, const Frame& frame, const Scale& y) {
                     {"y2", format_coordinate(pixel)},
                     {"stroke", "#1f2328"},
                     {"stroke-width", "1.25"}});
-  svg.text(frame.plot_right - 4, pixel - 5, "tick halo", "1.0× = no change", {{"text-anchor", "end"}});
+  svg.text(frame.plot_right - 4, pixel - 5, "tick halo", "1.0× = no change",
+           {{"text-anchor", "end"}});
 }
 
 void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
@@ -189,9 +192,9 @@ void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, co
                       {"stroke-width", "1.75"},
                       {"data-x", format_data(point.context_tokens)},
                       {"data-y", format_data(point.speedup)}});
-    svg.element("title", fmt::format("{} at {} tokens: {}", chart.measured_name,
-                                     format_tokens(point.context_tokens),
-                                     human_speedup(point.speedup)));
+    svg.element("title",
+                fmt::format("{} at {} tokens: {}", chart.measured_name,
+                            format_tokens(point.context_tokens), human_speedup(point.speedup)));
     svg.close();
     if (!point.label.empty()) {
       // Below the mark, on the side towards the middle of the plot, so it never leaves it.
@@ -215,9 +218,8 @@ void draw_end_labels(SvgDocument& svg, const SweepChart& chart, const Frame& fra
   std::vector<EndLabel> labels;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const auto points = sorted_by_x(chart.series[i].points);
-    const auto last = std::find_if(points.rbegin(), points.rend(), [](const Point& p) {
-      return p.x > 0 && std::isfinite(p.y);
-    });
+    const auto last = std::find_if(points.rbegin(), points.rend(),
+                                   [](const Point& p) { return p.x > 0 && std::isfinite(p.y); });
     if (last == points.rend()) continue;
     labels.push_back({y.to_pixel(last->y), human_speedup(last->y), std::string(palette_colour(i))});
   }

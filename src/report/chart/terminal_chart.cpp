@@ -30,7 +30,8 @@ std::string braille(std::uint8_t bits) {
 class DotGrid {
  public:
   DotGrid(int columns, int rows)
-      : columns_(columns), rows_(rows),
+      : columns_(columns),
+        rows_(rows),
         cells_(static_cast<std::size_t>(columns) * static_cast<std::size_t>(rows), 0) {}
   [[nodiscard]] int dot_width() const { return columns_ * 2; }
   [[nodiscard]] int dot_height() const { return rows_ * 4; }
@@ -111,7 +112,9 @@ std::string render_terminal_chart(const SweepChart& chart, const TerminalChartOp
     x_lo /= 2;
     x_hi *= 2;
   }
-  widen_to_nice(y_lo, y_hi, 4);
+  // About one labelled tick every other row, so labels stay evenly spaced.
+  const int y_tick_count = std::max(2, rows / 2);
+  widen_to_nice(y_lo, y_hi, y_tick_count);
   if (y_hi <= y_lo) y_hi = y_lo + 0.1;
 
   DotGrid grid(columns, rows);
@@ -125,19 +128,21 @@ std::string render_terminal_chart(const SweepChart& chart, const TerminalChartOp
     for (std::size_t k = 0; k < points.size(); ++k) {
       const int px = dot(x.to_pixel(points[k].x));
       const int py = dot(y.to_pixel(points[k].y));
-      if (k == 0) grid.set(px, py);
-      else grid.line(dot(x.to_pixel(points[k - 1].x)), dot(y.to_pixel(points[k - 1].y)), px, py);
+      if (k == 0)
+        grid.set(px, py);
+      else
+        grid.line(dot(x.to_pixel(points[k - 1].x)), dot(y.to_pixel(points[k - 1].y)), px, py);
     }
     if (points.empty()) continue;
     const int last_row = rows - 1 - dot(y.to_pixel(points.back().y)) / 4;
     auto& label = end_labels[static_cast<std::size_t>(std::clamp(last_row, 0, rows - 1))];
-    label += (label.empty() ? " " : ", ") + chart.series[i].name + " " +
-             human_speedup(points.back().y);
+    label +=
+        (label.empty() ? " " : ", ") + chart.series[i].name + " " + human_speedup(points.back().y);
   }
 
   // Y labels on the rows their ticks fall in (the first tick wins a row).
   std::vector<std::string> y_labels(static_cast<std::size_t>(rows));
-  for (const auto& tick : linear_ticks(y_lo, y_hi, TickFormat::speedup, 4)) {
+  for (const auto& tick : linear_ticks(y_lo, y_hi, TickFormat::speedup, y_tick_count)) {
     const int row = rows - 1 - dot(y.to_pixel(tick.value)) / 4;
     if (row < 0 || row >= rows) continue;
     auto& label = y_labels[static_cast<std::size_t>(row)];

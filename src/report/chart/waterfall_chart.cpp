@@ -12,7 +12,7 @@ namespace kspeed::report::chart {
 
 namespace {
 
-constexpr double kRowHeight = 50;     // one level: bar and its two lines of text
+constexpr double kRowHeight = 50;  // one level: bar and its two lines of text
 constexpr double kBarHeight = 22;
 constexpr double kNumbersWidth = 225;  // the column right of the bars: speedup, saved, times
 constexpr double kBottomBand = 58;     // x tick labels and the axis title below the rows
@@ -128,7 +128,8 @@ std::string render_waterfall_svg(const WaterfallChart& chart) {
 
   // The height follows the rows: lay out once to learn where the plot starts.
   const Frame probe = layout_frame(chart.width, 400, chart.subtitle, entries, widest_name(chart));
-  const double rows_height = kRowHeight * static_cast<double>(std::max<std::size_t>(chart.levels.size(), 1));
+  const double rows_height =
+      kRowHeight * static_cast<double>(std::max<std::size_t>(chart.levels.size(), 1));
   const double height = std::ceil(probe.plot_top + rows_height + kBottomBand);
   Frame frame = layout_frame(chart.width, height, chart.subtitle, entries, widest_name(chart));
   frame.plot_left -= 20;  // no y-axis title: the level names are the axis
@@ -144,7 +145,8 @@ std::string render_waterfall_svg(const WaterfallChart& chart) {
   for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
   svg.open("g", plot);
   for (std::size_t i = 0; i < chart.levels.size(); ++i) {
-    draw_level(svg, chart.levels[i], frame, x, frame.plot_top + kRowHeight * static_cast<double>(i));
+    draw_level(svg, chart.levels[i], frame, x,
+               frame.plot_top + kRowHeight * static_cast<double>(i));
   }
   svg.close();
   return svg.finish();

@@ -23,8 +23,8 @@ enum class ScaleKind {
 /// axis grows downwards, so its range is [bottom, top]).
 struct Scale {
   ScaleKind kind = ScaleKind::linear;
-  double domain_min = 0;  ///< value at range_start
-  double domain_max = 1;  ///< value at range_end
+  double domain_min = 0;   ///< value at range_start
+  double domain_max = 1;   ///< value at range_end
   double range_start = 0;  ///< pixel of domain_min
   double range_end = 1;    ///< pixel of domain_max
 

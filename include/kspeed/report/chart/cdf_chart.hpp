@@ -12,7 +12,7 @@ enum class CdfWhen { before, after };
 
 /// One empirical distribution.
 struct CdfSeries {
-  std::string metric;  ///< "TTFT", "E2E": series of one metric share a colour
+  std::string metric;              ///< "TTFT", "E2E": series of one metric share a colour
   CdfWhen when = CdfWhen::before;  ///< before: dashed; after: solid
   std::vector<double> samples_ms;  ///< one latency per request, any order; non-finite skipped
 };

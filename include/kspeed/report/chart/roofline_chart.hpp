@@ -11,7 +11,7 @@ namespace kspeed::report::chart {
 
 /// Where a kernel would sit after one lever (FP8 KV cache, split-KV, a faster kernel …).
 struct RooflineLever {
-  std::string name;                  ///< "FP8 KV cache (2× fewer bytes)"
+  std::string name;                    ///< "FP8 KV cache (2× fewer bytes)"
   double intensity_flop_per_byte = 0;  ///< > 0
   double flops_per_s = 0;              ///< attained, > 0
 };

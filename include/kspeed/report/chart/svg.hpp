@@ -87,8 +87,8 @@ struct Frame {
   double plot_bottom = 0;
 };
 
-/// Room for the title, subtitle and legend rows (wrapped to the width), then the plot area below them with
-/// room on the left for y tick labels of `y_label_width` pixels and the axis titles.
+/// Room for the title, subtitle and legend rows (wrapped to the width), then the plot area below
+/// them with room on the left for y tick labels of `y_label_width` pixels and the axis titles.
 Frame layout_frame(double width, double height, const std::string& subtitle,
                    const std::vector<LegendEntry>& legend, double y_label_width);
 

@@ -53,6 +53,7 @@ struct TerminalChartOptions {
 /// A compact Unicode chart of the series (braille dots, no colour): y labels on the left, the
 /// context axis below with token labels (4K … 128K), each series named at its right end.
 /// The ceiling and measured points are left out: they belong to the full SVG.
-std::string render_terminal_chart(const SweepChart& chart, const TerminalChartOptions& options = {});
+std::string render_terminal_chart(const SweepChart& chart,
+                                  const TerminalChartOptions& options = {});
 
 }  // namespace kspeed::report::chart

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iostream>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ double request_speedup(double context_tokens, double kernel_speedup) {
 
 std::vector<double> log_spaced(double from, double to, int count) {
   std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     values.push_back(std::round(from * std::pow(to / from, i / double(count - 1))));
   }
@@ -159,7 +161,8 @@ chart::CdfChart cdf_sample() {
   chart::CdfSeries e2e_after{"E2E", chart::CdfWhen::after, {}};
   for (int i = 0; i < 200; ++i) {
     // Box-Muller: a standard normal from two uniforms.
-    const double normal = std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+    const double normal =
+        std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
     const double tokens = std::min(4096 * std::exp(normal), 131072.0);
     const double p = attention_share(tokens);
     const double ttft = kFixedMs + kPerTokenMs * tokens * (1 + p / (1 - p));

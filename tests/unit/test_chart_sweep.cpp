@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
@@ -141,7 +142,7 @@ TEST_CASE("sweep SVG: a ceiling close to the series joins the domain", "[chart]"
 TEST_CASE("sweep SVG: unplottable values are left out, not drawn wrong", "[chart]") {
   SweepChart chart;
   chart.series = {{"odd", {{4096, 1.1}, {0, 1.2}, {8192, std::nan("")}, {16384, 1.3}}}};
-  chart.ceiling = {{4096, 1.2}, {8192, INFINITY}};
+  chart.ceiling = {{4096, 1.2}, {8192, std::numeric_limits<double>::infinity()}};
   const auto root = chart_test::parse_xml(render_sweep_svg(chart));
   CHECK(root.find_all("circle", "point").size() == 2);
   SweepChart empty;

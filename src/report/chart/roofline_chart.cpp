@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "kspeed/report/chart/svg.hpp"
 
@@ -101,7 +102,8 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
   svg.text(x.range_end - 4, peak_y - 7, "label halo",
            "peak " + short_number(chart.peak_flops_per_s / 1e12) + " TFLOP/s",
            {{"text-anchor", "end"}});
-  const double angle = std::atan2(roof[1].y - roof[0].y, roof[1].x - roof[0].x) * 180 / M_PI;
+  const double angle =
+      std::atan2(roof[1].y - roof[0].y, roof[1].x - roof[0].x) * 180 / std::numbers::pi;
   const double mid_x = (roof[0].x + roof[1].x) / 2;
   const double mid_y = (roof[0].y + roof[1].y) / 2;
   svg.text(mid_x, mid_y - 7, "label halo",

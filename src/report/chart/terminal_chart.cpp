@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -97,7 +98,10 @@ std::string render_terminal_chart(const SweepChart& chart, const TerminalChartOp
   const int columns = std::max(options.columns, 8);
   const int rows = std::max(options.rows, 2);
   std::vector<std::vector<Point>> series;
-  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = 1.0, y_hi = 1.0;
+  double x_lo = std::numeric_limits<double>::infinity();
+  double x_hi = -x_lo;
+  double y_lo = 1.0;  // 1.0× always shows: the line of no change
+  double y_hi = 1.0;
   for (const auto& s : chart.series) {
     series.push_back(drawable_sorted(s.points));
     for (const auto& point : series.back()) {

@@ -74,3 +74,11 @@ TEST_CASE("the palette is Okabe-Ito without yellow, and wraps", "[chart]") {
   CHECK(palette_colour(1) == "#D55E00");
   CHECK(palette_colour(7) == "#0072B2");
 }
+
+TEST_CASE("line paths break at gaps and skip sub-pixel steps", "[chart]") {
+  CHECK(line_path({{0, 0}, {10, 5}, {20, 10}}) == "M0 0 L10 5 L20 10");
+  CHECK(line_path({{0, 0}, {std::nan(""), 1}, {20, 10}, {30, 10}}) == "M0 0 M20 10 L30 10");
+  CHECK(line_path({{0, 0}, {0.1, 0.1}, {0.2, 0.2}, {0.3, 0.3}}) == "M0 0 L0.3 0.3");
+  CHECK(line_path({{0, 0}, {0.1, 0}, {0.3, 0}, {0.4, 0}}) == "M0 0 L0.3 0 L0.4 0");
+  CHECK(line_path({}).empty());
+}

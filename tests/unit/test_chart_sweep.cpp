@@ -148,3 +148,25 @@ TEST_CASE("sweep SVG: unplottable values are left out, not drawn wrong", "[chart
   SweepChart empty;
   CHECK(chart_test::parse_xml(render_sweep_svg(empty)).name == "svg");
 }
+
+TEST_CASE("sweep SVG: a long sweep marks every k-th point and says so", "[chart]") {
+  SweepChart chart;
+  SweepSeries series{"prefill", {}};
+  for (int i = 0; i < 1200; ++i) {
+    series.points.push_back({1024.0 + 100.0 * i, 1.0 + 0.0005 * i});
+  }
+  chart.series = {series};
+  const auto root = chart_test::parse_xml(render_sweep_svg(chart));
+  const auto groups = root.find_all("g", "series");
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0]->at("data-points") == "1200");
+  // stride ceil(1200 / 500) = 3: points 0, 3, ..., 1197 and the last, 1199.
+  CHECK(groups[0]->at("data-marked") == "401");
+  const auto points = root.find_all("circle", "point");
+  REQUIRE(points.size() == 401);
+  CHECK(points[1]->number("data-x") == 1024 + 300);
+  CHECK(points.back()->number("data-x") == 1024 + 119900);
+  CHECK(points.back()->at("r") == "0");
+  const AxisMap y = AxisMap::read(chart_test::plot_group(root), 'y');
+  CHECK(y.within_a_pixel(points.back()->number("cy"), 1.0 + 0.0005 * 1199));
+}

@@ -450,17 +450,30 @@ void draw_y_axis(SvgDocument& svg, const Frame& frame, const Scale& scale,
 }
 
 std::string line_path(const std::vector<Point>& pixels) {
+  // A vertex within a quarter pixel of the one drawn before it changes nothing a screen can
+  // show; skipping it keeps a 100,000-point sweep to a few thousand vertices. The last vertex
+  // of each run is always drawn, so a line ends where its data ends.
+  constexpr double kMinStep = 0.25;
   std::string path;
   bool pen_down = false;
-  for (const auto& pixel : pixels) {
+  Point last{};
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    const Point& pixel = pixels[i];
     if (!std::isfinite(pixel.x) || !std::isfinite(pixel.y)) {
       pen_down = false;
+      continue;
+    }
+    const bool run_ends = i + 1 == pixels.size() || !std::isfinite(pixels[i + 1].x) ||
+                          !std::isfinite(pixels[i + 1].y);
+    if (pen_down && !run_ends && std::fabs(pixel.x - last.x) < kMinStep &&
+        std::fabs(pixel.y - last.y) < kMinStep) {
       continue;
     }
     if (!path.empty()) path += ' ';
     path += pen_down ? 'L' : 'M';
     path += format_coordinate(pixel.x) + " " + format_coordinate(pixel.y);
     pen_down = true;
+    last = pixel;
   }
   return path;
 }

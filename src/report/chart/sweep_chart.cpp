@@ -12,10 +12,12 @@ namespace kspeed::report::chart {
 
 namespace {
 
-constexpr std::size_t kSolidColours = 7;   // palette size: later series repeat, dotted
-constexpr std::size_t kLargeMarkers = 40;  // more points than this get small markers
-constexpr double kEndLabelWidth = 52;      // room right of the plot for "1.74×"
-constexpr double kInnerPadding = 10;       // keeps edge markers off the axes
+constexpr std::size_t kSolidColours = 7;    // palette size: later series repeat, dotted
+constexpr std::size_t kLargeMarkers = 40;   // more points than this get small markers
+constexpr std::size_t kSmallMarkers = 150;  // more than this: markers would merge into a band
+constexpr std::size_t kMaxMarkers = 500;    // at most about this many markers per series
+constexpr double kEndLabelWidth = 52;       // room right of the plot for "1.74×"
+constexpr double kInnerPadding = 10;        // keeps edge markers off the axes
 // The ceiling joins the y domain only while it stays within this many times the series' own
 // rise above 1.0×; beyond that it would squash the series, so it is clipped instead.
 constexpr double kCeilingHeadroom = 2.5;
@@ -105,15 +107,34 @@ void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t index,
                  const Scale& y) {
   const std::string colour(palette_colour(index));
   const std::vector<Point> points = sorted_by_x(series.points);
-  svg.open("g", {{"class", "series"}, {"data-series", series.name}});
+  std::vector<Point> drawable;
+  for (const auto& point : points) {
+    if (point.x > 0 && std::isfinite(point.y)) drawable.push_back(point);
+  }
+  // The line passes through every point; a marker (with its data and tooltip) goes on every
+  // stride-th point only, so a 100,000-point sweep stays a file a browser opens. The group
+  // says how many points there are and how many carry markers.
+  const std::size_t stride = (drawable.size() + kMaxMarkers - 1) / kMaxMarkers;
+  std::size_t marked = 0;
+  for (std::size_t i = 0; i < drawable.size(); ++i) {
+    if (i % std::max<std::size_t>(stride, 1) == 0 || i + 1 == drawable.size()) ++marked;
+  }
+  svg.open("g", {{"class", "series"},
+                 {"data-series", series.name},
+                 {"data-points", std::to_string(drawable.size())},
+                 {"data-marked", std::to_string(marked)}});
   svg.leaf("path", {{"class", "series"},
                     {"d", line_path(to_pixels(points, x, y))},
                     {"stroke", colour},
                     {"stroke-dasharray", index < kSolidColours ? "none" : "2 4"},
                     {"clip-path", "url(#kspeed-plot)"}});
-  const double radius = points.size() <= kLargeMarkers ? 3.2 : 1.6;
-  for (const auto& point : points) {
-    if (!(point.x > 0) || !std::isfinite(point.y)) continue;
+  // Markers shrink as points crowd, and vanish (r = 0, data kept) when they would merge.
+  const double radius = drawable.size() <= kLargeMarkers   ? 3.2
+                        : drawable.size() <= kSmallMarkers ? 1.6
+                                                           : 0.0;
+  for (std::size_t i = 0; i < drawable.size(); ++i) {
+    if (i % std::max<std::size_t>(stride, 1) != 0 && i + 1 != drawable.size()) continue;
+    const Point& point = drawable[i];
     svg.open("circle", {{"class", "point"},
                         {"cx", format_coordinate(x.to_pixel(point.x))},
                         {"cy", format_coordinate(y.to_pixel(point.y))},

@@ -107,7 +107,8 @@ void draw_y_axis(SvgDocument& svg, const Frame& frame, const Scale& scale,
 /// data-* attributes describing a scale: data-<axis>-scale, -domain, -range.
 std::vector<Attribute> scale_attributes(char axis, const Scale& scale);
 
-/// Path data through pixel points: "M x y L x y …"; a non-finite point breaks the line.
+/// Path data through pixel points: "M x y L x y …"; a non-finite point breaks the line; a
+/// point within a quarter pixel of the previous vertex is skipped (a run's last never is).
 std::string line_path(const std::vector<Point>& pixels);
 
 /// Starts a clip path named `id` around the plot area (for curves that may leave it).

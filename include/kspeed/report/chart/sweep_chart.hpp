@@ -40,8 +40,10 @@ struct SweepChart {
 };
 
 /// A self-contained SVG 1.1 document. Each series point is a <circle class="point"> with
-/// data-series, data-x (tokens) and data-y (speedup); each measured point a <path
-/// class="measured"> with data-x and data-y; the plot group states both scales in data-*.
+/// data-series, data-x (tokens) and data-y (speedup) — past 500 points in a series, every k-th
+/// point and the last (the line still passes through all; the series group's data-points and
+/// data-marked say how many); each measured point a <path class="measured"> with data-x and
+/// data-y; the plot group states both scales in data-*.
 std::string render_sweep_svg(const SweepChart& chart);
 
 /// Options of the terminal rendering.

@@ -63,3 +63,12 @@ TEST_CASE("CDF SVG: past 100 samples, points at the percentile ranks", "[chart]"
     CHECK(y.within_a_pixel(point->number("cy"), point->number("data-y")));
   }
 }
+
+TEST_CASE("CDF SVG: hostile metric names stay text; empty series draw nothing", "[chart]") {
+  CdfChart chart;
+  chart.series = {{"<TTFT & \"x\">", CdfWhen::before, {1, 2}}, {"empty", CdfWhen::after, {}}};
+  const auto root = chart_test::parse_xml(render_cdf_svg(chart));
+  const auto points = root.find_all("circle", "point");
+  REQUIRE(points.size() == 2);
+  CHECK(points[0]->at("data-series") == "<TTFT & \"x\"> before");
+}

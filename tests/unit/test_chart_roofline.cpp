@@ -74,3 +74,24 @@ TEST_CASE("roofline SVG: the ridge and the roof sit where the numbers say", "[ch
   CHECK(x.d1 == 10000);
   CHECK(y.d0 <= 3.35e12 * x.d0);
 }
+
+TEST_CASE("roofline SVG: unplottable kernels and a missing roof are left out", "[chart]") {
+  RooflineChart chart;
+  chart.kernels = {{"ok", 8, 2e13, {{"zero", 0, 1e13}, {"fine", 16, 4e13}}},
+                   {"bad", -1, std::nan(""), {}}};
+  const std::string svg = render_roofline_svg(chart);
+  const auto root = chart_test::parse_xml(svg);
+  CHECK(svg.find("nan") == std::string::npos);
+  CHECK(svg.find("inf") == std::string::npos);
+  CHECK(root.find_all("path", "roof").empty());
+  CHECK(root.find_all("line", "ridge").empty());
+  CHECK(root.find_all("circle", "point").size() == 2);
+}
+
+TEST_CASE("roofline SVG: hostile names stay text", "[chart]") {
+  RooflineChart chart = h100();
+  chart.kernels[0].name = "<script>x</script>&\"\xff";
+  const auto root = chart_test::parse_xml(render_roofline_svg(chart));
+  CHECK(root.find_all("circle", "point")[0]->at("data-kernel") ==
+        "<script>x</script>&\"\xEF\xBF\xBD");
+}

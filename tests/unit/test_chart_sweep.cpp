@@ -170,3 +170,14 @@ TEST_CASE("sweep SVG: a long sweep marks every k-th point and says so", "[chart]
   const AxisMap y = AxisMap::read(chart_test::plot_group(root), 'y');
   CHECK(y.within_a_pixel(points.back()->number("cy"), 1.0 + 0.0005 * 1199));
 }
+
+TEST_CASE("sweep SVG: hostile series names stay text", "[chart]") {
+  SweepChart chart;
+  chart.title = "<script>alert(1)</script>";
+  chart.series = {{"a&b \"q\" \xff", {{4096, 1.1}}}};
+  const std::string svg = render_sweep_svg(chart);
+  CHECK(svg.find("<script>") == std::string::npos);
+  const auto root = chart_test::parse_xml(svg);
+  CHECK(root.find_all("circle", "point")[0]->at("data-series") == "a&b \"q\" \xEF\xBF\xBD");
+  CHECK(root.find_all("title")[0]->text == "<script>alert(1)</script>");
+}

@@ -76,3 +76,14 @@ TEST_CASE("waterfall SVG: a slowdown runs past 100% and says time was added", "[
   CHECK(x.within_a_pixel(after[0]->number("x") + after[0]->number("width"), 1.25));
   CHECK(root.find_all("rect", "saved").empty());
 }
+
+TEST_CASE("waterfall SVG: hostile names and non-finite times stay well-formed", "[chart]") {
+  WaterfallChart chart;
+  chart.title = "a < b & \"c\"";
+  chart.levels = {{"<level>&'", "\xff", std::nan(""), 1}};
+  const std::string svg = render_waterfall_svg(chart);
+  const auto root = chart_test::parse_xml(svg);
+  CHECK(root.find_all("g", "level")[0]->at("data-level") == "<level>&'");
+  const auto after = root.find_all("rect", "after");
+  CHECK(after[0]->at("width").find("nan") == std::string::npos);
+}

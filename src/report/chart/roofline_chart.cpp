@@ -35,16 +35,53 @@ struct Domain {
 
 // Whole decades around the ridge and every point, with room on both sides of the ridge so the
 // slope and the flat part both show.
+bool positive(double value) {
+  return std::isfinite(value) && value > 0;
+}
+
+bool has_roof(const RooflineChart& chart) {
+  return positive(chart.peak_flops_per_s) && positive(chart.bandwidth_bytes_per_s);
+}
+
+// The chart with every kernel and lever a log axis cannot place (zero, negative, not finite)
+// left out, rather than drawn at a nonsense position.
+RooflineChart plottable(const RooflineChart& chart) {
+  RooflineChart kept = chart;
+  kept.kernels.clear();
+  for (const auto& kernel : chart.kernels) {
+    if (!positive(kernel.intensity_flop_per_byte) || !positive(kernel.flops_per_s)) continue;
+    RooflineKernel copy = kernel;
+    copy.levers.clear();
+    for (const auto& lever : kernel.levers) {
+      if (positive(lever.intensity_flop_per_byte) && positive(lever.flops_per_s)) {
+        copy.levers.push_back(lever);
+      }
+    }
+    kept.kernels.push_back(copy);
+  }
+  return kept;
+}
+
+// Whole decades around the ridge and every point, with room on both sides of the ridge so the
+// slope and the flat part both show.
 Domain domain_of(const RooflineChart& chart) {
-  const double ridge = chart.peak_flops_per_s / chart.bandwidth_bytes_per_s;
-  double x_lo = ridge / 8;
-  double x_hi = ridge * 8;
-  double y_lo = chart.peak_flops_per_s;
+  double x_lo = 10;  // without a roof or points: 1-1,000 FLOP/byte, 1-1,000 TFLOP/s
+  double x_hi = 100;
+  double y_lo = 1e13;
+  double y_hi = 1e14;
+  if (has_roof(chart)) {
+    const double ridge = chart.peak_flops_per_s / chart.bandwidth_bytes_per_s;
+    x_lo = ridge / 8;
+    x_hi = ridge * 8;
+    y_lo = chart.peak_flops_per_s;
+    // Room above the peak for its label, without a whole empty decade.
+    y_hi = chart.peak_flops_per_s * 2.5;
+  }
   const auto add = [&](double intensity, double flops) {
-    if (!(intensity > 0) || !(flops > 0)) return;
     x_lo = std::min(x_lo, intensity / 2);
     x_hi = std::max(x_hi, intensity * 2);
     y_lo = std::min(y_lo, flops / 2);
+    y_hi = std::max(y_hi, flops * 2);
   };
   for (const auto& kernel : chart.kernels) {
     add(kernel.intensity_flop_per_byte, kernel.flops_per_s);
@@ -53,15 +90,15 @@ Domain domain_of(const RooflineChart& chart) {
   x_lo = decade_floor(x_lo);
   x_hi = decade_ceil(x_hi);
   // The roof's lowest point must show too: the slope starts at bandwidth · x_lo.
-  y_lo = decade_floor(std::min(y_lo, chart.bandwidth_bytes_per_s * x_lo));
-  // Room above the peak for its label, without a whole empty decade.
-  const double y_hi = chart.peak_flops_per_s * 2.5;
-  return {x_lo, x_hi, y_lo, y_hi};
+  if (has_roof(chart)) y_lo = std::min(y_lo, chart.bandwidth_bytes_per_s * x_lo);
+  return {x_lo, x_hi, decade_floor(y_lo), y_hi};
 }
 
 std::vector<LegendEntry> legend_of(const RooflineChart& chart) {
-  std::vector<LegendEntry> legend = {
-      {"roof: " + chart.roof_name, std::string(kRoofColour), LegendMark::line}};
+  std::vector<LegendEntry> legend;
+  if (has_roof(chart)) {
+    legend.push_back({"roof: " + chart.roof_name, std::string(kRoofColour), LegendMark::line});
+  }
   for (std::size_t i = 0; i < chart.kernels.size(); ++i) {
     legend.push_back({chart.kernels[i].name, std::string(palette_colour(i)), LegendMark::circle});
   }
@@ -203,7 +240,8 @@ void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t ind
 
 }  // namespace
 
-std::string render_roofline_svg(const RooflineChart& chart) {
+std::string render_roofline_svg(const RooflineChart& input) {
+  const RooflineChart chart = plottable(input);
   const Domain domain = domain_of(chart);
   const std::vector<Tick> y_ticks = log10_ticks(domain.y_min, domain.y_max, TickFormat::tera);
   const auto legend = legend_of(chart);
@@ -224,7 +262,7 @@ std::string render_roofline_svg(const RooflineChart& chart) {
   for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
-  draw_roof(svg, chart, x, y);
+  if (has_roof(chart)) draw_roof(svg, chart, x, y);
   for (std::size_t i = 0; i < chart.kernels.size(); ++i)
     draw_kernel(svg, chart.kernels[i], i, x, y);
   svg.close();

@@ -20,8 +20,11 @@ constexpr std::string_view kAfterColour = "#0072B2";
 constexpr std::string_view kSavedColour = "#D55E00";
 
 // after / before, the bar's length as a fraction; 1 when there was no time to begin with.
+// A time that is not a finite number, or negative, draws no bar (the texts still say it).
 double remaining_fraction(const WaterfallLevel& level) {
-  return level.before_ms > 0 ? level.after_ms / level.before_ms : 1.0;
+  const bool valid = std::isfinite(level.before_ms) && std::isfinite(level.after_ms) &&
+                     level.before_ms > 0 && level.after_ms >= 0;
+  return valid ? level.after_ms / level.before_ms : 1.0;
 }
 
 std::vector<LegendEntry> legend() {

@@ -19,8 +19,8 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
       ->capture_default_str();
   command
       .add_option("-o,--output", options.output_path,
-                  "Write the result to FILE instead of stdout; the file is replaced "
-                  "atomically, so a failed run keeps the previous one")
+                  "Write the result to FILE instead of stdout ('-': stdout); the file is "
+                  "replaced atomically, so a failed run keeps the previous one")
       ->type_name("FILE");
   command
       .add_option("--color", options.color,
@@ -50,7 +50,7 @@ report::Style output_style(const OutputOptions& options) {
   } else if (options.color == "auto") {
     const char* no_color = std::getenv("NO_COLOR");
     const char* term = std::getenv("TERM");
-    style.color = options.output_path.empty() && ::isatty(STDOUT_FILENO) == 1 &&
+    style.color = writes_to_stdout(options) && ::isatty(STDOUT_FILENO) == 1 &&
                   (no_color == nullptr || *no_color == '\0') &&
                   !(term != nullptr && std::string(term) == "dumb");
   }
@@ -60,15 +60,25 @@ report::Style output_style(const OutputOptions& options) {
 void check_output_options(const OutputOptions& options) {
   parse_output_format(options);
   output_style(options);
-  if (!options.output_path.empty()) {
+  if (!writes_to_stdout(options)) {
     io::check_output_path(options.output_path);
   }
 }
 
-void render_and_emit(const report::Report& report, const OutputOptions& options) {
+bool writes_to_stdout(const OutputOptions& options) {
+  return options.output_path.empty() || options.output_path == "-";
+}
+
+void render_and_emit(const report::Report& report, const OutputOptions& options,
+                     const std::string& terminal_extra) {
   const report::Format format = parse_output_format(options);
-  emit(report::render(report, format, output_style(options)), options);
-  if (!format.for_people() || !options.output_path.empty()) {
+  std::string rendered = report::render(report, format, output_style(options));
+  if (format == report::Format::text() && writes_to_stdout(options) &&
+      ::isatty(STDOUT_FILENO) == 1) {
+    rendered += terminal_extra;
+  }
+  emit(rendered, options);
+  if (!format.for_people() || !writes_to_stdout(options)) {
     for (const std::string& warning : report.view.warnings()) {
       std::cerr << "kspeed: warning: " << warning << "\n";
     }
@@ -76,7 +86,7 @@ void render_and_emit(const report::Report& report, const OutputOptions& options)
 }
 
 void emit(const std::string& rendered, const OutputOptions& options) {
-  if (options.output_path.empty()) {
+  if (writes_to_stdout(options)) {
     std::cout << rendered << std::flush;
   } else {
     io::write_file_atomically(options.output_path, rendered);

@@ -5,7 +5,9 @@
 
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
+#include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {
@@ -15,6 +17,17 @@ Document estimate_document(const engine::Estimate& estimate);
 
 View roofline_view(const engine::RooflineResult& result);
 Document roofline_document(const engine::RooflineResult& result);
+
+View sweep_view(const engine::Sweep& sweep);
+Document sweep_document(const engine::Sweep& sweep);
+
+/// The sweep as a chart of speedup against context (plots.cpp); nullopt when the context is
+/// not the innermost swept input.
+std::optional<chart::SweepChart> sweep_chart(const engine::Sweep& sweep);
+/// The compact Unicode chart for a terminal, or "" when there is no chart to draw.
+std::string sweep_terminal_chart(const engine::Sweep& sweep);
+/// The sweep chart as SVG. Throws InputError when the context is not swept.
+std::string sweep_svg(const engine::Sweep& sweep);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);

@@ -5,6 +5,7 @@
 #include "estimate_flags.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -23,6 +24,9 @@ class EstimateCommand final : public Command {
     add_estimate_flags(*app_, flags_);
     add_gate_flags(*app_, flags_);
     add_output_options(*app_, flags_.output);
+    add_plot_option(*app_, plot_path_,
+                    "Also draw the dilution chain into FILE: time before and after at each "
+                    "level, from the kernel to the request");
     app_->footer(footer());
   }
 
@@ -32,13 +36,18 @@ class EstimateCommand final : public Command {
     engine::EstimateOptions options = to_options(flags_);
     const engine::GateThresholds gates = to_gates(flags_);
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
+    if (!plot_path_.empty() && plot_path_ != "-") {
+      io::check_output_path(plot_path_);
+    }
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     options.platform = resolve_platform(
         flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
+    const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
                     flags_.output);
+    write_plot(plot_path_, svg);
     return report_gates(estimate.gates);
   }
 
@@ -73,6 +82,7 @@ class EstimateCommand final : public Command {
 
   CLI::App* app_;
   EstimateFlags flags_;
+  std::string plot_path_;
 };
 
 }  // namespace

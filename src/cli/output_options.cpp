@@ -65,6 +65,19 @@ void check_output_options(const OutputOptions& options) {
   }
 }
 
+void add_plot_option(CLI::App& command, std::string& path, const std::string& what) {
+  command.add_option("--plot", path, what + " (a self-contained SVG, written atomically)")
+      ->type_name("FILE.svg");
+}
+
+void write_plot(const std::string& path, const std::string& svg) {
+  if (path == "-") {
+    std::cout << svg << std::flush;
+  } else if (!path.empty()) {
+    io::write_file_atomically(path, svg);
+  }
+}
+
 bool writes_to_stdout(const OutputOptions& options) {
   return options.output_path.empty() || options.output_path == "-";
 }

@@ -32,6 +32,11 @@ void check_output_options(const OutputOptions& options);
 /// succeeded, so an error never leaves half a document behind.
 void emit(const std::string& rendered, const OutputOptions& options);
 
+/// Registers --plot FILE.svg with `what` as its help.
+void add_plot_option(CLI::App& command, std::string& path, const std::string& what);
+/// Writes the SVG to --plot atomically ('-': stdout, after the report); nothing when not given.
+void write_plot(const std::string& path, const std::string& svg);
+
 /// True when the result goes to stdout: no -o, or `-o -`.
 bool writes_to_stdout(const OutputOptions& options);
 /// Renders the report in the --format and emits it. When the report goes to a file or is for

@@ -82,10 +82,9 @@ class SweepCommand final : public Command {
                      "for --share)")
         ->type_name("N")
         ->capture_default_str();
-    app_->add_option("--plot", flags_.plot_path,
-                     "Also draw the sweep as an SVG chart into FILE: speedup against context, "
-                     "the ceiling 1/(1-p), the measured shares (written atomically)")
-        ->type_name("FILE.svg");
+    add_plot_option(*app_, flags_.plot_path,
+                    "Also draw the sweep into FILE: speedup against context, the ceiling "
+                    "1/(1-p), the measured shares");
     app_->add_flag("--no-chart", flags_.no_chart,
                    "No terminal chart under the table (it is drawn only on a terminal)");
     add_output_options(*app_, flags_.estimate.output);
@@ -101,7 +100,7 @@ class SweepCommand final : public Command {
     check_size(axes);
     engine::EstimateOptions options = to_options(flags);
     check_output_options(flags.output);
-    if (!flags_.plot_path.empty()) {
+    if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
       io::check_output_path(flags_.plot_path);
     }
 
@@ -114,9 +113,7 @@ class SweepCommand final : public Command {
     const std::string chart = flags_.no_chart ? std::string() : report::sweep_terminal_chart(sweep);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
     render_and_emit(report, flags.output, chart);
-    if (!flags_.plot_path.empty()) {
-      io::write_file_atomically(flags_.plot_path, svg);
-    }
+    write_plot(flags_.plot_path, svg);
     return kExitOk;
   }
 

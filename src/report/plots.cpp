@@ -6,9 +6,12 @@
 
 #include "kspeed/engine/amdahl.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/report/chart/roofline_chart.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
+#include "kspeed/report/chart/waterfall_chart.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
 
@@ -135,6 +138,75 @@ std::string sweep_svg(const Sweep& sweep) {
         "list (e.g. --ctx 4k..128k)");
   }
   return chart::render_sweep_svg(*chart);
+}
+
+namespace {
+
+chart::WaterfallLevel waterfall_level(std::string name, std::string note,
+                                      const engine::Level& level) {
+  return {std::move(name), std::move(note), level.time_before_ms, level.time_after_ms};
+}
+
+std::string share_note(double share, const char* parent) {
+  return human_percent(share) + " of " + parent;
+}
+
+}  // namespace
+
+std::string estimate_svg(const engine::Estimate& estimate) {
+  const engine::Scenario& s = estimate.scenario;
+  const engine::EstimateResult& r = estimate.result;
+  chart::WaterfallChart out;
+  out.title = fmt::format("Where the change's time goes: prefill {}, request {} ({} less time)",
+                          human_speedup(r.prefill.phase.speedup), human_speedup(r.request.speedup),
+                          human_percent(1 - 1 / r.request.speedup));
+  out.subtitle =
+      fmt::format("workload {} · {} prompt, {} response tokens · phase {} · kspeed {}",
+                  estimate.workload.name, human_count(s.prompt_tokens.value),
+                  human_count(s.response_tokens.value), to_string(s.phase), KSPEED_VERSION);
+  out.levels.push_back(waterfall_level("attention in prefill",
+                                       share_note(r.prefill.attention.share_of_parent, "prefill"),
+                                       r.prefill.attention));
+  out.levels.push_back(waterfall_level(
+      "prefill (TTFT)", share_note(r.prefill.phase.share_of_parent, "request"), r.prefill.phase));
+  if (s.decode_share) {
+    out.levels.push_back(waterfall_level("attention in decode",
+                                         share_note(r.decode.attention.share_of_parent, "decode"),
+                                         r.decode.attention));
+  }
+  out.levels.push_back(waterfall_level(
+      "decode", share_note(r.decode.phase.share_of_parent, "request"), r.decode.phase));
+  out.levels.push_back(waterfall_level("request (E2E)", "", r.request));
+  return chart::render_waterfall_svg(out);
+}
+
+std::string roofline_svg(const engine::RooflineResult& result) {
+  const engine::RooflineQuery& q = result.query;
+  constexpr double kTera = 1e12;  // TFLOP/s and TB/s to FLOP/s and byte/s
+  chart::RooflineChart out;
+  out.title = fmt::format("{} attention on the roofline: {} at {} FLOP/byte", to_string(q.phase),
+                          to_string(result.bound), human_fixed(result.intensity_flop_per_byte, 1));
+  out.subtitle = fmt::format("ridge {} FLOP/byte · intensity {} · kspeed {}",
+                             human_fixed(result.ridge_flop_per_byte, 1),
+                             to_string(result.intensity_source), KSPEED_VERSION);
+  out.roof_name = fmt::format("{}: {} TFLOP/s, {} TB/s", q.gpu_name,
+                              human_plain(q.peak_tflops.value), human_plain(q.bandwidth_tbs.value));
+  out.peak_flops_per_s = q.peak_tflops.value * kTera;
+  out.bandwidth_bytes_per_s = q.bandwidth_tbs.value * kTera;
+  chart::RooflineKernel kernel;
+  kernel.name = fmt::format("{} attention", to_string(q.phase));
+  kernel.intensity_flop_per_byte = result.intensity_flop_per_byte;
+  kernel.flops_per_s = result.attainable_tflops * kTera;
+  for (const engine::LeverRow& row : result.levers) {
+    // After a lever the kernel does the same work in less time: the old kernel's FLOPs over the
+    // new time (attained × speedup), at the intensity its bytes leave (FLOPs / (bytes / r)).
+    kernel.levers.push_back(
+        {fmt::format("{} lever: {}", lever_kind_name(row.kind), human_speedup(row.outcome.speedup)),
+         result.intensity_flop_per_byte * row.levers.bytes_reduction,
+         kernel.flops_per_s * row.outcome.speedup});
+  }
+  out.kernels.push_back(std::move(kernel));
+  return chart::render_roofline_svg(out);
 }
 
 }  // namespace kspeed::report

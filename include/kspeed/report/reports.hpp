@@ -29,6 +29,11 @@ std::string sweep_terminal_chart(const engine::Sweep& sweep);
 /// The sweep chart as SVG. Throws InputError when the context is not swept.
 std::string sweep_svg(const engine::Sweep& sweep);
 
+/// The estimate's dilution chain as a waterfall SVG (plots.cpp).
+std::string estimate_svg(const engine::Estimate& estimate);
+/// The roofline with the kernel and each lever as an SVG (plots.cpp).
+std::string roofline_svg(const engine::RooflineResult& result);
+
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);
 

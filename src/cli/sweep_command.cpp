@@ -9,6 +9,7 @@
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/kernel_speedup_reader.hpp"
 #include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
@@ -39,6 +40,7 @@ struct SweepFlags {
   EstimateFlags estimate;
   std::string points = kDefaultPoints;
   std::string plot_path;
+  std::string speedup_table_path;
   bool no_chart = false;
 };
 
@@ -82,6 +84,11 @@ class SweepCommand final : public Command {
                      "for --share)")
         ->type_name("N")
         ->capture_default_str();
+    app_->add_option("--kernel-speedup-table", flags_.speedup_table_path,
+                     "The kernel speedup measured at several contexts or batch sizes (CSV "
+                     "'context,speedup' or 'batch,speedup', or JSON), applied at each point: "
+                     "interpolated in log-log between rows, held at the nearest row outside")
+        ->type_name("FILE");
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the sweep into FILE: speedup against context, the ceiling "
                     "1/(1-p), the measured shares");
@@ -107,7 +114,11 @@ class SweepCommand final : public Command {
     const engine::Workload workload = io::load_workload(flags.workload);
     options.platform = resolve_platform(
         flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
-    const engine::Sweep sweep = engine::run_sweep(workload, options, axes);
+    std::optional<engine::KernelSpeedupTable> speedup_table;
+    if (!flags_.speedup_table_path.empty()) {
+      speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
+    }
+    const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
     const report::Report report =
         report::make_report(sweep, report::sweep_view, report::sweep_document);
     const std::string chart = flags_.no_chart ? std::string() : report::sweep_terminal_chart(sweep);

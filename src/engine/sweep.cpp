@@ -57,6 +57,25 @@ std::vector<Axis> axes_in_order(const SweepAxes& a) {
   return swept;
 }
 
+void check_table_fits(const EstimateOptions& base, const SweepAxes& axes,
+                      const std::optional<KernelSpeedupTable>& table) {
+  if (!table) {
+    return;
+  }
+  if (!axes.kernel_speedup.empty() || base.kernel_speedup || base.levers) {
+    throw InputError(flag_mark("kernel-speedup-table") +
+                     " gives the kernel speedup at each point: "
+                     "drop " +
+                     flag_mark("kernel-speedup") + " and the lever flags");
+  }
+  if (table->key == SpeedupKey::batch && !base.platform) {
+    throw InputError(flag_mark("kernel-speedup-table") +
+                     ": a table by batch needs a model and a "
+                     "GPU (" +
+                     flag_mark("model") + " and " + flag_mark("gpu") + ")");
+  }
+}
+
 void check_axes_fit(const EstimateOptions& base, const SweepAxes& axes) {
   if (!axes.batch.empty() && !base.platform) {
     throw InputError(flag_mark("batch") + ": a batch sweep needs a model and a GPU (" +
@@ -68,8 +87,23 @@ void check_axes_fit(const EstimateOptions& base, const SweepAxes& axes) {
   }
 }
 
-SweepRow row_of(const Workload& workload, const EstimateOptions& options) {
+// The table's speedup at the point's resolved context or batch, and how it was obtained.
+WithProvenance<double> table_speedup(const KernelSpeedupTable& table, const Scenario& s) {
+  const std::int64_t at =
+      table.key == SpeedupKey::context ? s.prompt_tokens.value : s.platform->batch.value;
+  return speedup_at(table, static_cast<double>(at));
+}
+
+SweepRow row_of(const Workload& workload, EstimateOptions& options,
+                const std::optional<KernelSpeedupTable>& table) {
   Scenario s = resolve_scenario(workload, options);
+  std::optional<WithProvenance<double>> from_table;
+  if (table) {
+    // Resolve once for the point's context and batch, then again with the table's speedup.
+    from_table = table_speedup(*table, s);
+    options.kernel_speedup = from_table->value;
+    s = resolve_scenario(workload, options);
+  }
   SweepRow row;
   row.result = estimate_chain(prefill_input(s), decode_input(s));
   row.tpot_after_ms = tpot_after_ms(s, row.result);
@@ -78,7 +112,7 @@ SweepRow row_of(const Workload& workload, const EstimateOptions& options) {
   row.ttft_ms = s.ttft_ms;
   row.tpot_ms = s.tpot_ms;
   if (!s.levers) {
-    row.kernel_speedup = s.kernel_speedup;
+    row.kernel_speedup = from_table ? *from_table : s.kernel_speedup;
   } else {
     row.compute_speedup = s.levers->compute_speedup;
     row.bytes_reduction = s.levers->bytes_reduction;
@@ -92,15 +126,22 @@ SweepRow row_of(const Workload& workload, const EstimateOptions& options) {
   return row;
 }
 
-void sweep_from(std::size_t depth, const std::vector<Axis>& order, const SweepAxes& axes,
-                EstimateOptions& options, const Workload& workload, std::vector<SweepRow>& rows) {
-  if (depth == order.size()) {
-    rows.push_back(row_of(workload, options));
+struct SweepContext {
+  const Workload& workload;
+  const SweepAxes& axes;
+  const std::vector<Axis>& order;
+  const std::optional<KernelSpeedupTable>& table;
+};
+
+void sweep_from(std::size_t depth, const SweepContext& context, EstimateOptions& options,
+                std::vector<SweepRow>& rows) {
+  if (depth == context.order.size()) {
+    rows.push_back(row_of(context.workload, options, context.table));
     return;
   }
-  for (std::size_t i = 0; i < order[depth].size; ++i) {
-    order[depth].apply(options, axes, i);
-    sweep_from(depth + 1, order, axes, options, workload, rows);
+  for (std::size_t i = 0; i < context.order[depth].size; ++i) {
+    context.order[depth].apply(options, context.axes, i);
+    sweep_from(depth + 1, context, options, rows);
   }
 }
 
@@ -117,8 +158,10 @@ std::int64_t sweep_size(const SweepAxes& axes) {
   return size;
 }
 
-Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const SweepAxes& axes) {
+Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const SweepAxes& axes,
+                const std::optional<KernelSpeedupTable>& speedup_table) {
   check_axes_fit(base, axes);
+  check_table_fits(base, axes, speedup_table);
   const std::vector<Axis> order = axes_in_order(axes);
   Sweep sweep;
   sweep.workload = workload;
@@ -129,7 +172,7 @@ Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const Swe
   }
   sweep.rows.reserve(static_cast<std::size_t>(sweep_size(axes)));
   EstimateOptions options = base;
-  sweep_from(0, order, axes, options, workload, sweep.rows);
+  sweep_from(0, SweepContext{workload, axes, order, speedup_table}, options, sweep.rows);
   return sweep;
 }
 

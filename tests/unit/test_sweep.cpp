@@ -5,6 +5,7 @@
 
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/kernel_speedup_reader.hpp"
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -145,4 +146,56 @@ TEST_CASE("sweep chart: prefill and request series over the context, ceiling, me
   REQUIRE(!chart->measured.empty());
   CHECK(chart->measured.front().context_tokens == 4096);
   CHECK(chart->measured.front().speedup == Approx(1 / (0.82 + 0.09)));
+}
+
+TEST_CASE("kernel speedup table: log-log between rows, held outside, given at a row") {
+  const engine::KernelSpeedupTable table = io::read_kernel_speedup_table(
+      "\xEF\xBB\xBF"
+      "context,speedup\r\n4k,1.5\r\n\"32k\",2.0\r\n\r\n128k,2.4\r\n",
+      "t.csv");
+  REQUIRE(table.points.size() == 3);
+  CHECK(table.key == engine::SpeedupKey::context);
+  // 8K is a third of the way from 4K to 32K in ln(context): 1.5 · (2/1.5)^(1/3).
+  const auto at_8k = engine::speedup_at(table, 8192);
+  CHECK(at_8k.value == Approx(1.5 * std::cbrt(2.0 / 1.5)));
+  CHECK(at_8k.provenance == engine::Provenance::interpolated);
+  CHECK(engine::speedup_at(table, 32768).provenance == engine::Provenance::given);
+  CHECK(engine::speedup_at(table, 1024).value == 1.5);
+  CHECK(engine::speedup_at(table, 1024).provenance == engine::Provenance::clamped);
+  CHECK(engine::speedup_at(table, 1 << 20).value == 2.4);
+}
+
+TEST_CASE("kernel speedup table: JSON by batch, and bad tables say where") {
+  const engine::KernelSpeedupTable json = io::read_kernel_speedup_table(
+      R"({"key": "batch", "points": [{"at": 1, "speedup": 1.16}, {"at": "64", "speedup": 1.42}]})",
+      "t.json");
+  CHECK(json.key == engine::SpeedupKey::batch);
+  CHECK(engine::speedup_at(json, 8).value == Approx(std::sqrt(1.16 * 1.42)));
+  CHECK_THROWS_WITH(io::read_kernel_speedup_table("context,speedup\n32k,2\n4k,1.5\n", "t.csv"),
+                    Catch::Contains("t.csv:3") && Catch::Contains("strictly increasing"));
+  CHECK_THROWS_WITH(io::read_kernel_speedup_table("tokens,speedup\n4k,2\n", "t.csv"),
+                    Catch::Contains("t.csv:1") && Catch::Contains("not a key"));
+  CHECK_THROWS_WITH(io::read_kernel_speedup_table("context,speedup\n4k,-2\n", "t.csv"),
+                    Catch::Contains("t.csv:2: speedup"));
+  CHECK_THROWS_WITH(io::read_kernel_speedup_table("context,speedup\n", "t.csv"),
+                    Catch::Contains("no points"));
+  CHECK_THROWS_AS(io::read_kernel_speedup_table(R"({"points": [{"at": 0.5, "speedup": 2}]})", "t"),
+                  InputError);
+}
+
+TEST_CASE("sweep with a speedup table: each point's kernel speedup is the table's") {
+  engine::SweepAxes axes;
+  axes.prompt_tokens = {4096, 8192, 131072};
+  engine::KernelSpeedupTable table;
+  table.points = {{4096, 1.5}, {32768, 2.0}, {131072, 2.4}};
+  const engine::Sweep sweep = engine::run_sweep(io::load_workload("deepseek-r1-fp8"),
+                                                engine::EstimateOptions{}, axes, table);
+  REQUIRE(sweep.rows.size() == 3);
+  CHECK(sweep.rows[1].kernel_speedup->provenance == engine::Provenance::interpolated);
+  // At 128K the share is 85% (measured) and the kernel 2.4×: 1 / (0.15 + 0.85 / 2.4).
+  CHECK(sweep.rows[2].result.prefill.phase.speedup == Approx(1 / (0.15 + 0.85 / 2.4)));
+  engine::EstimateOptions given;
+  given.kernel_speedup = 2;
+  CHECK_THROWS_WITH(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), given, axes, table),
+                    Catch::Contains("{flag:kernel-speedup-table}"));
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/kernel_speedup_table.hpp"
 #include "kspeed/engine/scenario.hpp"
 
 namespace kspeed::engine {
@@ -51,8 +52,11 @@ struct Sweep {
 /// How many points the axes make (the product of the non-empty lists' sizes).
 std::int64_t sweep_size(const SweepAxes& axes);
 
-/// Every combination of the axes over `base`. Throws InputError (flag-marked) when an axis needs
-/// what the options lack (batch without a platform, a lever without levers).
-Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const SweepAxes& axes);
+/// Every combination of the axes over `base`. With a speedup table (and no kernel speedup
+/// axis), each point's kernel speedup is the table's at its context or batch. Throws InputError
+/// (flag-marked) when an axis needs what the options lack (batch without a platform, a lever
+/// without levers).
+Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const SweepAxes& axes,
+                const std::optional<KernelSpeedupTable>& speedup_table = std::nullopt);
 
 }  // namespace kspeed::engine

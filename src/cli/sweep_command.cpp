@@ -75,6 +75,18 @@ engine::SweepAxes take_axes(EstimateFlags& flags, std::int64_t points) {
   return axes;
 }
 
+// Only what the format prints: a sweep may have a million rows, and a table of them or a JSON
+// tree of them is most of the run's time and memory.
+report::Report sweep_report(const engine::Sweep& sweep, report::Format format) {
+  if (format.for_people()) {
+    return report::Report{report::sweep_view(sweep), {}};
+  }
+  const report::SweepParts parts = format == *report::parse_format("json")
+                                       ? report::SweepParts::tree
+                                       : report::SweepParts::records;
+  return report::Report{report::sweep_warnings_view(sweep), report::sweep_document(sweep, parts)};
+}
+
 class SweepCommand final : public Command {
  public:
   explicit SweepCommand(CLI::App& command) : app_(&command) {
@@ -119,8 +131,7 @@ class SweepCommand final : public Command {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
-    const report::Report report =
-        report::make_report(sweep, report::sweep_view, report::sweep_document);
+    const report::Report report = sweep_report(sweep, parse_output_format(flags.output));
     const std::string chart = flags_.no_chart ? std::string() : report::sweep_terminal_chart(sweep);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
     render_and_emit(report, flags.output, chart);

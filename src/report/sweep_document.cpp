@@ -62,21 +62,33 @@ ordered_json sweep_record(const engine::Sweep& sweep, const SweepRow& row) {
 
 }  // namespace
 
-Document sweep_document(const engine::Sweep& sweep) {
+Document sweep_document(const engine::Sweep& sweep, SweepParts parts) {
   Document document;
-  document.records.reserve(sweep.rows.size());
+  std::vector<ordered_json> records;
+  records.reserve(sweep.rows.size());
   for (const SweepRow& row : sweep.rows) {
-    document.records.push_back(sweep_record(sweep, row));
+    records.push_back(sweep_record(sweep, row));
   }
-  ordered_json& tree = document.tree;
-  tree["schema_version"] = kSchemaVersion;
-  tree["kspeed_version"] = KSPEED_VERSION;
-  tree["command"] = "sweep";
-  tree["workload"] = {{"name", sweep.workload.name}, {"citation", sweep.workload.source}};
-  tree["phase"] = to_string(sweep.phase);
-  tree["swept"] = sweep.swept;
-  tree["rows"] = document.records;
+  if (parts != SweepParts::records) {
+    ordered_json& tree = document.tree;
+    tree["schema_version"] = kSchemaVersion;
+    tree["kspeed_version"] = KSPEED_VERSION;
+    tree["command"] = "sweep";
+    tree["workload"] = {{"name", sweep.workload.name}, {"citation", sweep.workload.source}};
+    tree["phase"] = to_string(sweep.phase);
+    tree["swept"] = sweep.swept;
+    // A 100,000-point sweep's rows are moved, not copied, when only the tree is wanted.
+    tree["rows"] =
+        parts == SweepParts::tree ? ordered_json(std::move(records)) : ordered_json(records);
+  }
+  if (parts != SweepParts::tree) {
+    document.records = std::move(records);
+  }
   return document;
+}
+
+Document sweep_document(const engine::Sweep& sweep) {
+  return sweep_document(sweep, SweepParts::both);
 }
 
 }  // namespace kspeed::report

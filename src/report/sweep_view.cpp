@@ -150,6 +150,12 @@ void add_warnings(View& view, const Sweep& sweep) {
 
 }  // namespace
 
+View sweep_warnings_view(const Sweep& sweep) {
+  View view;
+  add_warnings(view, sweep);
+  return view;
+}
+
 View sweep_view(const Sweep& sweep) {
   View view;
   view.title("kspeed sweep: what the change is worth across " +

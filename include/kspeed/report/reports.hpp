@@ -19,7 +19,12 @@ View roofline_view(const engine::RooflineResult& result);
 Document roofline_document(const engine::RooflineResult& result);
 
 View sweep_view(const engine::Sweep& sweep);
+/// Only the sweep's warnings: the view of a sweep written for programs (stderr reads it).
+View sweep_warnings_view(const engine::Sweep& sweep);
 Document sweep_document(const engine::Sweep& sweep);
+/// Which parts of a sweep's document to build: a large sweep in one format needs one of them.
+enum class SweepParts { both, tree, records };
+Document sweep_document(const engine::Sweep& sweep, SweepParts parts);
 
 /// The sweep as a chart of speedup against context (plots.cpp); nullopt when the context is
 /// not the innermost swept input.

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "chart_xml.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"
@@ -198,4 +199,38 @@ TEST_CASE("sweep with a speedup table: each point's kernel speedup is the table'
   given.kernel_speedup = 2;
   CHECK_THROWS_WITH(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), given, axes, table),
                     Catch::Contains("{flag:kernel-speedup-table}"));
+}
+
+TEST_CASE("sweep --plot: the SVG's points invert to the engine's speedups within a pixel") {
+  const engine::Sweep sweep = seed_sweep();
+  const auto root = chart_test::parse_xml(report::sweep_svg(sweep));
+  const auto& plot = chart_test::plot_group(root);
+  const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
+  const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
+  const auto points = root.find_all("circle", "point");
+  REQUIRE(points.size() == 12);  // prefill and request, 6 contexts each
+  for (std::size_t i = 0; i < 6; ++i) {
+    const engine::SweepRow& row = sweep.rows[i];
+    const auto& prefill = *points[i];
+    const auto& request = *points[6 + i];
+    CHECK(x.within_a_pixel(prefill.number("cx"), static_cast<double>(row.prompt_tokens.value)));
+    CHECK(y.within_a_pixel(prefill.number("cy"), row.result.prefill.phase.speedup));
+    CHECK(y.within_a_pixel(request.number("cy"), row.result.request.speedup));
+  }
+  CHECK(y.value(points[0]->number("cy")) == Approx(1.0989).epsilon(0.005));
+  CHECK(y.value(points[5]->number("cy")) == Approx(1.7391).epsilon(0.005));
+}
+
+TEST_CASE("estimate --plot: one waterfall level per chain level, with its times") {
+  engine::EstimateOptions options;
+  options.prompt_tokens = 131072;
+  options.kernel_speedup = 2;
+  const engine::Estimate estimate =
+      engine::run_estimate(io::load_workload("deepseek-r1-fp8"), options);
+  const auto root = chart_test::parse_xml(report::estimate_svg(estimate));
+  const auto levels = root.find_all("g", "level");
+  REQUIRE(levels.size() == 4);  // prefill attention, prefill, decode, request
+  CHECK(levels[3]->number("data-before-ms") == Approx(estimate.result.request.time_before_ms));
+  CHECK(levels[3]->number("data-after-ms") == Approx(estimate.result.request.time_after_ms));
+  CHECK(levels[1]->number("data-after-ms") == Approx(estimate.result.prefill.phase.time_after_ms));
 }

@@ -69,19 +69,22 @@ Document sweep_document(const engine::Sweep& sweep, SweepParts parts) {
   for (const SweepRow& row : sweep.rows) {
     records.push_back(sweep_record(sweep, row));
   }
-  if (parts != SweepParts::records) {
-    ordered_json& tree = document.tree;
-    tree["schema_version"] = kSchemaVersion;
-    tree["kspeed_version"] = KSPEED_VERSION;
-    tree["command"] = "sweep";
-    tree["workload"] = {{"name", sweep.workload.name}, {"citation", sweep.workload.source}};
-    tree["phase"] = to_string(sweep.phase);
-    tree["swept"] = sweep.swept;
-    // A 100,000-point sweep's rows are moved, not copied, when only the tree is wanted.
-    tree["rows"] =
-        parts == SweepParts::tree ? ordered_json(std::move(records)) : ordered_json(records);
+  if (parts == SweepParts::records) {
+    document.records = std::move(records);
+    return document;
   }
-  if (parts != SweepParts::tree) {
+  ordered_json& tree = document.tree;
+  tree["schema_version"] = kSchemaVersion;
+  tree["kspeed_version"] = KSPEED_VERSION;
+  tree["command"] = "sweep";
+  tree["workload"] = {{"name", sweep.workload.name}, {"citation", sweep.workload.source}};
+  tree["phase"] = to_string(sweep.phase);
+  tree["swept"] = sweep.swept;
+  if (parts == SweepParts::tree) {
+    // A 100,000-point sweep's rows are moved, not copied, when only the tree is wanted.
+    tree["rows"] = ordered_json(std::move(records));
+  } else {
+    tree["rows"] = records;
     document.records = std::move(records);
   }
   return document;

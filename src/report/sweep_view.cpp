@@ -72,6 +72,7 @@ Table points_table(const Sweep& sweep) {
   }
   for (const SweepRow& row : sweep.rows) {
     std::vector<std::string> cells;
+    cells.reserve(table.header.size());
     for (const Column* column : inputs) {
       cells.push_back(column->cell(row));
     }

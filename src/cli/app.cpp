@@ -100,6 +100,10 @@ const CommandEntry kCommands[] = {
      "What a kernel speedup is worth: the dilution chain from the attention kernel to the phase "
      "to the request",
      make_estimate_command},
+    {"sweep",
+     "The estimate over ranges and lists of its inputs (context, kernel speedup, batch, share, "
+     "response length, levers): one row per combination, a table, CSV, JSON or a chart",
+     make_sweep_command},
     {"profile",
      "Measure attention's share of GPU time per phase (prefill, decode, mixed) from profiler "
      "traces",

@@ -24,6 +24,7 @@ class Command {
 // Each factory adds its flags to `command`, the subcommand cli::run created with the name and
 // summary of kCommands (app.cpp).
 std::unique_ptr<Command> make_estimate_command(CLI::App& command);
+std::unique_ptr<Command> make_sweep_command(CLI::App& command);
 std::unique_ptr<Command> make_workloads_command(CLI::App& command);
 std::unique_ptr<Command> make_profile_command(CLI::App& command);
 std::unique_ptr<Command> make_roofline_command(CLI::App& command);

@@ -69,9 +69,28 @@ void check_output_options(const OutputOptions& options) {
   }
 }
 
-void render_and_emit(const report::Report& report, const OutputOptions& options) {
+void add_plot_option(CLI::App& command, std::string& path, const std::string& what) {
+  command.add_option("--plot", path, what + " (a self-contained SVG, written atomically)")
+      ->type_name("FILE.svg");
+}
+
+void write_plot(const std::string& path, const std::string& svg) {
+  if (path == "-") {
+    std::cout << svg << std::flush;
+  } else if (!path.empty()) {
+    io::write_file_atomically(path, svg, "--plot");
+  }
+}
+
+void render_and_emit(const report::Report& report, const OutputOptions& options,
+                     const std::string& terminal_extra) {
   const report::Format format = parse_output_format(options);
-  emit(report::render(report, format, output_style(options)), options);
+  std::string rendered = report::render(report, format, output_style(options));
+  if (format == report::Format::text() && writes_to_stdout(options) &&
+      ::isatty(STDOUT_FILENO) == 1) {
+    rendered += terminal_extra;
+  }
+  emit(rendered, options);
   if (!format.for_people() || !writes_to_stdout(options)) {
     for (const std::string& warning : report.view.warnings()) {
       std::cerr << "kspeed: warning: " << warning << "\n";

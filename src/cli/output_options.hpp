@@ -35,8 +35,15 @@ void check_output_options(const OutputOptions& options);
 /// succeeded, so an error never leaves half a document behind.
 void emit(const std::string& rendered, const OutputOptions& options);
 
+/// Registers --plot FILE.svg with `what` as its help.
+void add_plot_option(CLI::App& command, std::string& path, const std::string& what);
+/// Writes the SVG to --plot atomically ('-': stdout, after the report); nothing when not given.
+void write_plot(const std::string& path, const std::string& svg);
+
 /// Renders the report in the --format and emits it. When the report goes to a file or is for
 /// programs (json, csv, jsonl), its warnings also go to stderr, so CI logs show them.
-void render_and_emit(const report::Report& report, const OutputOptions& options);
+/// `terminal_extra` (a chart) is appended to text read on a terminal only.
+void render_and_emit(const report::Report& report, const OutputOptions& options,
+                     const std::string& terminal_extra = "");
 
 }  // namespace kspeed::cli

@@ -3,6 +3,7 @@
 #include "command.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
@@ -20,6 +21,7 @@ struct RooflineFlags {
   std::string peak_tflops, bandwidth_tbs, ai, ctx;
   std::string phase = "decode";
   OutputOptions output;
+  std::string plot_path;
 };
 
 // The one check that roofline's kernel is in one phase ("both" is not a choice here).
@@ -111,6 +113,9 @@ class RooflineCommand final : public Command {
     add_roof_flags();
     add_lever_flags(*app_, flags_.levers);
     add_output_options(*app_, flags_.output);
+    add_plot_option(*app_, flags_.plot_path,
+                    "Also draw the roofline into FILE: the roof, the ridge, the kernel and where "
+                    "each lever moves it");
     app_->footer(footer());
   }
 
@@ -118,6 +123,9 @@ class RooflineCommand final : public Command {
 
   int execute() override {
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
+    if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
+      io::check_output_path(flags_.plot_path);
+    }
 
     engine::RooflineQuery query;
     const engine::Gpu gpu = resolve_roof(flags_, query);
@@ -127,8 +135,10 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
+    const std::string svg = flags_.plot_path.empty() ? std::string() : report::roofline_svg(result);
     render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
                     flags_.output);
+    write_plot(flags_.plot_path, svg);
     return kExitOk;
   }
 

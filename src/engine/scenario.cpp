@@ -376,13 +376,18 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
   estimate.result =
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
-  const Scenario& s = estimate.scenario;
-  if (s.phase != Phase::prefill && s.decode_share) {
-    // Every decode step gains the decode phase's speedup: TPOT' = TPOT · ((1 - p) + p / s).
-    estimate.tpot_after_ms = WithProvenance<double>{
-        s.tpot_ms.value / estimate.result.decode.phase.speedup, Provenance::modelled};
-  }
+  estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
   return estimate;
+}
+
+std::optional<WithProvenance<double>> tpot_after_ms(const Scenario& scenario,
+                                                    const EstimateResult& result) {
+  if (scenario.phase == Phase::prefill || !scenario.decode_share) {
+    return std::nullopt;
+  }
+  // Every decode step gains the decode phase's speedup: TPOT' = TPOT · ((1 - p) + p / s).
+  return WithProvenance<double>{scenario.tpot_ms.value / result.decode.phase.speedup,
+                                Provenance::modelled};
 }
 
 }  // namespace kspeed::engine

@@ -200,6 +200,11 @@ Table inputs_table(const Estimate& estimate) {
   return table;
 }
 
+// "Faster" and "less time" differ: 1.72× faster is 1 − 1/1.72 = 41.9% less time.
+double latency_reduction(double speedup) {
+  return 1 - 1 / speedup;
+}
+
 std::string summary_sentence(const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   const engine::EstimateResult& r = estimate.result;
@@ -208,8 +213,9 @@ std::string summary_sentence(const Estimate& estimate) {
   // A gain reads as "0.66% faster" ((S - 1) * 100, MODEL.md's convention); a loss as time added.
   const std::string change =
       r.request.saved_ms >= 0
-          ? fmt::format("{} on {} makes the request {} faster ({}, {} of {} saved)", change_name(s),
-                        target, human_percent(r.improvement_pct / 100),
+          ? fmt::format("{} on {} makes the request {} faster, {} less time ({}, {} of {} saved)",
+                        change_name(s), target, human_percent(r.improvement_pct / 100),
+                        human_percent(latency_reduction(r.request.speedup)),
                         human_speedup(r.request.speedup), human_ms(r.request.saved_ms),
                         human_ms(r.request.time_before_ms))
           : fmt::format("{} on {} makes the request slower ({}, {} added to {})", change_name(s),

@@ -81,6 +81,10 @@ struct Estimate {
   std::optional<WithProvenance<double>> tpot_after_ms;
 };
 
+/// Each decode step after the change (modelled), when decode is targeted and has a share.
+std::optional<WithProvenance<double>> tpot_after_ms(const Scenario& scenario,
+                                                    const EstimateResult& result);
+
 /// resolve_scenario + estimate_chain + check_gates.
 Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
                       const GateThresholds& gates = {});

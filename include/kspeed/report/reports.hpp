@@ -5,8 +5,10 @@
 
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/report/mix_result.hpp"
+#include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {
@@ -16,6 +18,27 @@ Document estimate_document(const engine::Estimate& estimate);
 
 View roofline_view(const engine::RooflineResult& result);
 Document roofline_document(const engine::RooflineResult& result);
+
+View sweep_view(const engine::Sweep& sweep);
+/// Only the sweep's warnings: the view of a sweep written for programs (stderr reads it).
+View sweep_warnings_view(const engine::Sweep& sweep);
+Document sweep_document(const engine::Sweep& sweep);
+/// Which parts of a sweep's document to build: a large sweep in one format needs one of them.
+enum class SweepParts { both, tree, records };
+Document sweep_document(const engine::Sweep& sweep, SweepParts parts);
+
+/// The sweep as a chart of speedup against context (plots.cpp); nullopt when the context is
+/// not the innermost swept input.
+std::optional<chart::SweepChart> sweep_chart(const engine::Sweep& sweep);
+/// The compact Unicode chart for a terminal, or "" when there is no chart to draw.
+std::string sweep_terminal_chart(const engine::Sweep& sweep);
+/// The sweep chart as SVG. Throws InputError when the context is not swept.
+std::string sweep_svg(const engine::Sweep& sweep);
+
+/// The estimate's dilution chain as a waterfall SVG (plots.cpp).
+std::string estimate_svg(const engine::Estimate& estimate);
+/// The roofline with the kernel and each lever as an SVG (plots.cpp).
+std::string roofline_svg(const engine::RooflineResult& result);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Renders the README's example plots: each command writes its SVG with --plot, rsvg-convert
+# (Debian: librsvg2-bin) turns it into the PNG docs/img/ holds and the README shows.
+# Usage: scripts/render-plots.sh [path/to/kspeed]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kspeed=${1:-$root/build/kspeed}
+out=$root/docs/img
+mkdir -p "$out"
+command -v rsvg-convert >/dev/null || { echo "render-plots: rsvg-convert is missing (apt-get install librsvg2-bin)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$kspeed" sweep --ctx 1k..1m --points 24 --kernel-speedup 2 --plot "$tmp/sweep.svg" >/dev/null
+"$kspeed" sweep --ctx 1k..1m --points 24 --kernel-speedup 1.25,1.5,2,4 --plot "$tmp/sweep-kernels.svg" >/dev/null
+"$kspeed" estimate --ctx 128k --kernel-speedup 2 --plot "$tmp/estimate.svg" >/dev/null 2>&1
+"$kspeed" roofline --model llama-3.1-70b --gpu h100-sxm --batch 32 --ctx 8k --bytes-reduction 2 \
+  --plot "$tmp/roofline.svg" >/dev/null
+for name in sweep sweep-kernels estimate roofline; do
+  cp "$tmp/$name.svg" "$out/$name.svg"
+  rsvg-convert -o "$out/$name.png" "$tmp/$name.svg"
+done
+echo "render-plots: wrote docs/img/{sweep,sweep-kernels,estimate,roofline}.{svg,png}"

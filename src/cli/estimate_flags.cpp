@@ -1,0 +1,124 @@
+#include "estimate_flags.hpp"
+
+#include "choice.hpp"
+#include "kspeed/io/units.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+template <class T, class Parse>
+std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  return parse(text, flag);
+}
+
+engine::Phase parse_phase(const std::string& text) {
+  return parse_choice<engine::Phase>(text, "--phase", "phase",
+                                     {{"prefill", engine::Phase::prefill},
+                                      {"decode", engine::Phase::decode},
+                                      {"both", engine::Phase::both}});
+}
+
+engine::Extrapolation parse_extrapolation(const std::string& text) {
+  return parse_choice<engine::Extrapolation>(
+      text, "--extrapolate", "mode",
+      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
+}
+
+void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_option("--workload,-w", flags.workload,
+                 "A workload JSON file, or the name of a built-in workload "
+                 "(kspeed workloads lists them)")
+      ->type_name("FILE|NAME")
+      ->capture_default_str();
+  app.add_option("--ctx", flags.ctx,
+                 "Prompt length in tokens: 4096, 4k, 128k, 1m (k = 1024). Default: the "
+                 "workload's; TTFT is then scaled to it unless --ttft is given")
+      ->type_name("TOKENS");
+  app.add_option("--response-tokens", flags.response_tokens,
+                 "Response length in tokens (>= 1). Default: the workload's")
+      ->type_name("TOKENS");
+  app.add_option("--ttft", flags.ttft,
+                 "Measured time to first token at this prompt length: 500, 500ms, 0.5s")
+      ->type_name("DURATION");
+  app.add_option("--tpot", flags.tpot, "Measured time per output token: 50, 50ms, 50000us")
+      ->type_name("DURATION");
+}
+
+void add_change_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_option("--kernel-speedup,-s", flags.kernel_speedup,
+                 "Attention kernel speedup: old kernel time / new kernel time (> 0; below 1 "
+                 "is a slowdown). Default: 2")
+      ->type_name("X");
+  app.add_option("--share", flags.share,
+                 "Prefill attention share, overriding the workload's table: 0.85 or 85%")
+      ->type_name("P");
+  app.add_option("--decode-share", flags.decode_share,
+                 "Decode attention share: 0.2 or 20%. Needed for --phase decode|both when "
+                 "the workload has no decode table")
+      ->type_name("P");
+  app.add_option("--phase", flags.phase,
+                 "Where the change applies: prefill, decode or both. Default: prefill; both "
+                 "when levers (--compute-speedup, --bytes-reduction, --bandwidth-efficiency) "
+                 "describe the change")
+      ->type_name("PHASE");
+  app.add_option("--extrapolate", flags.extrapolate,
+                 "Outside the share table: clamp to the nearest measured point (with a "
+                 "warning) or model (continue the edge segment)")
+      ->type_name("MODE")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_gate_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_option("--min-request-speedup", flags.min_request_speedup,
+                 "CI gate: exit 1 unless the request speedup is at least X (e.g. 1.01)")
+      ->type_name("X");
+  app.add_option("--min-prefill-speedup", flags.min_prefill_speedup,
+                 "CI gate: exit 1 unless the prefill speedup is at least X")
+      ->type_name("X");
+}
+
+void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
+  add_workload_flags(app, flags);
+  add_change_flags(app, flags);
+  add_platform_flags(app, flags.platform);
+  add_lever_flags(app, flags.levers);
+}
+
+engine::EstimateOptions to_options(const EstimateFlags& flags) {
+  engine::EstimateOptions options;
+  options.prompt_tokens = optional_value<std::int64_t>(flags.ctx, "--ctx", io::parse_token_count);
+  options.response_tokens = optional_value<std::int64_t>(flags.response_tokens, "--response-tokens",
+                                                         io::parse_token_count);
+  options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
+  options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
+  options.kernel_speedup =
+      optional_value<double>(flags.kernel_speedup, "--kernel-speedup", io::parse_positive_number);
+  options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);
+  options.decode_share =
+      optional_value<double>(flags.decode_share, "--decode-share", io::parse_share);
+  options.levers = parse_levers(flags.levers);
+  // Levers are placed on each phase's roofline, so by default they apply to both phases.
+  options.phase = !flags.phase.empty() ? parse_phase(flags.phase)
+                  : options.levers     ? engine::Phase::both
+                                       : engine::Phase::prefill;
+  options.phase_given = !flags.phase.empty();
+  options.extrapolation = parse_extrapolation(flags.extrapolate);
+  return options;
+}
+
+engine::GateThresholds to_gates(const EstimateFlags& flags) {
+  engine::GateThresholds gates;
+  gates.min_request_speedup = optional_value<double>(
+      flags.min_request_speedup, "--min-request-speedup", io::parse_positive_number);
+  gates.min_prefill_speedup = optional_value<double>(
+      flags.min_prefill_speedup, "--min-prefill-speedup", io::parse_positive_number);
+  return gates;
+}
+
+}  // namespace kspeed::cli

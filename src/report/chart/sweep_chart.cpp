@@ -1,0 +1,292 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kspeed/report/chart/svg.hpp"
+#include "kspeed/report/chart/sweep_chart.hpp"
+#include "kspeed/report/human.hpp"
+
+namespace kspeed::report::chart {
+
+namespace {
+
+constexpr std::size_t kSolidColours = 7;    // palette size: later series repeat, dotted
+constexpr std::size_t kLargeMarkers = 40;   // more points than this get small markers
+constexpr std::size_t kSmallMarkers = 150;  // more than this: markers would merge into a band
+constexpr std::size_t kMaxMarkers = 500;    // at most about this many markers per series
+constexpr double kEndLabelWidth = 52;       // room right of the plot for "1.74×"
+constexpr double kInnerPadding = 10;        // keeps edge markers off the axes
+// The ceiling joins the y domain only while it stays within this many times the series' own
+// rise above 1.0×; beyond that it would squash the series, so it is clipped instead.
+constexpr double kCeilingHeadroom = 2.5;
+
+struct Extent {
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  void add(double value) {
+    if (!std::isfinite(value)) return;
+    min = std::min(min, value);
+    max = std::max(max, value);
+  }
+  [[nodiscard]] bool empty() const { return min > max; }
+};
+
+Scale x_scale(const SweepChart& chart, const Frame& frame) {
+  Extent tokens;
+  for (const auto& series : chart.series) {
+    for (const auto& point : series.points) {
+      if (point.x > 0) tokens.add(point.x);
+    }
+  }
+  for (const auto& point : chart.ceiling) {
+    if (point.x > 0) tokens.add(point.x);
+  }
+  for (const auto& point : chart.measured) {
+    if (point.context_tokens > 0) tokens.add(point.context_tokens);
+  }
+  if (tokens.empty()) tokens = {1024, 131072};
+  if (tokens.min == tokens.max) tokens = {tokens.min / 2, tokens.max * 2};
+  return {ScaleKind::log10, tokens.min, tokens.max, frame.plot_left + kInnerPadding,
+          frame.plot_right - kInnerPadding};
+}
+
+// The speedup domain: 1.0× always shows (the line of no change); the ceiling joins while it
+// does not dwarf the series.
+Extent y_extent(const SweepChart& chart) {
+  Extent speedup;
+  speedup.add(1.0);
+  for (const auto& series : chart.series) {
+    for (const auto& point : series.points) speedup.add(point.y);
+  }
+  for (const auto& point : chart.measured) speedup.add(point.speedup);
+  Extent ceiling;
+  for (const auto& point : chart.ceiling) ceiling.add(point.y);
+  const double rise = speedup.max - 1.0;
+  if (!ceiling.empty() && ceiling.max - 1.0 <= kCeilingHeadroom * std::max(rise, 0.05)) {
+    speedup.add(ceiling.max);
+  }
+  if (speedup.max - speedup.min < 0.05) speedup.max = speedup.min + 0.05;
+  // A little air above the highest point, then out to whole ticks.
+  speedup.max += 0.04 * (speedup.max - speedup.min);
+  widen_to_nice(speedup.min, speedup.max, 6);
+  return speedup;
+}
+
+std::vector<Point> sorted_by_x(std::vector<Point> points) {
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  return points;
+}
+
+std::vector<Point> to_pixels(const std::vector<Point>& points, const Scale& x, const Scale& y) {
+  std::vector<Point> pixels;
+  pixels.reserve(points.size());
+  for (const auto& point : points) {
+    const bool drawable = point.x > 0 && std::isfinite(point.y);
+    pixels.push_back(drawable ? Point{x.to_pixel(point.x), y.to_pixel(point.y)}
+                              : Point{std::nan(""), std::nan("")});
+  }
+  return pixels;
+}
+
+std::vector<LegendEntry> legend_of(const SweepChart& chart) {
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    legend.push_back({chart.series[i].name, std::string(palette_colour(i)),
+                      i < kSolidColours ? LegendMark::line : LegendMark::dashed_line});
+  }
+  if (!chart.ceiling.empty())
+    legend.push_back({chart.ceiling_name, "#57606a", LegendMark::dashed_line});
+  if (!chart.measured.empty())
+    legend.push_back({chart.measured_name, "#1f2328", LegendMark::diamond});
+  return legend;
+}
+
+void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t index, const Scale& x,
+                 const Scale& y) {
+  const std::string colour(palette_colour(index));
+  const std::vector<Point> points = sorted_by_x(series.points);
+  std::vector<Point> drawable;
+  for (const auto& point : points) {
+    if (point.x > 0 && std::isfinite(point.y)) drawable.push_back(point);
+  }
+  // The line passes through every point; a marker (with its data and tooltip) goes on every
+  // stride-th point only, so a 100,000-point sweep stays a file a browser opens. The group
+  // says how many points there are and how many carry markers.
+  const std::size_t stride = (drawable.size() + kMaxMarkers - 1) / kMaxMarkers;
+  std::size_t marked = 0;
+  for (std::size_t i = 0; i < drawable.size(); ++i) {
+    if (i % std::max<std::size_t>(stride, 1) == 0 || i + 1 == drawable.size()) ++marked;
+  }
+  svg.open("g", {{"class", "series"},
+                 {"data-series", series.name},
+                 {"data-points", std::to_string(drawable.size())},
+                 {"data-marked", std::to_string(marked)}});
+  svg.leaf("path", {{"class", "series"},
+                    {"d", line_path(to_pixels(points, x, y))},
+                    {"stroke", colour},
+                    {"stroke-dasharray", index < kSolidColours ? "none" : "2 4"},
+                    {"clip-path", "url(#kspeed-plot)"}});
+  // Markers shrink as points crowd, and vanish (r = 0, data kept) when they would merge.
+  const double radius = drawable.size() <= kLargeMarkers   ? 3.2
+                        : drawable.size() <= kSmallMarkers ? 1.6
+                                                           : 0.0;
+  for (std::size_t i = 0; i < drawable.size(); ++i) {
+    if (i % std::max<std::size_t>(stride, 1) != 0 && i + 1 != drawable.size()) continue;
+    const Point& point = drawable[i];
+    svg.open("circle", {{"class", "point"},
+                        {"cx", format_coordinate(x.to_pixel(point.x))},
+                        {"cy", format_coordinate(y.to_pixel(point.y))},
+                        {"r", format_coordinate(radius)},
+                        {"fill", colour},
+                        {"stroke", "#ffffff"},
+                        {"stroke-width", "1"},
+                        {"data-series", series.name},
+                        {"data-x", format_data(point.x)},
+                        {"data-y", format_data(point.y)}});
+    // A tooltip in browsers: the series, the context and the value as the text reports say it.
+    svg.element("title", fmt::format("{} at {} tokens: {}", series.name, format_tokens(point.x),
+                                     human_speedup(point.y)));
+    svg.close();
+  }
+  svg.close();
+}
+
+void draw_ceiling(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
+  if (chart.ceiling.empty()) return;
+  svg.leaf("path", {{"class", "ceiling series"},
+                    {"d", line_path(to_pixels(sorted_by_x(chart.ceiling), x, y))},
+                    {"stroke", "#57606a"},
+                    {"stroke-width", "1.75"},
+                    {"stroke-dasharray", "7 5"},
+                    {"clip-path", "url(#kspeed-plot)"}});
+}
+
+// Where a clipped ceiling leaves the top of the plot, say how high it goes.
+void draw_ceiling_exit(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
+  const auto points = sorted_by_x(chart.ceiling);
+  double highest = 0;
+  for (const auto& point : points) highest = std::max(highest, point.y);
+  const double top = y.domain_max;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Point& a = points[i - 1];
+    const Point& b = points[i];
+    if (!(a.y <= top && b.y > top) || !(a.x > 0) || !(b.x > 0)) continue;
+    // The crossing, interpolated in pixels along the drawn segment.
+    const double t = (top - a.y) / (b.y - a.y);
+    const double pixel_x = x.to_pixel(a.x) + t * (x.to_pixel(b.x) - x.to_pixel(a.x));
+    const std::string peak = std::isfinite(highest) ? human_speedup(highest) : "∞";
+    svg.text(pixel_x + 6, y.range_end + 14, "tick halo", "ceiling rises to " + peak,
+             {{"text-anchor", "start"}});
+    return;
+  }
+}
+
+void draw_no_change(SvgDocument& svg, const Frame& frame, const Scale& y) {
+  const double pixel = y.to_pixel(1.0);
+  svg.leaf("line", {{"class", "no-change"},
+                    {"x1", format_coordinate(frame.plot_left)},
+                    {"y1", format_coordinate(pixel)},
+                    {"x2", format_coordinate(frame.plot_right)},
+                    {"y2", format_coordinate(pixel)},
+                    {"stroke", "#1f2328"},
+                    {"stroke-width", "1.25"}});
+  svg.text(frame.plot_right - 4, pixel - 5, "tick halo", "1.0× = no change",
+           {{"text-anchor", "end"}});
+}
+
+void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
+  if (chart.measured.empty()) return;
+  svg.open("g", {{"class", "measured"}});
+  for (const auto& point : chart.measured) {
+    if (!(point.context_tokens > 0) || !std::isfinite(point.speedup)) continue;
+    const double cx = x.to_pixel(point.context_tokens);
+    const double cy = y.to_pixel(point.speedup);
+    // A diamond 14 px tall, centred on the point.
+    svg.open("path", {{"class", "measured"},
+                      {"d", fmt::format("M{} {}l7 7l-7 7l-7 -7z", format_coordinate(cx),
+                                        format_coordinate(cy - 7))},
+                      {"fill", "#ffffff"},
+                      {"fill-opacity", "0.6"},
+                      {"stroke", "#1f2328"},
+                      {"stroke-width", "1.75"},
+                      {"data-x", format_data(point.context_tokens)},
+                      {"data-y", format_data(point.speedup)}});
+    svg.element("title",
+                fmt::format("{} at {} tokens: {}", chart.measured_name,
+                            format_tokens(point.context_tokens), human_speedup(point.speedup)));
+    svg.close();
+    if (!point.label.empty()) {
+      // Below the mark, on the side towards the middle of the plot, so it never leaves it.
+      const bool right_half = cx > (x.range_start + x.range_end) / 2;
+      svg.text(right_half ? cx - 10 : cx + 10, cy + 20, "tick halo", point.label,
+               {{"text-anchor", right_half ? "end" : "start"}});
+    }
+  }
+  svg.close();
+}
+
+// The last value of each series, written right of the plot; labels closer than a line apart
+// are pushed apart (the values stay exact, only the text moves).
+void draw_end_labels(SvgDocument& svg, const SweepChart& chart, const Frame& frame,
+                     const Scale& y) {
+  struct EndLabel {
+    double pixel_y;
+    std::string text;
+    std::string colour;
+  };
+  std::vector<EndLabel> labels;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const auto points = sorted_by_x(chart.series[i].points);
+    const auto last = std::find_if(points.rbegin(), points.rend(),
+                                   [](const Point& p) { return p.x > 0 && std::isfinite(p.y); });
+    if (last == points.rend()) continue;
+    labels.push_back({y.to_pixel(last->y), human_speedup(last->y), std::string(palette_colour(i))});
+  }
+  std::sort(labels.begin(), labels.end(),
+            [](const EndLabel& a, const EndLabel& b) { return a.pixel_y < b.pixel_y; });
+  constexpr double kLineHeight = 14;
+  for (std::size_t i = 1; i < labels.size(); ++i) {
+    labels[i].pixel_y = std::max(labels[i].pixel_y, labels[i - 1].pixel_y + kLineHeight);
+  }
+  for (const auto& label : labels) {
+    svg.text(frame.plot_right + 6, label.pixel_y + 4, "label-strong", label.text,
+             {{"style", "fill:" + label.colour}});
+  }
+}
+
+}  // namespace
+
+std::string render_sweep_svg(const SweepChart& chart) {
+  const std::vector<LegendEntry> legend = legend_of(chart);
+  const Extent speedup = y_extent(chart);
+  const std::vector<Tick> y_ticks = linear_ticks(speedup.min, speedup.max, TickFormat::speedup);
+  Frame frame = layout_frame(chart.width, chart.height, chart.subtitle, legend,
+                             widest_label(y_ticks, kTickSize));
+  frame.plot_right -= kEndLabelWidth;
+  const Scale x = x_scale(chart, frame);
+  const Scale y{ScaleKind::linear, speedup.min, speedup.max, frame.plot_bottom, frame.plot_top};
+
+  SvgDocument svg(chart.width, chart.height, chart.title,
+                  "Speedup against context length (log scale): one line per series, the ceiling "
+                  "1/(1-p) dashed, measured shares marked with diamonds.");
+  draw_header(svg, frame, chart.title, chart.subtitle, legend);
+  define_plot_clip(svg, frame, "kspeed-plot");
+  draw_x_axis(svg, frame, x, token_ticks(x.domain_min, x.domain_max), chart.x_title);
+  draw_y_axis(svg, frame, y, y_ticks, chart.y_title);
+  std::vector<Attribute> plot = {{"class", "plot"}};
+  for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
+  for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
+  svg.open("g", plot);
+  draw_no_change(svg, frame, y);
+  draw_ceiling(svg, chart, x, y);
+  draw_ceiling_exit(svg, chart, x, y);
+  for (std::size_t i = 0; i < chart.series.size(); ++i) draw_series(svg, chart.series[i], i, x, y);
+  draw_measured(svg, chart, x, y);
+  svg.close();
+  draw_end_labels(svg, chart, frame, y);
+  return svg.finish();
+}
+
+}  // namespace kspeed::report::chart

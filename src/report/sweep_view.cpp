@@ -1,0 +1,175 @@
+// `kspeed sweep` for people: one row per point (the swept inputs, the share, each level's
+// speedup), the range in one sentence with both "faster" and "less time", where the numbers
+// come from, and each kind of warning once. Also the sweep's charts (terminal and SVG).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "kspeed/report/chart/sweep_chart.hpp"
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using engine::Sweep;
+using engine::SweepRow;
+
+bool swept(const Sweep& sweep, std::string_view name) {
+  return std::find(sweep.swept.begin(), sweep.swept.end(), name) != sweep.swept.end();
+}
+
+std::string optional_speedup(const std::optional<double>& value) {
+  return value ? human_speedup(*value) : std::string("—");
+}
+
+// The swept inputs first (as the rows vary), then what every point reports.
+Table points_table(const Sweep& sweep) {
+  Table table;
+  struct Column {
+    const char* name;
+    const char* header;
+    std::string (*cell)(const SweepRow& row);
+  };
+  static const Column kInputs[] = {
+      {"batch", "batch", [](const SweepRow& r) { return r.batch ? human_count(*r.batch) : "—"; }},
+      {"kernel_speedup", "kernel",
+       [](const SweepRow& r) {
+         return r.kernel_speedup ? human_speedup(r.kernel_speedup->value) : std::string("—");
+       }},
+      {"compute_speedup", "compute",
+       [](const SweepRow& r) { return optional_speedup(r.compute_speedup); }},
+      {"bytes_reduction", "bytes ÷",
+       [](const SweepRow& r) { return optional_speedup(r.bytes_reduction); }},
+      {"prefill_share", "share",
+       [](const SweepRow& r) { return human_percent(r.prefill_share.value); }},
+      {"response_tokens", "response",
+       [](const SweepRow& r) { return human_count(r.response_tokens.value); }},
+      {"prompt_tokens", "context",
+       [](const SweepRow& r) { return human_count(r.prompt_tokens.value); }},
+  };
+  std::vector<const Column*> inputs;
+  for (const Column& column : kInputs) {
+    if (swept(sweep, column.name)) {
+      inputs.push_back(&column);
+    }
+  }
+  for (const Column* column : inputs) {
+    table.header.emplace_back(column->header);
+    table.align.push_back(Align::right);
+  }
+  const bool share_swept = swept(sweep, "prefill_share");
+  if (!share_swept) {
+    table.header.emplace_back("share");
+    table.align.push_back(Align::right);
+  }
+  for (const char* header : {"prefill", "ceiling", "request", "less time"}) {
+    table.header.emplace_back(header);
+    table.align.push_back(Align::right);
+  }
+  for (const SweepRow& row : sweep.rows) {
+    std::vector<std::string> cells;
+    cells.reserve(table.header.size());
+    for (const Column* column : inputs) {
+      cells.push_back(column->cell(row));
+    }
+    if (!share_swept) {
+      cells.push_back(human_percent(row.prefill_share.value) + " " +
+                      std::string(to_string(row.prefill_share.provenance)));
+    }
+    const engine::EstimateResult& r = row.result;
+    cells.push_back(human_speedup(r.prefill.phase.speedup));
+    cells.push_back(human_ceiling(r.prefill.phase.ceiling));
+    cells.push_back(human_speedup(r.request.speedup));
+    cells.push_back(human_percent(1 - 1 / r.request.speedup));
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
+// "prefill 1.10× to 1.74× (9.3% to 42.6% less time); request …" over all points.
+std::string range_sentence(const Sweep& sweep) {
+  auto range = [&sweep](const char* name, double (*speedup)(const SweepRow&)) {
+    double lo = speedup(sweep.rows.front());
+    double hi = lo;
+    for (const SweepRow& row : sweep.rows) {
+      lo = std::min(lo, speedup(row));
+      hi = std::max(hi, speedup(row));
+    }
+    return fmt::format("{} {} to {} faster ({} to {} less time)", name, human_speedup(lo),
+                       human_speedup(hi), human_percent(1 - 1 / lo), human_percent(1 - 1 / hi));
+  };
+  return fmt::format(
+      "Over {} points: {}; {}.", human_count(static_cast<std::int64_t>(sweep.rows.size())),
+      range("prefill", [](const SweepRow& r) { return r.result.prefill.phase.speedup; }),
+      range("request", [](const SweepRow& r) { return r.result.request.speedup; }));
+}
+
+std::string fixed_inputs_caption(const Sweep& sweep) {
+  const SweepRow& first = sweep.rows.front();
+  std::string text =
+      fmt::format("workload {}; phase {}", sweep.workload.name, to_string(sweep.phase));
+  if (!swept(sweep, "kernel_speedup") && first.kernel_speedup) {
+    text += fmt::format("; kernel {} ({})", human_speedup(first.kernel_speedup->value),
+                        to_string(first.kernel_speedup->provenance));
+  }
+  if (!swept(sweep, "prompt_tokens")) {
+    text += fmt::format("; context {} tokens ({})", human_count(first.prompt_tokens.value),
+                        to_string(first.prompt_tokens.provenance));
+  }
+  text += fmt::format("; TTFT {} ({}), TPOT {} ({})", human_ms(first.ttft_ms.value),
+                      to_string(first.ttft_ms.provenance), human_ms(first.tpot_ms.value),
+                      to_string(first.tpot_ms.provenance));
+  return text + ". \"less time\" is the request's: 1 − 1/speedup.";
+}
+
+// Each kind of warning once, with the number of points it concerns.
+void add_warnings(View& view, const Sweep& sweep) {
+  std::map<std::string, std::pair<const engine::Warning*, std::size_t>> by_code;
+  std::vector<std::string> order;
+  for (const SweepRow& row : sweep.rows) {
+    for (const engine::Warning& warning : row.warnings) {
+      const std::string code = warning_code(warning);
+      auto [it, added] = by_code.try_emplace(code, &warning, 0);
+      ++it->second.second;
+      if (added) {
+        order.push_back(code);
+      }
+    }
+  }
+  for (const std::string& code : order) {
+    const auto& [warning, count] = by_code.at(code);
+    view.warning(fmt::format("{} (at {} of {} points; the first is quoted)",
+                             warning_sentence(*warning),
+                             human_count(static_cast<std::int64_t>(count)),
+                             human_count(static_cast<std::int64_t>(sweep.rows.size()))));
+  }
+}
+
+}  // namespace
+
+View sweep_warnings_view(const Sweep& sweep) {
+  View view;
+  add_warnings(view, sweep);
+  return view;
+}
+
+View sweep_view(const Sweep& sweep) {
+  View view;
+  view.title("kspeed sweep: what the change is worth across " +
+             std::string(swept(sweep, "prompt_tokens") ? "contexts" : "inputs"));
+  if (sweep.rows.empty()) {
+    view.answer("The sweep has no points.");
+    return view;
+  }
+  view.answer(range_sentence(sweep));
+  view.table(points_table(sweep));
+  view.caption(fixed_inputs_caption(sweep));
+  add_warnings(view, sweep);
+  return view;
+}
+
+}  // namespace kspeed::report

@@ -375,7 +375,11 @@ class NcuTableReader {
     }
     const std::optional<double> major = kernel.number("device__attribute_compute_capability_major");
     const std::optional<double> minor = kernel.number("device__attribute_compute_capability_minor");
-    if (!kernel.compute_capability && major && minor) {
+    // A compute capability is two small whole numbers ("6.00", "1.00"); anything else is left out.
+    const auto small_whole = [](const std::optional<double>& v) {
+      return v && *v >= 0 && *v < 100 && *v == static_cast<double>(static_cast<int>(*v));
+    };
+    if (!kernel.compute_capability && small_whole(major) && small_whole(minor)) {
       kernel.compute_capability =
           std::to_string(static_cast<int>(*major)) + "." + std::to_string(static_cast<int>(*minor));
     }

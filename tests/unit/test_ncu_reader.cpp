@@ -189,6 +189,19 @@ TEST_CASE("tolerated: BOM, CRLF, no preamble, ==PROF== lines inside the table", 
   CHECK(report.kernels[0].number("gpu__time_duration.sum") == Approx(2.5e-6));  // first wins
 }
 
+TEST_CASE("a compute capability out of range is left out (found by fuzzing)", "[ncu][reader]") {
+  const NcuReport report = parse_ncu_csv(
+      "\"ID\",\"Kernel Name\",\"device__attribute_compute_capability_major\","
+      "\"device__attribute_compute_capability_minor\"\n"
+      "\"\",\"\",\"\",\"\"\n"
+      "\"0\",\"k\",\"5.12e17\",\"0\"\n"
+      "\"1\",\"k\",\"8.00\",\"6.00\"\n",
+      "cc.csv");
+  REQUIRE(report.kernels.size() == 2);
+  CHECK_FALSE(report.kernels[0].compute_capability);
+  CHECK(report.kernels[1].compute_capability == "8.6");
+}
+
 TEST_CASE("real A100 details export (older ncu): 10 launches, thousands separators",
           "[ncu][reader][real]") {
   const std::string path = kShared + "a100-flashattn-v1-bert-details.csv";

@@ -238,13 +238,8 @@ bool is_profiler_line(std::string_view line) {
 // A file with ncu's messages and no table: the run failed or profiled nothing.
 [[noreturn]] void throw_failed_run(const std::string& source, std::size_t line,
                                    std::string_view message) {
-  std::string text = source;
-  if (line > 0) {
-    text += ":" + std::to_string(line) + ": ncu reported '" + std::string(message.substr(0, 160)) +
-            "' and";
-  } else {
-    text += ": ncu's log";
-  }
+  std::string text = source + ":" + std::to_string(line) + ": ncu reported '" +
+                     std::string(message.substr(0, 160)) + "' and";
   text +=
       " wrote no result table (no \"ID\" header line): the profiling run failed or no kernel "
       "matched; check the ncu command (--kernel-name, --launch-skip, permissions to the GPU "

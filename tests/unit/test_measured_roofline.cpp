@@ -281,7 +281,7 @@ TEST_CASE("a measured intensity that differs from the model's, priced with --byt
   CHECK(both.measured_price->exposed_s == Approx(2.038507463e-3));
   CHECK(both.measured_price->speedup == Approx(1.428870118));
   CHECK(both.measured_price->ideal_speedup == Approx(2.0));
-  CHECK(std::string(to_string(both.measured_price->source)) + " (" +
+  CHECK(std::string(to_string(both.measured_price->provenance)) + " (" +
             std::string(both.measured_price->instrument) + ")" ==
         "measured (ncu)");
   check_price_invariants(*both.measured_price, halve_bytes);

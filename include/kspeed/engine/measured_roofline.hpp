@@ -186,8 +186,8 @@ struct MeasuredLeverOutcome {
   /// η = 1), for comparison: what the roof alone says the change is worth.
   double ideal_speedup = 1;
   double exposed_s = 0;  ///< t - max(F/P, B/BW): time neither roof explains (latency, occupancy)
-  Source source = Source::measured;     ///< the speedup's provenance: measured ...
-  std::string_view instrument = "ncu";  ///< ... by Nsight Compute: "measured (ncu)"
+  Provenance provenance = Provenance::measured;  ///< the speedup's provenance: measured ...
+  std::string_view instrument = "ncu";           ///< ... by Nsight Compute: "measured (ncu)"
 };
 
 /// Prices `levers` on the measured kernel. With t the measured duration, t_m = B/BW and

@@ -5,11 +5,13 @@
 #include "command.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -27,6 +29,7 @@ struct EstimateFlags {
   std::string extrapolate = "clamp";
   PlatformFlags platform;
   LeverFlags levers;
+  NcuFlags ncu;
   std::string min_request_speedup, min_prefill_speedup;
   OutputOptions output;
 };
@@ -89,6 +92,7 @@ class EstimateCommand final : public Command {
     add_change_flags();
     add_platform_flags(*app_, flags_.platform);
     add_lever_flags(*app_, flags_.levers);
+    add_ncu_flags(*app_, flags_.ncu);
     add_gate_flags();
     add_output_options(*app_, flags_.output);
     app_->footer(footer());
@@ -102,8 +106,12 @@ class EstimateCommand final : public Command {
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     const engine::Workload workload = io::load_workload(flags_.workload);
-    options.platform = resolve_platform(
-        flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+    // With --ncu, --gpu is the profiled GPU: it needs no --model.
+    PlatformFlags platform = flags_.platform;
+    if (!flags_.ncu.file.empty() && platform.model.empty()) platform.gpu.clear();
+    options.platform =
+        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+    if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
                     flags_.output);
@@ -111,6 +119,44 @@ class EstimateCommand final : public Command {
   }
 
  private:
+  // --ncu: the levers priced on the profiled kernel's measured position become the attention
+  // kernel speedup (provenance measured, by ncu); they no longer go through each phase's
+  // modelled roofline.
+  void price_measured_kernel(engine::EstimateOptions& options) const {
+    if (!flags_.kernel_speedup.empty()) {
+      throw InputError(
+          "--kernel-speedup and --ncu both give the kernel speedup: --ncu prices "
+          "the levers on the measured kernel; drop one");
+    }
+    if (flags_.platform.gpu.empty()) {
+      throw InputError("--ncu " + flags_.ncu.file +
+                       ": an export does not say which GPU it profiled: pass --gpu NAME (kspeed "
+                       "gpus lists them)");
+    }
+    const engine::Gpu gpu = io::load_gpu(flags_.platform.gpu);
+    const std::string precision = flags_.platform.precision.empty()
+                                      ? std::string(engine::kDefaultPrecision)
+                                      : flags_.platform.precision;
+    const std::optional<double> peak = engine::peak_tflops(gpu, precision);
+    if (!peak) {
+      throw InputError("--precision " + precision + ": " + gpu.name + " has no dense " + precision +
+                       " peak: pass --precision bf16");
+    }
+    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
+    query.gpu_name = gpu.name;
+    query.precision = precision;
+    query.peak_tflops = {*peak, engine::Provenance::preset};
+    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
+    const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
+    const engine::WithProvenance<double> speedup = engine::measured_kernel_speedup(result);
+    const engine::MeasuredKernel& kernel = result.query.kernels[result.priced.value_or(0)];
+    options.measured_kernel_speedup = speedup.value;
+    options.kernel_speedup_instrument = "ncu";
+    options.measured_kernel = kernel.id + " " + kernel.name.substr(0, kernel.name.find('<'));
+    options.levers.reset();
+    if (flags_.phase.empty()) options.phase = engine::Phase::prefill;
+  }
+
   void add_workload_flags() {
     app_->add_option("--workload,-w", flags_.workload,
                      "A workload JSON file, or the name of a built-in workload "

@@ -25,14 +25,18 @@ inline constexpr double kDefaultKernelSpeedup = 2.0;
 
 /// What the user overrode; an empty optional means "take it from the workload".
 struct EstimateOptions {
-  std::optional<std::int64_t> prompt_tokens;           ///< --ctx
-  std::optional<std::int64_t> response_tokens;         ///< --response-tokens
-  std::optional<double> ttft_ms;                       ///< --ttft
-  std::optional<double> tpot_ms;                       ///< --tpot
-  std::optional<double> kernel_speedup;                ///< --kernel-speedup
-  std::optional<double> prefill_share;                 ///< --share
-  std::optional<double> decode_share;                  ///< --decode-share
-  Phase phase = Phase::prefill;                        ///< --phase
+  std::optional<std::int64_t> prompt_tokens;    ///< --ctx
+  std::optional<std::int64_t> response_tokens;  ///< --response-tokens
+  std::optional<double> ttft_ms;                ///< --ttft
+  std::optional<double> tpot_ms;                ///< --tpot
+  std::optional<double> kernel_speedup;         ///< --kernel-speedup
+  /// --ncu: the speedup priced from a profiled kernel's measured position (provenance measured)
+  std::optional<double> measured_kernel_speedup;
+  std::string kernel_speedup_instrument;  ///< what measured it: "ncu"
+  std::string measured_kernel;            ///< which launch: "7: fmha_fwd_loop_kernel<...>"
+  std::optional<double> prefill_share;    ///< --share
+  std::optional<double> decode_share;     ///< --decode-share
+  Phase phase = Phase::prefill;           ///< --phase
   Extrapolation extrapolation = Extrapolation::clamp;  ///< --extrapolate
   /// --model and --gpu (or the workload's): places each phase on the roofline and models the
   /// decode share when none is measured.
@@ -49,6 +53,8 @@ struct Scenario {
   WithProvenance<double> ttft_ms;
   WithProvenance<double> tpot_ms;
   WithProvenance<double> kernel_speedup;
+  std::string kernel_speedup_instrument;  ///< with provenance measured: "ncu"
+  std::string measured_kernel;            ///< with provenance measured: the launch priced
   Phase phase = Phase::prefill;
   WithProvenance<double> prefill_share;
   std::optional<WithProvenance<double>>

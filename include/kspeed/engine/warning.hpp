@@ -27,6 +27,9 @@ enum class WarningCode {
   steps_without_phase,       ///< steps found, none states its phase
   kernels_outside_steps,     ///< kernel executions outside every step
   share_point_left_out,      ///< an emitted share table point of 0 or 1, left out
+  // kspeed roofline --ncu, about the measured kernel:
+  measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
+  tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
 };
 
 /// "share_clamped", ...: the code's stable name, before any phase prefix.
@@ -56,6 +59,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "kernels_outside_steps";
     case WarningCode::share_point_left_out:
       return "share_point_left_out";
+    case WarningCode::measured_above_roof:
+      return "measured_above_roof";
+    case WarningCode::tensor_work_uncounted:
+      return "tensor_work_uncounted";
   }
   return "unknown";
 }

@@ -3,6 +3,7 @@
 // file (estimate_view.cpp, estimate_document.cpp, ...). A new command's report: two files and
 // three declarations here.
 
+#include "kspeed/engine/measured_analysis.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/profile/analysis.hpp"
@@ -15,6 +16,9 @@ Document estimate_document(const engine::Estimate& estimate);
 
 View roofline_view(const engine::RooflineResult& result);
 Document roofline_document(const engine::RooflineResult& result);
+
+View ncu_view(const engine::MeasuredRooflineResult& result);
+Document ncu_document(const engine::MeasuredRooflineResult& result);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);

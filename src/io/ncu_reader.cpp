@@ -395,6 +395,18 @@ double ncu_unit_scale(std::string_view unit) {
   return unit_part_scale(unit.substr(0, slash)) / unit_part_scale(unit.substr(slash + 1));
 }
 
+bool looks_like_ncu_export(std::string_view head) {
+  std::size_t pos = 0;
+  while (pos < head.size()) {
+    const std::size_t end = std::min(head.find('\n', pos), head.size());
+    const std::string_view line = head.substr(pos, end - pos);
+    if (line.substr(0, 8) == "==PROF==") return true;
+    if (is_header_line(line)) return line.find("Kernel Name") != std::string_view::npos;
+    pos = end + 1;
+  }
+  return false;
+}
+
 std::optional<NcuReport> try_parse_ncu_csv(std::string_view text, const std::string& source) {
   // Find the header: skip ncu's ==PROF== lines and the program's output before it.
   std::size_t pos = 0;

@@ -50,6 +50,11 @@ std::optional<NcuReport> try_parse_ncu_csv(std::string_view text, const std::str
 /// expected.
 NcuReport parse_ncu_csv(std::string_view text, const std::string& source);
 
+/// True when `head` (a file's first bytes) is an Nsight Compute export or run log: a `==PROF==`
+/// line, or an "ID" header line with a "Kernel Name" column. For `kspeed profile` to point at
+/// `kspeed roofline --ncu` instead of failing as an unknown trace.
+bool looks_like_ncu_export(std::string_view head);
+
 /// Reads the file at `path` (InputError for a missing or unreadable file).
 NcuReport load_ncu_csv(const std::string& path);
 

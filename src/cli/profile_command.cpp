@@ -181,7 +181,7 @@ class ProfileCommand final : public Command {
 
   // The first 64 KiB of a file ("" when unreadable): enough for ncu's preamble and header.
   static std::string file_head(const std::string& path) {
-    constexpr std::size_t kHeadBytes = 64 * 1024;
+    constexpr std::size_t kHeadBytes = std::size_t{64} * 1024;
     std::ifstream in(path, std::ios::binary);
     std::string head(kHeadBytes, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));

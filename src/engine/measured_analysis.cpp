@@ -48,14 +48,16 @@ std::vector<MeasuredLeverRow> lever_rows(const MeasuredKernel& kernel, const Roo
     given.bytes_reduction = 2;
   }
   std::vector<std::pair<LeverKind, MeasuredLevers>> rows;
-  if (given.compute_speedup != 1)
+  if (given.compute_speedup != 1) {
     rows.push_back({LeverKind::compute, {given.compute_speedup, 1, {}}});
-  if (given.bytes_reduction != 1)
+  }
+  if (given.bytes_reduction != 1) {
     rows.push_back({LeverKind::bytes, {1, given.bytes_reduction, {}}});
+  }
   if (given.bandwidth_efficiency_after) {
     rows.push_back({LeverKind::bandwidth, {1, 1, given.bandwidth_efficiency_after}});
   }
-  if (rows.size() > 1) rows.push_back({LeverKind::combined, given});
+  if (rows.size() > 1) rows.emplace_back(LeverKind::combined, given);
   std::vector<MeasuredLeverRow> out;
   for (const auto& [kind, levers] : rows) {
     if (const auto outcome = price_levers(kernel, roof, levers)) {

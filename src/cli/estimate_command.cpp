@@ -106,9 +106,12 @@ class EstimateCommand final : public Command {
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     const engine::Workload workload = io::load_workload(flags_.workload);
-    // With --ncu, --gpu is the profiled GPU: it needs no --model.
+    // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
     PlatformFlags platform = flags_.platform;
-    if (!flags_.ncu.file.empty() && platform.model.empty()) platform.gpu.clear();
+    if (!flags_.ncu.file.empty() && platform.model.empty()) {
+      platform.gpu.clear();
+      platform.precision.clear();
+    }
     options.platform =
         resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp});
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);

@@ -96,6 +96,33 @@ std::vector<Warning> launch_warnings(const MeasuredKernel& kernel, const Measure
   return out;
 }
 
+// "dram__bytes_read.sum, dram__bytes_write.sum and the SASS FLOP counters (sm__sass_...)".
+std::string missing_summary(const std::vector<std::string>& metrics) {
+  constexpr std::string_view kSass = "sm__sass_thread_inst_executed_op_";
+  std::string out;
+  bool sass = false;
+  for (const std::string& metric : metrics) {
+    if (metric.rfind(kSass, 0) == 0) {
+      sass = true;
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + metric;
+  }
+  if (sass)
+    out += (out.empty() ? "" : " and ") + std::string("the SASS FLOP counters (") +
+           std::string(kSass) + "*_pred_on.sum)";
+  return out.empty() ? "the metrics it needs" : out;
+}
+
+// What a price needs and the launch lacks: its duration, DRAM bytes and FLOPs metrics.
+std::vector<std::string> pricing_metrics_missing(const MeasuredKernel& kernel) {
+  std::vector<std::string> out;
+  add_missing(out, kernel.duration_s.missing);
+  add_missing(out, kernel.dram_bytes.missing);
+  add_missing(out, kernel.flops.missing);
+  return out;
+}
+
 }  // namespace
 
 std::vector<bool> select_launches(const MeasuredRooflineQuery& query, KernelSelection& selection) {
@@ -127,7 +154,10 @@ MeasuredRooflineResult analyse_measured_roofline(const MeasuredRooflineQuery& qu
   out.query = query;
   out.roof = Roof{query.peak_tflops.value, query.bandwidth_tbs.value};
   if (query.kernels.empty()) {
-    throw InputError(query.file + ": the export holds no kernel launch");
+    throw InputError(
+        query.file +
+        ": the export holds no kernel launch; profile again with ncu's kernel-name and "
+        "launch-skip options selecting a launch that runs");
   }
   out.selected = select_launches(query, out.selection);
   for (const MeasuredKernel& kernel : query.kernels) {
@@ -161,7 +191,9 @@ WithProvenance<double> measured_kernel_speedup(const MeasuredRooflineResult& res
                           ? "no change was described (pass " + flag_mark("bytes-reduction") + ", " +
                                 flag_mark("compute-speedup") + " or " +
                                 flag_mark("bandwidth-efficiency") + ")"
-                          : "the export lacks its duration, DRAM bytes or FLOPs";
+                          : "the export lacks " + missing_summary(pricing_metrics_missing(kernel)) +
+                                "; kspeed roofline " + flag_mark("ncu") + " " + result.query.file +
+                                " lists what it lacks with the ncu options that collect it";
     throw InputError(result.query.file + ": launch " + kernel.id + " (" +
                      kernel.name.substr(0, 60) + ") cannot be priced: " + why);
   }

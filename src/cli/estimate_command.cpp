@@ -6,11 +6,13 @@
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -22,6 +24,7 @@ class EstimateCommand final : public Command {
  public:
   explicit EstimateCommand(CLI::App& command) : app_(&command) {
     add_estimate_flags(*app_, flags_);
+    add_ncu_flags(*app_, flags_.ncu);
     add_gate_flags(*app_, flags_);
     add_output_options(*app_, flags_.output);
     add_plot_option(*app_, plot_path_,
@@ -37,12 +40,19 @@ class EstimateCommand final : public Command {
     const engine::GateThresholds gates = to_gates(flags_);
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
     if (!plot_path_.empty() && plot_path_ != "-") {
-      io::check_output_path(plot_path_);
+      io::check_output_path(plot_path_, "--plot");
     }
 
     const engine::Workload workload = io::load_workload(flags_.workload);
-    options.platform = resolve_platform(
-        flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+    // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
+    PlatformFlags platform = flags_.platform;
+    if (!flags_.ncu.file.empty() && platform.model.empty()) {
+      platform.gpu.clear();
+      platform.precision.clear();
+    }
+    options.platform =
+        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+    if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
@@ -52,6 +62,44 @@ class EstimateCommand final : public Command {
   }
 
  private:
+  // --ncu: the levers priced on the profiled kernel's measured position become the attention
+  // kernel speedup (provenance measured, by ncu); they no longer go through each phase's
+  // modelled roofline.
+  void price_measured_kernel(engine::EstimateOptions& options) const {
+    if (!flags_.kernel_speedup.empty()) {
+      throw InputError(
+          "--kernel-speedup and --ncu both give the kernel speedup: --ncu prices "
+          "the levers on the measured kernel; drop one");
+    }
+    if (flags_.platform.gpu.empty()) {
+      throw InputError("--ncu " + flags_.ncu.file +
+                       ": an export does not say which GPU it profiled: pass --gpu NAME (kspeed "
+                       "gpus lists them)");
+    }
+    const engine::Gpu gpu = io::load_gpu(flags_.platform.gpu);
+    const std::string precision = flags_.platform.precision.empty()
+                                      ? std::string(engine::kDefaultPrecision)
+                                      : flags_.platform.precision;
+    const std::optional<double> peak = engine::peak_tflops(gpu, precision);
+    if (!peak) {
+      throw InputError("--precision " + precision + ": " + gpu.name + " has no dense " + precision +
+                       " peak: pass --precision bf16");
+    }
+    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
+    query.gpu_name = gpu.name;
+    query.precision = precision;
+    query.peak_tflops = {*peak, engine::Provenance::preset};
+    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
+    const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
+    const engine::WithProvenance<double> speedup = engine::measured_kernel_speedup(result);
+    const engine::MeasuredKernel& kernel = result.query.kernels[result.priced.value_or(0)];
+    options.measured_kernel_speedup = speedup.value;
+    options.kernel_speedup_instrument = "ncu";
+    options.measured_kernel = kernel.id + " " + kernel.name.substr(0, kernel.name.find('<'));
+    options.levers.reset();
+    if (flags_.phase.empty()) options.phase = engine::Phase::prefill;
+  }
+
   static std::string footer() {
     return "\nExamples:\n"
            "  kspeed estimate                                  the built-in default workload\n"

@@ -8,6 +8,7 @@
 
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -23,6 +24,7 @@ struct EstimateFlags {
   std::string extrapolate = "clamp";
   PlatformFlags platform;
   LeverFlags levers;
+  NcuFlags ncu;  ///< --ncu FILE, --kernel, --launch: the kernel speedup priced from a profile
   std::string min_request_speedup, min_prefill_speedup;
   OutputOptions output;
 };

@@ -1,16 +1,19 @@
 // `kspeed profile`: trace files -> readers -> analysis -> a reporter (and, optionally, a
 // workload file for `kspeed estimate --workload`).
 #include <unistd.h>
+#include <fstream>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/pattern_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
@@ -204,6 +207,16 @@ class ProfileCommand final : public Command {
     return io::combined_patterns(file);
   }
 
+  // The first 64 KiB of a file ("" when unreadable): enough for ncu's preamble and header.
+  static std::string file_head(const std::string& path) {
+    constexpr std::size_t kHeadBytes = std::size_t{64} * 1024;
+    std::ifstream in(path, std::ios::binary);
+    std::string head(kHeadBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    return head;
+  }
+
   static profile::Trace read(const std::string& path) {
     const bool show_progress = ::isatty(STDERR_FILENO) == 1;
     ProgressLine line(std::filesystem::path(path).filename().string());
@@ -211,7 +224,18 @@ class ProfileCommand final : public Command {
     if (show_progress) {
       progress = [&line](std::uint64_t done, std::uint64_t total) { line.update(done, total); };
     }
-    return io::trace::read_trace_file(path, progress);
+    try {
+      return io::trace::read_trace_file(path, progress);
+    } catch (const InputError&) {
+      // A kernel profiler's export is not a timeline: say which command reads it.
+      if (io::looks_like_ncu_export(file_head(path))) {
+        throw InputError(path +
+                         ": this is an Nsight Compute export (a kernel profiler's, not a "
+                         "timeline): use kspeed roofline --ncu " +
+                         path + " --gpu NAME");
+      }
+      throw;
+    }
   }
 
   // Built and validated before anything is written: the emitted file must read back.

@@ -8,6 +8,7 @@
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/reports.hpp"
+#include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 struct RooflineFlags {
   PlatformFlags platform;
   LeverFlags levers;
+  NcuFlags ncu;
   std::string peak_tflops, bandwidth_tbs, ai, ctx;
   std::string phase = "decode";
   OutputOptions output;
@@ -112,6 +114,7 @@ class RooflineCommand final : public Command {
     add_platform_flags(*app_, flags_.platform);
     add_roof_flags();
     add_lever_flags(*app_, flags_.levers);
+    add_ncu_flags(*app_, flags_.ncu);
     add_output_options(*app_, flags_.output);
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the roofline into FILE: the roof, the ridge, the kernel and where "
@@ -124,7 +127,16 @@ class RooflineCommand final : public Command {
   int execute() override {
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
-      io::check_output_path(flags_.plot_path);
+      io::check_output_path(flags_.plot_path, "--plot");
+    }
+    if (!flags_.ncu.file.empty()) return execute_ncu();
+    for (const auto& [text, flag] :
+         {std::pair{flags_.ncu.kernel, "--kernel"}, {flags_.ncu.launch, "--launch"}}) {
+      if (!text.empty()) {
+        throw InputError(std::string(flag) +
+                         " picks a launch of an Nsight Compute export: it "
+                         "needs --ncu FILE");
+      }
     }
 
     engine::RooflineQuery query;
@@ -143,6 +155,37 @@ class RooflineCommand final : public Command {
   }
 
  private:
+  // The measured kernels of an ncu export on the roof; with --model, beside the modelled kernel.
+  int execute_ncu() {
+    const bool custom_roof = !flags_.peak_tflops.empty() && !flags_.bandwidth_tbs.empty();
+    if (flags_.platform.gpu.empty() && !custom_roof) {
+      throw InputError("--ncu " + flags_.ncu.file +
+                       ": an export does not say which GPU it profiled: pass --gpu NAME (kspeed "
+                       "gpus lists them), or --peak-tflops X --bandwidth-tbs Y");
+    }
+    if (!flags_.ai.empty()) {
+      throw InputError(
+          "--ai and --ncu both describe the kernel: the export measures it; drop --ai");
+    }
+    engine::RooflineQuery roof;
+    const engine::Gpu gpu = resolve_roof(flags_, roof);
+    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
+    query.gpu_name = roof.gpu_name;
+    query.precision = roof.precision;
+    query.peak_tflops = roof.peak_tflops;
+    query.bandwidth_tbs = roof.bandwidth_tbs;
+    if (!flags_.platform.model.empty()) {
+      resolve_kernel(flags_, gpu, roof);
+      const engine::RooflineResult modelled = engine::analyse_roofline(roof);
+      query.modelled = modelled.step_cost;
+      query.model_name = roof.platform->model.value.name;
+    }
+    const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
+    render_and_emit(report::make_report(result, report::ncu_view, report::ncu_document),
+                    flags_.output);
+    return kExitOk;
+  }
+
   void add_kernel_flags() {
     app_->add_option("--phase", flags_.phase, "The kernel's phase: decode or prefill")
         ->type_name("PHASE")
@@ -175,6 +218,9 @@ class RooflineCommand final : public Command {
            "  kspeed roofline --model qwen3-8b --gpu b200 --phase prefill --ctx 32k\n"
            "  kspeed roofline --ai 8 --peak-tflops 989.4 --bandwidth-tbs 3.35 "
            "--bandwidth-efficiency 0.6:0.66\n"
+           "  kspeed roofline --ncu report.csv --gpu a100-sxm-80gb --bytes-reduction 2\n"
+           "  kspeed roofline --ncu report.csv --gpu h100-sxm --kernel flash_fwd --launch 7 "
+           "--model llama-3.1-8b\n"
            "  kspeed gpus; kspeed models                       the presets\n" +
            exit_codes_help();
   }

@@ -120,7 +120,7 @@ class SweepCommand final : public Command {
     engine::EstimateOptions options = to_options(flags);
     check_output_options(flags.output);
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
-      io::check_output_path(flags_.plot_path);
+      io::check_output_path(flags_.plot_path, "--plot");
     }
 
     const engine::Workload workload = io::load_workload(flags.workload);

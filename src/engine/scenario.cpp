@@ -315,6 +315,11 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
       options.kernel_speedup
           ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
           : WithProvenance<double>{kDefaultKernelSpeedup, Provenance::default_value};
+  if (options.measured_kernel_speedup) {
+    scenario.kernel_speedup = {*options.measured_kernel_speedup, Provenance::measured};
+    scenario.kernel_speedup_instrument = options.kernel_speedup_instrument;
+    scenario.measured_kernel = options.measured_kernel;
+  }
 
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
   const auto response = static_cast<double>(scenario.response_tokens.value);

@@ -80,6 +80,9 @@ const std::vector<KernelPattern>& builtin_patterns() {
       // flash_fwd_kernel, flash_fwd_splitkv(_mla)_kernel and their combine kernels.
       {C::attention_core, "flash_fwd_(splitkv_)?(mla_)?(combine_)?kernel", "FlashAttention"},
       {C::attention_core, "FlashAttnFwd", "FlashAttention 3"},
+      // FlashAttention v1 (csrc/flash_attn/src/fmha_fwd_launch_template.h): fmha_fwd_kernel and
+      // fmha_fwd_loop_kernel; still what older BERT-style stacks run.
+      {C::attention_core, "fmha_fwd_(loop_)?kernel", "FlashAttention v1"},
       {C::attention_core, "fmha_cutlassF", "PyTorch SDPA (memory-efficient)"},
       {C::attention_core, "native_sdpa_sm[0-9]+_flash_fprop", "cuDNN SDPA"},
       {C::attention_core,

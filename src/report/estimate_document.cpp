@@ -29,6 +29,11 @@ ordered_json inputs_json(const Estimate& estimate) {
   // With levers there is no single kernel speedup: each phase has its own (*.roofline).
   put_with_provenance(inputs, "kernel_speedup",
                       s.levers ? std::nullopt : std::optional(s.kernel_speedup));
+  inputs["kernel_speedup_instrument"] = s.kernel_speedup_instrument.empty()
+                                            ? ordered_json(nullptr)
+                                            : ordered_json(s.kernel_speedup_instrument);
+  inputs["kernel_speedup_launch"] =
+      s.measured_kernel.empty() ? ordered_json(nullptr) : ordered_json(s.measured_kernel);
   inputs["phase"] = to_string(s.phase);
   return inputs;
 }

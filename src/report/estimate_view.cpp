@@ -186,7 +186,10 @@ Table inputs_table(const Estimate& estimate) {
     add_lever_inputs(table, s);  // the change as levers: no single kernel speedup
   } else {
     add_input(table, "kernel speedup", human_speedup(s.kernel_speedup.value),
-              to_string(s.kernel_speedup.provenance));
+              s.kernel_speedup_instrument.empty()
+                  ? std::string(to_string(s.kernel_speedup.provenance))
+                  : std::string(to_string(s.kernel_speedup.provenance)) + " (" +
+                        s.kernel_speedup_instrument + ", launch " + s.measured_kernel + ")");
   }
   add_input(table, "prefill attention share", human_percent(s.prefill_share.value),
             to_string(s.prefill_share.provenance));

@@ -3,6 +3,7 @@
 #include "kspeed/error.hpp"
 #include "kspeed/report/human.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kspeed::report {
@@ -204,6 +205,19 @@ std::string warning_sentence(const Warning& w) {
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) + ": share " +
              human_percent(w.number("share")) +
              " left out (a share table needs shares strictly between 0 and 1)";
+    case WarningCode::measured_above_roof:
+      return "launch " + w.text("launch") + " reached " +
+             human_percent(w.number("compute_fraction")) + " of the peak and " +
+             human_percent(w.number("bandwidth_fraction")) + " of the bandwidth of " +
+             w.text("gpu") +
+             ": above its roof, so the profile was taken on another GPU or precision (pass the "
+             "profiled one with --gpu and --precision); no lever is priced";
+    case WarningCode::tensor_work_uncounted:
+      return "launch " + w.text("launch") + " executed " +
+             human_count(static_cast<std::int64_t>(w.number("tensor_warp_instructions"))) +
+             " tensor-pipe warp instructions that the SASS FLOP counters do not count, and the "
+             "instruction shape is not in the profile: its FLOPs, intensity and compute "
+             "fraction are lower bounds";
   }
   return std::string(to_string(w.code));
 }
@@ -336,6 +350,53 @@ std::string token_counts_condition(const engine::Workload& workload) {
             contexts(workload.decode_shares) + " tokens per request";
   }
   return text;
+}
+
+// The SpeedOfLight section holds the duration and the three throughput percentages (Kernel
+// Profiling Guide, "Sections and Rules"); FLOP counters, DRAM bytes and the tensor-pipe count are
+// collected by name with --metrics (the SpeedOfLight_RooflineChart section's set varies by
+// version, so kspeed names the metrics themselves).
+std::string ncu_collect_flag(const std::string& metric) {
+  static const std::vector<std::string> in_speed_of_light = {
+      "gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+      "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"};
+  if (std::find(in_speed_of_light.begin(), in_speed_of_light.end(), metric) !=
+      in_speed_of_light.end()) {
+    return "--section SpeedOfLight";
+  }
+  return "--metrics " + metric;
+}
+
+std::vector<std::string> compact_metrics(const std::vector<std::string>& metrics) {
+  // The nine SASS FLOP counters (fp16, fp32, fp64 × fma, add, mul) as one ncu regex.
+  constexpr std::string_view kSass = "sm__sass_thread_inst_executed_op_";
+  std::vector<std::string> out;
+  bool sass = false;
+  for (const std::string& metric : metrics) {
+    if (metric.rfind(kSass, 0) != 0) {
+      out.push_back(metric);
+    } else if (!sass) {
+      sass = true;
+      out.emplace_back("regex:sm__sass_thread_inst_executed_op_[hfd](fma|add|mul)_pred_on.sum");
+    }
+  }
+  return out;
+}
+
+std::string ncu_collect_flags(const std::vector<std::string>& metrics) {
+  std::string sections;
+  std::string names;
+  for (const std::string& metric : compact_metrics(metrics)) {
+    const std::string flag = ncu_collect_flag(metric);
+    if (flag.rfind("--metrics ", 0) == 0) {
+      names += (names.empty() ? "" : ",") + metric;
+    } else if (sections.find(flag) == std::string::npos) {
+      sections += (sections.empty() ? "" : " ") + flag;
+    }
+  }
+  if (names.empty()) return sections;
+  return sections + (sections.empty() ? "" : " ") + "--metrics " + names;
 }
 
 }  // namespace kspeed::report

@@ -58,6 +58,10 @@ TEST_CASE("core attention kernels of every library are recognised", "[profile]")
       "void flash::flash_fwd_splitkv_mla_kernel<Flash_fwd_kernel_traits_mla<576>>(Params)",
       "void flash::flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, 576>(Params)",
       "_attn_fwd",
+      "void fmha_fwd_loop_kernel<FMHA_kernel_traits<256, 64, 16, 1, 4, 8u, __half>, false, "
+      "false>(Params)",
+      "void fmha_fwd_kernel<FMHA_kernel_traits<128, 64, 16, 1, 4, 8u, __half>, true, "
+      "false>(Params)",
       "_fwd_kernel_stage1",
       "_fwd_grouped_kernel_stage1",
   };

@@ -30,9 +30,13 @@ struct EstimateOptions {
   std::optional<double> ttft_ms;                ///< --ttft
   std::optional<double> tpot_ms;                ///< --tpot
   std::optional<double> kernel_speedup;         ///< --kernel-speedup
-  std::optional<double> prefill_share;          ///< --share
-  std::optional<double> decode_share;           ///< --decode-share
-  Phase phase = Phase::prefill;                 ///< --phase
+  /// --ncu: the speedup priced from a profiled kernel's measured position (provenance measured)
+  std::optional<double> measured_kernel_speedup;
+  std::string kernel_speedup_instrument;  ///< what measured it: "ncu"
+  std::string measured_kernel;            ///< which launch: "7: fmha_fwd_loop_kernel<...>"
+  std::optional<double> prefill_share;    ///< --share
+  std::optional<double> decode_share;     ///< --decode-share
+  Phase phase = Phase::prefill;           ///< --phase
   /// False when `phase` is the command line's default: a decode-only workload then estimates
   /// decode (its prefill was not measured).
   bool phase_given = false;
@@ -52,6 +56,8 @@ struct Scenario {
   WithProvenance<double> ttft_ms;
   WithProvenance<double> tpot_ms;
   WithProvenance<double> kernel_speedup;
+  std::string kernel_speedup_instrument;  ///< with provenance measured: "ncu"
+  std::string measured_kernel;            ///< with provenance measured: the launch priced
   Phase phase = Phase::prefill;
   WithProvenance<double> prefill_share;
   std::optional<WithProvenance<double>>

@@ -40,6 +40,9 @@ enum class WarningCode {
   requests_too_many_models,       ///< model names beyond 65,535 not kept
   replay_without_arrival,         ///< left out of the queue replay: no arrival time
   replay_measured_ttft,           ///< replay service times taken from measured TTFTs
+  // kspeed roofline --ncu, about the measured kernel:
+  measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
+  tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
 };
 
 /// "share_clamped", ...: the code's stable name, before any phase prefix.
@@ -93,6 +96,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "replay_without_arrival";
     case WarningCode::replay_measured_ttft:
       return "replay_measured_ttft";
+    case WarningCode::measured_above_roof:
+      return "measured_above_roof";
+    case WarningCode::tensor_work_uncounted:
+      return "tensor_work_uncounted";
   }
   return "unknown";
 }

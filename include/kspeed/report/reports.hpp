@@ -3,6 +3,7 @@
 // file (estimate_view.cpp, estimate_document.cpp, ...). A new command's report: two files and
 // three declarations here.
 
+#include "kspeed/engine/measured_analysis.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/sweep.hpp"
@@ -39,6 +40,8 @@ std::string sweep_svg(const engine::Sweep& sweep);
 std::string estimate_svg(const engine::Estimate& estimate);
 /// The roofline with the kernel and each lever as an SVG (plots.cpp).
 std::string roofline_svg(const engine::RooflineResult& result);
+View ncu_view(const engine::MeasuredRooflineResult& result);
+Document ncu_document(const engine::MeasuredRooflineResult& result);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);

@@ -44,6 +44,18 @@ const char* lever_kind_name(engine::LeverKind kind);
 /// "bandwidth efficiency 0.5 → 0.8"
 std::string bandwidth_efficiency_text(const engine::Levers& levers);
 
+/// The Nsight Compute flag that collects `metric` (a name from engine/measured_roofline.cpp):
+/// "--section SpeedOfLight" for duration and the Speed-of-Light percentages, else
+/// "--metrics NAME".
+std::string ncu_collect_flag(const std::string& metric);
+
+/// `metrics` with the nine SASS FLOP counters folded into one ncu "regex:" name, for people and
+/// for --metrics (ncu accepts regex: names; Nsight Compute CLI, "--metrics").
+std::vector<std::string> compact_metrics(const std::vector<std::string>& metrics);
+
+/// One `ncu` option that collects all of `metrics`: the sections, then one --metrics list.
+std::string ncu_collect_flags(const std::vector<std::string>& metrics);
+
 /// The five lever fields, in docs/json-format.md order.
 ordered_json levers_json(const engine::Levers& levers);
 

@@ -1,0 +1,26 @@
+#pragma once
+// The flags that read a kernel profiler's export, shared by `kspeed roofline --ncu` and
+// `kspeed estimate --ncu`: --ncu FILE, --kernel REGEX, --launch ID; and the measured levers.
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "kspeed/engine/measured_analysis.hpp"
+#include "platform_flags.hpp"
+
+namespace kspeed::cli {
+
+struct NcuFlags {
+  std::string file, kernel, launch;
+};
+
+void add_ncu_flags(CLI::App& command, NcuFlags& flags);
+
+/// The export's launches, measured and matched against --kernel, and the levers as the measured
+/// roofline prices them (--bandwidth-efficiency's AFTER; its BEFORE is the measurement). The roof
+/// and the model are the caller's. Throws InputError for an unreadable or broken export, a bad
+/// --kernel regex, or --compute-efficiency (the measurement holds it).
+engine::MeasuredRooflineQuery ncu_query(const NcuFlags& flags, const LeverFlags& levers);
+
+}  // namespace kspeed::cli

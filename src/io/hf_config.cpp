@@ -1,6 +1,7 @@
 #include "kspeed/io/hf_config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "kspeed/engine/dtype.hpp"
@@ -44,8 +45,12 @@ const json* present(const json& object, const char* key) {
 std::int64_t whole_number(const JsonReader& reader, const json& value, const char* key,
                           std::int64_t minimum) {
   constexpr std::int64_t kLargest = 1'000'000'000;  // no model shape is near this
-  if (!value.is_number_integer() || value.get<std::int64_t>() < minimum ||
-      value.get<std::int64_t>() > kLargest) {
+  // Some exporters write whole numbers as floats (4096.0): accept those, not 2.5.
+  const bool whole =
+      value.is_number_integer() || (value.is_number_float() && std::isfinite(value.get<double>()) &&
+                                    std::abs(value.get<double>()) <= 1e9 &&
+                                    value.get<double>() == std::floor(value.get<double>()));
+  if (!whole || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > kLargest) {
     reader.fail(key, "expected a whole number >= " + std::to_string(minimum) + ", found " +
                          (value.is_number() ? value.dump() : describe_json_type(value)));
   }
@@ -316,6 +321,40 @@ void fill_parameters(engine::ModelArch& arch, const engine::ModelShapes& shapes)
   arch.weight_bytes_per_param = bytes / params.active;
 }
 
+// Python's json module writes the floats inf and nan as Infinity and NaN, which JSON does not
+// allow; config.json files carry them in fields kspeed does not read (rope scaling limits and
+// the like). Outside strings they become null (padded with spaces where the token is longer, so
+// error columns stay put).
+std::string python_floats_as_null(std::string_view text) {
+  std::string out(text);
+  bool in_string = false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    for (const std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
+      if (out.compare(i, token.size(), token) == 0) {
+        const std::string replacement =
+            "null" + std::string(token.size() > 4 ? token.size() - 4 : 0, ' ');
+        out.replace(i, token.size(), replacement);
+        i += replacement.size() - 1;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_hf_architectures() {
@@ -374,7 +413,7 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
 }
 
 HfModel parse_hf_config(std::string_view text, std::string_view source, const std::string& name) {
-  return read_hf_config(parse_json_document(text, source), source, name);
+  return read_hf_config(parse_json_document(python_floats_as_null(text), source), source, name);
 }
 
 HfModel load_hf_config(const std::string& path) {

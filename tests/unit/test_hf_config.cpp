@@ -2,6 +2,8 @@
 // preset's numbers, MoE checkpoints their model cards' parameter counts, and bad configs fail
 // naming the field.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "hf_configs.hpp"
@@ -185,4 +187,35 @@ TEST_CASE("config.json: sliding windows from layer_types, Mistral and Qwen", "[h
   CHECK(q.arch.head_dim == 128);
   CHECK(io::is_hf_config(nlohmann::json::parse(qwen)));
   CHECK_FALSE(io::is_hf_config(nlohmann::json::parse(R"({"name": "x", "layers": 2})")));
+}
+
+TEST_CASE("config.json: real-file quirks (BOM, CRLF, Infinity, NaN, 4096.0) are read",
+          "[hf_config]") {
+  const std::string text =
+      "\xEF\xBB\xBF{\r\n  \"architectures\": [\"LlamaForCausalLM\"],\r\n"
+      "  \"num_hidden_layers\": 32, \"hidden_size\": 4096.0, \"vocab_size\": 128256,\r\n"
+      "  \"intermediate_size\": 14336, \"num_attention_heads\": 32,\r\n"
+      "  \"num_key_value_heads\": 8, \"max_position_embeddings\": Infinity,\r\n"
+      "  \"name_or_path\": \"a NaN and -Infinity in a string stay\", \"x\": -Infinity,\r\n"
+      "  \"router_aux_loss_coef\": NaN\r\n}\r\n";
+  const io::HfModel model = io::parse_hf_config(text, "config.json", "m");
+  CHECK(model.shapes.hidden_size == 4096);
+  CHECK(model.arch.head_dim == 128);
+  CHECK(model.arch.total_params_billions == Approx(8.03).epsilon(0.001));
+}
+
+TEST_CASE("config.json: a file is named after its folder", "[hf_config]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / "kspeed-hf-config-test" / "Qwen3-8B";
+  fs::create_directories(folder);
+  {
+    std::ofstream out(folder / "config.json", std::ios::binary);
+    out << test::kQwen3_8bConfig;
+  }
+  const io::HfModel model = io::load_hf_config((folder / "config.json").string());
+  CHECK(model.arch.name == "Qwen3-8B");
+  CHECK(model.arch.layers == 36);
+  fs::remove_all(folder.parent_path());
+  CHECK_THROWS_WITH(io::load_hf_config((folder / "config.json").string()),
+                    Catch::Contains("config.json' does not exist"));
 }

@@ -18,10 +18,10 @@ constexpr std::int64_t kResponse = 32768;
 
 engine::Platform platform(const char* model) {
   engine::PlatformChoice choice;
-  choice.model = {io::load_model(model), engine::Source::given};
-  choice.gpu = {io::load_gpu("h100-sxm"), engine::Source::given};
-  choice.batch = {16, engine::Source::given};
-  choice.tensor_parallel = {8, engine::Source::given};
+  choice.model = {io::load_model(model), engine::Provenance::given};
+  choice.gpu = {io::load_gpu("h100-sxm"), engine::Provenance::given};
+  choice.batch = {16, engine::Provenance::given};
+  choice.tensor_parallel = {8, engine::Provenance::given};
   return engine::make_platform(choice);
 }
 

@@ -22,6 +22,11 @@ check=0
 shopt -s nullglob
 stale=0
 
+run_pinned() {  # $1: the command line, with `kspeed` meaning the binary under test
+  cd "$root" && env -i PATH="$(dirname "$kspeed"):$PATH" HOME=/tmp LC_ALL=C.UTF-8 \
+    NO_COLOR=1 TERM=dumb bash -c "${1//kspeed /\"$kspeed\" }"
+}
+
 render_block() {  # $1: the command line after "regen:"
   local command=$1 fence=text output status
   case "$command" in
@@ -30,9 +35,11 @@ render_block() {  # $1: the command line after "regen:"
     *"--format markdown"*) fence=markdown ;;
   esac
   set +e
-  output=$(cd "$root" && env -i PATH="$(dirname "$kspeed"):$PATH" HOME=/tmp LC_ALL=C.UTF-8 \
-    NO_COLOR=1 TERM=dumb bash -c "${command//kspeed /\"$kspeed\" }" 2>&1)
+  # stdout only: warnings also go to stderr for json/csv/jsonl, which would interleave with it
+  output=$(run_pinned "$command" 2>/dev/null)
   status=$?
+  # a failing command's error message is the example
+  [ $status -eq 0 ] || output=$(run_pinned "$command" 2>&1)
   set -e
   printf '```%s\n%s\n```\n' "$fence" "$output"
   [ $status -eq 0 ] || printf '(exit code %d)\n' "$status"

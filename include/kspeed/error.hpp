@@ -2,8 +2,12 @@
 // Errors that reach the user. Thrown anywhere below main, caught once in cli::run, printed as
 // `kspeed: error: <message>` on stderr and turned into a documented exit code.
 
+#include <array>
+#include <charconv>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kspeed {
 
@@ -21,5 +25,111 @@ class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// How many bytes of input a message quotes at most (excerpt()).
+inline constexpr std::size_t kExcerptBytes = 60;
+
+namespace detail {
+
+// Length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 when it is malformed
+// (overlong, surrogate, past U+10FFFF, cut short). RFC 3629 section 4's table.
+inline std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k) {
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  }
+  return length;
+}
+
+}  // namespace detail
+
+/// A short, terminal-safe excerpt of input for an error message: at most `max_bytes` bytes of
+/// `text`, control characters escaped (`\n`, `\r`, `\t`, `\e`, `\a`, `\x7f`; C1 controls such
+/// as U+009B, which some terminals read as CSI, as `\u009b`), malformed UTF-8 as `\xff`, and
+/// "... (N bytes)" when cut. Files are quoted through this so a 10 MB key gives a short message
+/// and an ESC in a kernel name cannot restyle the terminal.
+inline std::string excerpt(std::string_view text, std::size_t max_bytes = kExcerptBytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size() && i < max_bytes) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case 0x1b:
+          out += "\\e";
+          break;
+        case 0x07:
+          out += "\\a";
+          break;
+        default:
+          out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t length = detail::utf8_sequence_length(text, i);
+    if (length == 0) {
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      ++i;
+    } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      out += std::string("\\u00") + kHex[second >> 4] + kHex[second & 15];
+      i += 2;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  if (i < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+/// Error messages from the engine and the trace analysis name flags and numbers by marks that the
+/// CLI words when it prints the error (report::worded_error): flag_mark("tp") becomes "--tp",
+/// count_mark(131072) becomes "131,072" (the one number formatter). So the engine and the
+/// analysis hold no flag names and format no numbers, yet their errors say what to pass.
+inline std::string flag_mark(std::string_view flag) {
+  return "{flag:" + std::string(flag) + "}";
+}
+
+inline std::string count_mark(long long count) {
+  std::array<char, 24> digits{};
+  const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), count);
+  return "{count:" + std::string(digits.data(), ec == std::errc{} ? end : digits.data()) + "}";
+}
 
 }  // namespace kspeed

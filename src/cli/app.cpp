@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/suggest.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::cli {
 
@@ -125,9 +126,28 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
   return commands;
 }
 
+// `--ctx ''` is a mistake (an unset shell variable, most often), not "use the default": every
+// option that takes a value refuses an empty one, naming the flag.
+void reject_empty_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_type_size() == 0 || option->count() == 0) continue;  // a switch, or unused
+    for (const std::string& value : option->results()) {
+      if (value.empty()) {
+        const std::string name = !option->get_lnames().empty()
+                                     ? "--" + option->get_lnames().front()
+                                     : "the " + option->get_name() + " argument";
+        throw InputError(name +
+                         ": the value is empty: give one, or leave the option out to use the "
+                         "default");
+      }
+    }
+  }
+}
+
 int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& commands) {
   CLI::App& active = *active_command(app);
   reject_extras(active);
+  reject_empty_values(active);
   for (const auto& command : commands) {
     if (command->app().parsed()) {
       return command->execute();
@@ -165,7 +185,7 @@ int run(int argc, const char* const* argv) {
     std::cerr << "kspeed: error: " << error.what() << " (see kspeed --help)\n";
     return kExitBadInput;
   } catch (const InputError& error) {
-    std::cerr << "kspeed: error: " << error.what() << "\n";
+    std::cerr << "kspeed: error: " << report::worded_error(error.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
     std::cerr << "kspeed: internal error: " << error.what()

@@ -1,14 +1,15 @@
 // `kspeed estimate`: flags to EstimateOptions, then the engine, then a reporter.
 #include <iostream>
 
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
-#include "kspeed/report/estimate_report.hpp"
 #include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -39,18 +40,16 @@ std::optional<T> optional_value(const std::string& text, const char* flag, Parse
 }
 
 engine::Phase parse_phase(const std::string& text) {
-  if (text == "prefill") return engine::Phase::prefill;
-  if (text == "decode") return engine::Phase::decode;
-  if (text == "both") return engine::Phase::both;
-  throw InputError("--phase: unknown phase '" + text + "'" +
-                   io::suggestion_suffix(text, {"prefill", "decode", "both"}));
+  return parse_choice<engine::Phase>(text, "--phase", "phase",
+                                     {{"prefill", engine::Phase::prefill},
+                                      {"decode", engine::Phase::decode},
+                                      {"both", engine::Phase::both}});
 }
 
 engine::Extrapolation parse_extrapolation(const std::string& text) {
-  if (text == "clamp") return engine::Extrapolation::clamp;
-  if (text == "model") return engine::Extrapolation::model;
-  throw InputError("--extrapolate: unknown mode '" + text + "'" +
-                   io::suggestion_suffix(text, {"clamp", "model"}));
+  return parse_choice<engine::Extrapolation>(
+      text, "--extrapolate", "mode",
+      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
 }
 
 engine::EstimateOptions to_options(const EstimateFlags& flags) {
@@ -100,15 +99,14 @@ class EstimateCommand final : public Command {
   int execute() override {
     engine::EstimateOptions options = to_options(flags_);
     const engine::GateThresholds gates = to_gates(flags_);
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     options.platform = resolve_platform(
         flags_.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
-    render_and_emit(*report::make_estimate_reporter(format, style), estimate, flags_.output);
+    render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
+                    flags_.output);
     return report_gates(estimate.gates);
   }
 

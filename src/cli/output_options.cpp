@@ -1,5 +1,7 @@
 #include "output_options.hpp"
 
+#include "choice.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,10 +14,7 @@
 namespace kspeed::cli {
 
 void add_output_options(CLI::App& command, OutputOptions& options) {
-  command
-      .add_option("--format,-f", options.format,
-                  "Output format: text (a table for people), json (for scripts and "
-                  "dashboards), csv (one row per result), markdown (for PR comments)")
+  command.add_option("--format,-f", options.format, "Output format: " + report::format_help())
       ->type_name("FORMAT")
       ->capture_default_str();
   command
@@ -33,18 +32,18 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
 
 report::Format parse_output_format(const OutputOptions& options) {
   if (auto format = report::parse_format(options.format)) {
-    return *format;
+    return *format;  // the registry also knows aliases (md, ndjson)
   }
-  throw InputError("--format: unknown format '" + options.format + "'" +
-                   io::suggestion_suffix(options.format, report::format_names()));
+  Choices<report::Format> choices;
+  for (const std::string& name : report::format_names()) {
+    choices.emplace_back(name, *report::parse_format(name));
+  }
+  return parse_choice(options.format, "--format", "format", choices);
 }
 
 report::Style output_style(const OutputOptions& options) {
-  static const std::vector<std::string> kWhen = {"auto", "always", "never"};
-  if (options.color != "auto" && options.color != "always" && options.color != "never") {
-    throw InputError("--color: unknown value '" + options.color + "'" +
-                     io::suggestion_suffix(options.color, kWhen));
-  }
+  parse_choice<bool>(options.color, "--color", "value",
+                     {{"auto", true}, {"always", true}, {"never", true}});
   report::Style style;
   if (options.color == "always") {
     style.color = true;
@@ -58,9 +57,21 @@ report::Style output_style(const OutputOptions& options) {
   return style;
 }
 
-void check_output_destination(const OutputOptions& options) {
+void check_output_options(const OutputOptions& options) {
+  parse_output_format(options);
+  output_style(options);
   if (!options.output_path.empty()) {
     io::check_output_path(options.output_path);
+  }
+}
+
+void render_and_emit(const report::Report& report, const OutputOptions& options) {
+  const report::Format format = parse_output_format(options);
+  emit(report::render(report, format, output_style(options)), options);
+  if (!format.for_people() || !options.output_path.empty()) {
+    for (const std::string& warning : report.view.warnings()) {
+      std::cerr << "kspeed: warning: " << warning << "\n";
+    }
   }
 }
 

@@ -12,41 +12,34 @@ namespace kspeed::cli {
 
 namespace {
 
+// The CLI parses; the engine's resolve_input decides given, workload or default.
 template <class T>
-engine::Sourced<T> flag_or_default(const std::string& flag_text, const std::optional<T>& fallback,
-                                   T kspeed_default, T (*parse)(std::string_view, std::string_view),
-                                   const char* flag) {
-  if (!flag_text.empty()) {
-    return {parse(flag_text, flag), engine::Source::given};
-  }
-  if (fallback) {
-    return {*fallback, engine::Source::workload};
-  }
-  return {kspeed_default, engine::Source::default_value};
+engine::WithProvenance<T> flag_or_default(const std::string& flag_text,
+                                          const std::optional<T>& fallback, T kspeed_default,
+                                          T (*parse)(std::string_view, std::string_view),
+                                          const char* flag) {
+  const std::optional<T> given =
+      flag_text.empty() ? std::nullopt : std::optional<T>(parse(flag_text, flag));
+  return *engine::resolve_input<T>(given, fallback, kspeed_default);
 }
 
-std::optional<engine::Sourced<std::string>> name_from(const std::string& flag_text,
-                                                      const std::optional<std::string>& fallback) {
-  if (!flag_text.empty()) {
-    return engine::Sourced<std::string>{flag_text, engine::Source::given};
-  }
-  if (fallback) {
-    return engine::Sourced<std::string>{*fallback, engine::Source::workload};
-  }
-  return std::nullopt;
+std::optional<engine::WithProvenance<std::string>> name_from(
+    const std::string& flag_text, const std::optional<std::string>& fallback) {
+  return engine::resolve_input<std::string>(
+      flag_text.empty() ? std::nullopt : std::optional(flag_text), fallback);
 }
 
 // The deployment around a resolved model and GPU: batch, tp, KV type and precision.
 engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefaults& defaults,
-                                 engine::Sourced<engine::ModelArch> model,
-                                 engine::Sourced<engine::Gpu> gpu) {
+                                 engine::WithProvenance<engine::ModelArch> model,
+                                 engine::WithProvenance<engine::Gpu> gpu) {
   engine::PlatformChoice choice;
   choice.model = std::move(model);
   choice.gpu = std::move(gpu);
-  choice.batch =
-      flag_or_default<std::int64_t>(flags.batch, defaults.batch, 1, io::parse_count, "--batch");
-  choice.tensor_parallel =
-      flag_or_default<std::int64_t>(flags.tp, defaults.tp, 1, io::parse_count, "--tp");
+  choice.batch = flag_or_default<std::int64_t>(flags.batch, defaults.batch, engine::kDefaultBatch,
+                                               io::parse_count, "--batch");
+  choice.tensor_parallel = flag_or_default<std::int64_t>(
+      flags.tp, defaults.tp, engine::kDefaultTensorParallel, io::parse_count, "--tp");
   if (!flags.kv_dtype.empty()) {
     if (!engine::dtype_bytes(flags.kv_dtype)) {
       throw InputError("--kv-dtype: unknown data type '" + flags.kv_dtype + "'" +
@@ -142,12 +135,12 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
   const auto model = name_from(flags.model, defaults.model);
   const auto gpu = name_from(flags.gpu, defaults.gpu);
   if (!model || !gpu) {
-    if (model && model->source == engine::Source::given) {
+    if (model && model->provenance == engine::Provenance::given) {
       throw InputError("--model " + model->value +
                        " needs a GPU to place attention on a roofline: pass --gpu NAME (kspeed "
                        "gpus lists them)");
     }
-    if (gpu && gpu->source == engine::Source::given) {
+    if (gpu && gpu->provenance == engine::Provenance::given) {
       throw InputError("--gpu " + gpu->value +
                        " needs a model to size attention's work: pass --model NAME (kspeed "
                        "models lists them)");
@@ -162,16 +155,16 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
     }
     return std::nullopt;
   }
-  return finish_platform(flags, defaults, {io::load_model(model->value), model->source},
-                         {io::load_gpu(gpu->value), gpu->source});
+  return finish_platform(flags, defaults, {io::load_model(model->value), model->provenance},
+                         {io::load_gpu(gpu->value), gpu->provenance});
 }
 
 engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu) {
   if (flags.model.empty()) {
     throw InputError("a model is required: pass --model NAME (kspeed models lists them)");
   }
-  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Source::given},
-                         {gpu, engine::Source::given});
+  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Provenance::given},
+                         {gpu, engine::Provenance::given});
 }
 
 }  // namespace kspeed::cli

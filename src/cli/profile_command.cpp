@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
@@ -16,7 +17,8 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/workload.hpp"
-#include "kspeed/report/profile_report.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -36,19 +38,20 @@ struct ProfileFlags {
 };
 
 profile::Denominator parse_denominator(const std::string& text) {
-  if (text == "kernel-time") return profile::Denominator::kernel_time;
-  if (text == "busy-time") return profile::Denominator::busy_time;
-  if (text == "wall-time") return profile::Denominator::wall_time;
-  throw InputError("--denominator: unknown denominator '" + text + "'" +
-                   io::suggestion_suffix(text, {"kernel-time", "busy-time", "wall-time"}));
+  Choices<profile::Denominator> choices;
+  for (auto denominator : {profile::Denominator::kernel_time, profile::Denominator::busy_time,
+                           profile::Denominator::wall_time}) {
+    choices.emplace_back(to_string(denominator), denominator);
+  }
+  return parse_choice(text, "--denominator", "denominator", choices);
 }
 
 profile::ShareScope parse_scope(const std::string& text) {
+  Choices<profile::ShareScope> choices;
   for (profile::ShareScope scope : profile::kShareScopes) {
-    if (text == to_string(scope)) return scope;
+    choices.emplace_back(to_string(scope), scope);
   }
-  throw InputError("--emit-share: unknown share '" + text + "'" +
-                   io::suggestion_suffix(text, {"core", "core+kv", "core+kv+rope"}));
+  return parse_choice(text, "--emit-share", "share", choices);
 }
 
 std::size_t parse_top(const std::string& text) {
@@ -138,9 +141,7 @@ class ProfileCommand final : public Command {
     options.denominator = parse_denominator(flags_.denominator);
     options.top_kernels = parse_top(flags_.top);
     const profile::ShareScope scope = parse_scope(flags_.emit_share);
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
     if (!flags_.emit_workload.empty()) io::check_output_path(flags_.emit_workload);
 
     profile::ProfileResult result;
@@ -153,7 +154,8 @@ class ProfileCommand final : public Command {
 
     std::string workload_text;
     if (!flags_.emit_workload.empty()) workload_text = emitted_workload(result, scope);
-    render_and_emit(*report::make_profile_reporter(format, style), result, flags_.output);
+    render_and_emit(report::make_report(result, report::profile_view, report::profile_document),
+                    flags_.output);
     if (!workload_text.empty()) {
       io::write_file_atomically(flags_.emit_workload, workload_text);
       std::cerr << "kspeed: wrote workload " << flags_.emit_workload
@@ -187,9 +189,14 @@ class ProfileCommand final : public Command {
   // Built and validated before anything is written: the emitted file must read back.
   static std::string emitted_workload(const profile::ProfileResult& result,
                                       profile::ShareScope scope) {
-    const profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+    profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+    for (auto& [key, value] : emitted.workload.conditions) {
+      if (key == "token_counts") value = report::token_counts_condition(emitted.workload);
+    }
     if (emitted.workload.prefill_shares.empty() && emitted.workload.decode_shares.empty()) {
-      std::string why = emitted.notes.empty() ? std::string() : " (" + emitted.notes.front() + ")";
+      std::string why = emitted.notes.empty()
+                            ? std::string()
+                            : " (" + report::warning_sentence(emitted.notes.front()) + ")";
       throw InputError(
           "--emit-workload: no prefill or decode step states its context length, so "
           "there is no share table to write" +
@@ -198,8 +205,8 @@ class ProfileCommand final : public Command {
           "SGLang step[EXTEND … toks=T]); pass the share to kspeed estimate with "
           "--share instead");
     }
-    for (const std::string& note : emitted.notes)
-      std::cerr << "kspeed: --emit-workload: " << note << "\n";
+    for (const engine::Warning& note : emitted.notes)
+      std::cerr << "kspeed: --emit-workload: " << report::warning_sentence(note) << "\n";
     std::string text = io::workload_to_json_text(emitted.workload);
     io::parse_workload(text, "emitted workload");  // a bug here must not produce a bad file
     return text;

@@ -1,20 +1,18 @@
 // `kspeed roofline`: flags to a RooflineQuery, then the engine, then a reporter.
+#include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
-#include "kspeed/report/roofline_report.hpp"
+#include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
 namespace kspeed::cli {
 
 namespace {
-
-constexpr const char* kDefaultGpu = "h100-sxm";
-constexpr std::int64_t kDefaultContext = 4096;
 
 struct RooflineFlags {
   PlatformFlags platform;
@@ -24,12 +22,12 @@ struct RooflineFlags {
   OutputOptions output;
 };
 
+// The one check that roofline's kernel is in one phase ("both" is not a choice here).
 engine::Phase parse_kernel_phase(const std::string& text) {
-  if (text == "prefill") return engine::Phase::prefill;
-  if (text == "decode") return engine::Phase::decode;
-  throw InputError("--phase: unknown phase '" + text + "'" +
-                   io::suggestion_suffix(text, {"prefill", "decode"}) +
-                   " (kspeed roofline looks at one kernel in one phase)");
+  return parse_choice<engine::Phase>(
+      text, "--phase", "phase",
+      {{"prefill", engine::Phase::prefill}, {"decode", engine::Phase::decode}},
+      " (kspeed roofline looks at one kernel in one phase)");
 }
 
 // The roof: a GPU's figures, each overridable; or a custom roof from both figures. Returns the
@@ -38,9 +36,11 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
   engine::Gpu gpu;
   const bool custom =
       flags.platform.gpu.empty() && !flags.peak_tflops.empty() && !flags.bandwidth_tbs.empty();
-  query.precision = flags.platform.precision.empty() ? "bf16" : flags.platform.precision;
+  query.precision = flags.platform.precision.empty() ? std::string(engine::kDefaultPrecision)
+                                                     : flags.platform.precision;
   if (!custom) {
-    const std::string name = flags.platform.gpu.empty() ? kDefaultGpu : flags.platform.gpu;
+    const std::string name =
+        flags.platform.gpu.empty() ? engine::kDefaultRooflineGpu : flags.platform.gpu;
     gpu = io::load_gpu(name);
     const std::optional<double> peak = engine::peak_tflops(gpu, query.precision);
     if (!peak && flags.peak_tflops.empty()) {
@@ -48,8 +48,8 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
                        query.precision + " peak: pass --precision bf16, or --peak-tflops X");
     }
     query.gpu_name = gpu.name;
-    query.peak_tflops = {peak.value_or(0), engine::Source::preset};
-    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Source::preset};
+    query.peak_tflops = {peak.value_or(0), engine::Provenance::preset};
+    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
     query.memory_gb = gpu.memory_gb;
   } else {
     query.gpu_name = "custom";
@@ -57,11 +57,11 @@ engine::Gpu resolve_roof(const RooflineFlags& flags, engine::RooflineQuery& quer
   }
   if (!flags.peak_tflops.empty()) {
     query.peak_tflops = {io::parse_positive_number(flags.peak_tflops, "--peak-tflops"),
-                         engine::Source::given};
+                         engine::Provenance::given};
   }
   if (!flags.bandwidth_tbs.empty()) {
     query.bandwidth_tbs = {io::parse_positive_number(flags.bandwidth_tbs, "--bandwidth-tbs"),
-                           engine::Source::given};
+                           engine::Provenance::given};
   }
   // The platform's roof is the query's, overrides included.
   gpu.peak_dense_tflops = {{query.precision, query.peak_tflops.value}};
@@ -93,14 +93,13 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
     query.given_intensity = io::parse_positive_number(flags.ai, "--ai");
     return;
   }
-  if (!flags.ctx.empty()) {
-    query.context_tokens = {io::parse_token_count(flags.ctx, "--ctx"), engine::Source::given};
-  } else {
-    query.context_tokens = {kDefaultContext, engine::Source::default_value};
-  }
+  query.context_tokens = *engine::resolve_input<std::int64_t>(
+      flags.ctx.empty() ? std::nullopt
+                        : std::optional<std::int64_t>(io::parse_token_count(flags.ctx, "--ctx")),
+      std::nullopt, engine::kDefaultRooflineContext);
   engine::Platform platform = resolve_platform_on(flags.platform, gpu);
-  platform.gpu.source =
-      flags.platform.gpu.empty() ? engine::Source::default_value : engine::Source::given;
+  platform.gpu.provenance =
+      flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;
   query.platform = platform;
 }
 
@@ -118,9 +117,7 @@ class RooflineCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
-    const report::Format format = parse_output_format(flags_.output);
-    const report::Style style = output_style(flags_.output);
-    check_output_destination(flags_.output);
+    check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
 
     engine::RooflineQuery query;
     const engine::Gpu gpu = resolve_roof(flags_, query);
@@ -130,7 +127,8 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
-    render_and_emit(*report::make_roofline_reporter(format, style), result, flags_.output);
+    render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
+                    flags_.output);
     return kExitOk;
   }
 

@@ -1,30 +1,14 @@
 #include "kspeed/engine/roofline_analysis.hpp"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
+#include <stdexcept>
 
 #include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
 
 namespace {
-
-// Three significant digits for sentences ("295", "29.6", "8.00"), never an exponent.
-std::string short_number(double value) {
-  const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
-  std::array<char, 64> buffer{};
-  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
-                                       std::chars_format::fixed, decimals);
-  return ec == std::errc{} ? std::string(buffer.data(), end) : plain_number(value);
-}
-
-std::string lever_flag(LeverKind kind, double factor) {
-  return std::string(kind == LeverKind::compute ? "--compute-speedup " : "--bytes-reduction ") +
-         plain_number(factor);
-}
 
 Levers illustrative_levers(LeverKind kind, const Levers& given) {
   Levers levers;
@@ -52,7 +36,7 @@ void add_model_figures(const RooflineQuery& query, RooflineResult& result) {
     result.memory_needed_gb = decode_memory_needed_gb(platform, context);
   }
   result.intensity_flop_per_byte = intensity(*result.step_cost);
-  result.intensity_source = Source::modelled;
+  result.intensity_source = Provenance::modelled;
 }
 
 void add_memory_warning(const RooflineQuery& query, RooflineResult& result) {
@@ -60,40 +44,51 @@ void add_memory_warning(const RooflineQuery& query, RooflineResult& result) {
       *result.memory_needed_gb <= *query.memory_gb) {
     return;
   }
-  const std::string message =
-      "weights and KV cache need " + short_number(*result.memory_needed_gb) +
-      " GB per GPU, more than the " + plain_number(*query.memory_gb) + " GB of " + query.gpu_name +
-      ": the deployment does not fit; raise --tp or lower --batch (the "
-      "figures still follow the roofline)";
-  result.warnings.push_back({"memory_exceeded", message});
+  Gpu gpu;
+  gpu.name = query.gpu_name;
+  gpu.memory_gb = *query.memory_gb;
+  result.warnings.push_back(
+      memory_warning(*result.memory_needed_gb, gpu, query.context_tokens.value, false));
 }
 
 }  // namespace
 
-std::vector<Warning> contradiction_warnings(const std::string& code_prefix, const std::string& what,
-                                            const KernelCost& cost, const Roof& roof,
+std::vector<Warning> contradiction_warnings(Phase phase, const KernelCost& cost, const Roof& roof,
                                             const Levers& levers) {
   std::vector<Warning> out;
-  const std::string position = "(intensity " + short_number(intensity(cost)) + " vs ridge " +
-                               short_number(ridge_flop_per_byte(roof)) + " FLOP/byte)";
   for (const LeverContradiction& c : contradicted_levers(cost, roof, levers)) {
+    Warning warning;
     const bool compute = c.lever == LeverKind::compute;
-    out.push_back(
-        {code_prefix + (compute ? "_compute_speedup_no_gain" : "_bytes_reduction_no_gain"),
-         lever_flag(c.lever, c.factor) + " on " + what + ": it is " +
-             (compute ? "memory-bound " : "compute-bound ") + position + ", so " +
-             (compute ? "faster arithmetic" : "moving fewer bytes") + " gains only " +
-             short_number(c.speedup) + "×; " +
-             (compute ? "fewer bytes (--bytes-reduction) or more of the bandwidth "
-                        "(--bandwidth-efficiency) are what help"
-                      : "faster arithmetic (--compute-speedup) is what helps")});
+    warning.code =
+        compute ? WarningCode::compute_speedup_no_gain : WarningCode::bytes_reduction_no_gain;
+    warning.phase = phase;
+    warning.input = compute ? "compute_speedup" : "bytes_reduction";
+    warning.numbers = {{"factor", c.factor},
+                       {"intensity_flop_per_byte", intensity(cost)},
+                       {"ridge_flop_per_byte", ridge_flop_per_byte(roof)},
+                       {"speedup", c.speedup}};
+    out.push_back(std::move(warning));
   }
   return out;
 }
 
+Warning memory_warning(double needed_gb, const Gpu& gpu, std::int64_t context_tokens,
+                       bool at_response_end) {
+  Warning warning;
+  warning.code = WarningCode::memory_exceeded;
+  warning.input = "deployment";
+  warning.numbers = {{"needed_gb", needed_gb},
+                     {"memory_gb", gpu.memory_gb},
+                     {"context_tokens", static_cast<double>(context_tokens)},
+                     {"at_response_end", at_response_end ? 1.0 : 0.0}};
+  warning.names = {{"gpu", gpu.name}};
+  return warning;
+}
+
 RooflineResult analyse_roofline(const RooflineQuery& query) {
-  if (query.phase == Phase::both) {
-    throw InputError("--phase: kspeed roofline looks at one kernel: choose prefill or decode");
+  if (query.phase != Phase::prefill && query.phase != Phase::decode) {
+    // The CLI accepts only these two (cli/roofline_command.cpp): a caller's bug, not bad input.
+    throw std::invalid_argument("analyse_roofline: the kernel's phase is prefill or decode");
   }
   RooflineResult result;
   result.query = query;
@@ -102,7 +97,7 @@ RooflineResult analyse_roofline(const RooflineQuery& query) {
     add_model_figures(query, result);
   } else {
     result.intensity_flop_per_byte = *query.given_intensity;
-    result.intensity_source = Source::given;
+    result.intensity_source = Provenance::given;
   }
   const KernelCost cost =
       result.step_cost ? *result.step_cost : unit_cost_at_intensity(result.intensity_flop_per_byte);
@@ -121,9 +116,7 @@ RooflineResult analyse_roofline(const RooflineQuery& query) {
     for (const auto& [kind, levers] : lever_breakdown(query.levers)) {
       result.levers.push_back({kind, levers, apply_levers(cost, roof, levers)});
     }
-    const std::string what = std::string(to_string(query.phase)) + " attention";
-    result.warnings = contradiction_warnings(std::string(to_string(query.phase)) + "_attention",
-                                             what, cost, roof, query.levers);
+    result.warnings = contradiction_warnings(query.phase, cost, roof, query.levers);
   } else {
     result.levers_illustrative = true;
     for (LeverKind kind : {LeverKind::compute, LeverKind::bytes}) {

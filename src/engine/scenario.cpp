@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "kspeed/engine/scenario_roofline.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -13,43 +12,40 @@ namespace {
 
 // The user's value, else the workload's; an error naming the flag when neither has one.
 template <class T>
-Sourced<T> given_or_workload(const std::optional<T>& given, const std::optional<T>& from_workload,
-                             const Workload& workload, const char* field, const char* flag) {
+WithProvenance<T> given_or_workload(const std::optional<T>& given,
+                                    const std::optional<T>& from_workload, const Workload& workload,
+                                    const char* field, const std::string& flag) {
   if (given) {
-    return {*given, Source::given};
+    return {*given, Provenance::given};
   }
   if (from_workload) {
-    return {*from_workload, Source::workload};
+    return {*from_workload, Provenance::workload};
   }
   throw InputError(std::string("workload '") + workload.name + "' has no request." + field +
                    ": pass " + flag + ", or add request." + field + " to the workload");
 }
 
-Warning outside_table_warning(const char* phase, const std::vector<SharePoint>& table,
+Warning outside_table_warning(Phase phase, const std::vector<SharePoint>& table,
                               double context_tokens, const ShareLookup& lookup) {
   const bool below = context_tokens < table.front().context_tokens;
   const SharePoint& edge = below ? table.front() : table.back();
-  const std::string where = count_text(context_tokens) + " tokens is " +
-                            (below ? "below the smallest" : "above the largest") +
-                            " context in the " + phase + " share table (" +
-                            count_text(edge.context_tokens) + " tokens)";
-  if (lookup.source == Source::clamped) {
-    return {std::string(phase) + "_share_clamped",
-            std::string("a context of ") + where + ": using that point's share " +
-                percent_text(edge.share) +
-                " (clamped); --extrapolate model continues the edge segment instead"};
-  }
-  return {std::string(phase) + "_share_extrapolated",
-          std::string("a context of ") + where + ": continuing the edge segment gives " +
-              percent_text(lookup.share) + " (extrapolated; a model, not a measurement)"};
+  Warning warning;
+  warning.code = lookup.source == Provenance::clamped ? WarningCode::share_clamped
+                                                      : WarningCode::share_extrapolated;
+  warning.phase = phase;
+  warning.input = std::string(to_string(phase)) + "_share_table";
+  warning.numbers = {{"context_tokens", context_tokens},
+                     {"edge_context_tokens", edge.context_tokens},
+                     {"below_table", below ? 1.0 : 0.0},
+                     {"share", lookup.source == Provenance::clamped ? edge.share : lookup.share}};
+  return warning;
 }
 
 // The share the table gives at `context`, recording a warning when it lies outside the table.
-ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table,
-                         double context_tokens, Extrapolation extrapolation,
-                         std::vector<Warning>& warnings) {
+ShareLookup lookup_share(Phase phase, const std::vector<SharePoint>& table, double context_tokens,
+                         Extrapolation extrapolation, std::vector<Warning>& warnings) {
   const ShareLookup lookup = share_at(table, context_tokens, extrapolation);
-  if (lookup.source == Source::clamped || lookup.source == Source::extrapolated) {
+  if (lookup.source == Provenance::clamped || lookup.source == Provenance::extrapolated) {
     warnings.push_back(outside_table_warning(phase, table, context_tokens, lookup));
   }
   return lookup;
@@ -57,21 +53,24 @@ ShareLookup lookup_share(const char* phase, const std::vector<SharePoint>& table
 
 // A share read exactly off a table point is as good as the table: "measured" for a workload that
 // kspeed profile wrote, "workload" for one that cites its source.
-Source table_point_source(const Workload& workload, Source lookup_source) {
-  return lookup_source == Source::workload ? workload.share_origin : lookup_source;
+Provenance table_point_source(const Workload& workload, Provenance lookup_source) {
+  return lookup_source == Provenance::workload ? workload.share_origin : lookup_source;
 }
 
-Sourced<double> resolve_prefill_share(const Workload& workload, const EstimateOptions& options,
-                                      double prompt_tokens, std::vector<Warning>& warnings) {
+WithProvenance<double> resolve_prefill_share(const Workload& workload,
+                                             const EstimateOptions& options, double prompt_tokens,
+                                             std::vector<Warning>& warnings) {
   if (options.prefill_share) {
-    return {*options.prefill_share, Source::given};
+    return {*options.prefill_share, Provenance::given};
   }
   if (workload.prefill_shares.empty()) {
-    throw InputError("workload '" + workload.name +
-                     "' has no prefill attention share table: pass --share P (for example "
-                     "--share 0.18), or add attention_share.prefill to the workload");
+    throw InputError(
+        "workload '" + workload.name +
+        ("' has no prefill attention share table: pass " + flag_mark("share") +
+         " P (for example ") +
+        (flag_mark("share") + " 0.18), or add attention_share.prefill to the workload"));
   }
-  const ShareLookup lookup = lookup_share("prefill", workload.prefill_shares, prompt_tokens,
+  const ShareLookup lookup = lookup_share(Phase::prefill, workload.prefill_shares, prompt_tokens,
                                           options.extrapolation, warnings);
   return {lookup.share, table_point_source(workload, lookup.source)};
 }
@@ -80,10 +79,10 @@ constexpr std::int64_t kExactDecodeSteps = 1 << 16;
 
 // Decode attention's share over the response: the context grows by one token per step, and each
 // step lasts one TPOT, so the time-weighted share is the mean of the per-step shares.
-Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
-                                           double prompt_tokens, double response_tokens,
-                                           Extrapolation extrapolation,
-                                           std::vector<Warning>& warnings) {
+WithProvenance<double> decode_share_over_response(const std::vector<SharePoint>& table,
+                                                  double prompt_tokens, double response_tokens,
+                                                  Extrapolation extrapolation,
+                                                  std::vector<Warning>& warnings) {
   const auto steps = static_cast<std::int64_t>(std::max(1.0, response_tokens - 1.0));
   // Every step up to kExactDecodeSteps; beyond, the midpoint of each of kExactDecodeSteps equal
   // runs of steps. The share is smooth and monotone between table points, so the midpoint rule's
@@ -91,38 +90,39 @@ Sourced<double> decode_share_over_response(const std::vector<SharePoint>& table,
   const std::int64_t samples = std::min(steps, kExactDecodeSteps);
   const double stride = static_cast<double>(steps) / static_cast<double>(samples);
   double sum = 0;
-  Source source = Source::workload;
+  Provenance source = Provenance::workload;
   for (std::int64_t sample = 0; sample < samples; ++sample) {
     const double step = samples == steps ? static_cast<double>(sample + 1)
                                          : (static_cast<double>(sample) + 0.5) * stride + 0.5;
     const ShareLookup lookup = share_at(table, prompt_tokens + step, extrapolation);
     sum += lookup.share;
-    if (lookup.source != Source::workload) {
+    if (lookup.source != Provenance::workload) {
       source = lookup.source;
     }
   }
   // One warning at the context where the response ends, not one per step.
-  if (source == Source::clamped || source == Source::extrapolated) {
+  if (source == Provenance::clamped || source == Provenance::extrapolated) {
     const double last = prompt_tokens + static_cast<double>(steps);
     const double probe = last > table.back().context_tokens ? last : prompt_tokens + 1.0;
-    lookup_share("decode", table, probe, extrapolation, warnings);
+    lookup_share(Phase::decode, table, probe, extrapolation, warnings);
   }
   return {sum / static_cast<double>(samples), source};
 }
 
-std::optional<Sourced<double>> resolve_decode_share(const Workload& workload,
-                                                    const EstimateOptions& options,
-                                                    double prompt_tokens, double response_tokens,
-                                                    std::vector<Warning>& warnings) {
+std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workload,
+                                                           const EstimateOptions& options,
+                                                           double prompt_tokens,
+                                                           double response_tokens,
+                                                           std::vector<Warning>& warnings) {
   if (options.decode_share) {
-    return Sourced<double>{*options.decode_share, Source::given};
+    return WithProvenance<double>{*options.decode_share, Provenance::given};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
   }
-  Sourced<double> share = decode_share_over_response(
+  WithProvenance<double> share = decode_share_over_response(
       workload.decode_shares, prompt_tokens, response_tokens, options.extrapolation, warnings);
-  share.source = table_point_source(workload, share.source);
+  share.provenance = table_point_source(workload, share.provenance);
   return share;
 }
 
@@ -137,34 +137,37 @@ double scaled_ttft_ms(const Workload& workload, const EstimateOptions& options,
          (prompt_tokens / reference_tokens) / (1.0 - share_at_prompt);
 }
 
-Sourced<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
-                             const Sourced<std::int64_t>& prompt_tokens,
-                             const Sourced<double>& prefill_share, std::vector<Warning>& warnings) {
+WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
+                                    const WithProvenance<std::int64_t>& prompt_tokens,
+                                    const WithProvenance<double>& prefill_share,
+                                    std::vector<Warning>& warnings) {
   if (options.ttft_ms) {
-    return {*options.ttft_ms, Source::given};
+    return {*options.ttft_ms, Provenance::given};
   }
   const RequestShape& reference = workload.request;
   if (reference.ttft_ms && prompt_tokens.value == reference.prompt_tokens) {
-    return {*reference.ttft_ms, Source::workload};
+    return {*reference.ttft_ms, Provenance::workload};
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
-                     "' has no reference TTFT to scale from: pass --ttft D");
+                     ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
   }
   if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
-    throw InputError("cannot scale TTFT to a prompt of " + std::to_string(prompt_tokens.value) +
-                     " tokens without a share below 1 at "
-                     "both lengths: pass --ttft D measured at this prompt length");
+    throw InputError(
+        "cannot scale TTFT to a prompt of " + count_mark(prompt_tokens.value) +
+        " tokens without a share below 1 at " +
+        ("both lengths: pass " + flag_mark("ttft") + " D measured at this prompt length"));
   }
   const double ttft = scaled_ttft_ms(workload, options, static_cast<double>(prompt_tokens.value),
                                      prefill_share.value);
-  warnings.push_back(
-      {"ttft_scaled", "TTFT " + plain_number(*reference.ttft_ms) + " ms was measured at " +
-                          count_text(static_cast<double>(*reference.prompt_tokens)) +
-                          " tokens; scaled to " +
-                          count_text(static_cast<double>(prompt_tokens.value)) +
-                          " tokens with the cost model (pass --ttft to use a measurement)"});
-  return {ttft, Source::scaled};
+  Warning warning;
+  warning.code = WarningCode::ttft_scaled;
+  warning.input = "ttft";
+  warning.numbers = {{"reference_ttft_ms", *reference.ttft_ms},
+                     {"reference_prompt_tokens", static_cast<double>(*reference.prompt_tokens)},
+                     {"prompt_tokens", static_cast<double>(prompt_tokens.value)}};
+  warnings.push_back(std::move(warning));
+  return {ttft, Provenance::scaled};
 }
 
 // "Llama-3.1-70B-Instruct" -> "llama3170binstruct": names compared by letters and digits only.
@@ -186,10 +189,10 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   if (!scenario.platform || stated == workload.conditions.end()) {
     return;
   }
-  const auto from_table = [](const Sourced<double>& share) {
-    return share.source == Source::workload || share.source == Source::measured ||
-           share.source == Source::interpolated || share.source == Source::clamped ||
-           share.source == Source::extrapolated;
+  const auto from_table = [](const WithProvenance<double>& share) {
+    return share.provenance == Provenance::workload || share.provenance == Provenance::measured ||
+           share.provenance == Provenance::interpolated ||
+           share.provenance == Provenance::clamped || share.provenance == Provenance::extrapolated;
   };
   // Only a share that moves the answer counts: one of a phase the change applies to.
   const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
@@ -201,12 +204,13 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
       platform_model.find(workload_model) != std::string::npos) {
     return;
   }
-  scenario.warnings.push_back(
-      {"share_model_mismatch",
-       "workload '" + workload.name + "' measured its attention shares on " + stated->second +
-           ", but --model is " + scenario.platform->model.value.name +
-           ": the share table may not carry over; pass --share/--decode-share measured on this "
-           "model"});
+  Warning warning;
+  warning.code = WarningCode::share_model_mismatch;
+  warning.input = "model";
+  warning.names = {{"workload", workload.name},
+                   {"workload_model", stated->second},
+                   {"model", scenario.platform->model.value.name}};
+  scenario.warnings.push_back(std::move(warning));
 }
 
 }  // namespace
@@ -215,14 +219,16 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   Scenario scenario;
   const RequestShape& request = workload.request;
   scenario.prompt_tokens = given_or_workload(options.prompt_tokens, request.prompt_tokens, workload,
-                                             "prompt_tokens", "--ctx N");
-  scenario.response_tokens = given_or_workload(options.response_tokens, request.response_tokens,
-                                               workload, "response_tokens", "--response-tokens N");
-  scenario.tpot_ms =
-      given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms", "--tpot D");
-  scenario.kernel_speedup = options.kernel_speedup
-                                ? Sourced<double>{*options.kernel_speedup, Source::given}
-                                : Sourced<double>{kDefaultKernelSpeedup, Source::default_value};
+                                             "prompt_tokens", (flag_mark("ctx") + " N"));
+  scenario.response_tokens =
+      given_or_workload(options.response_tokens, request.response_tokens, workload,
+                        "response_tokens", (flag_mark("response-tokens") + " N"));
+  scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload, "tpot_ms",
+                                       (flag_mark("tpot") + " D"));
+  scenario.kernel_speedup =
+      options.kernel_speedup
+          ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
+          : WithProvenance<double>{kDefaultKernelSpeedup, Provenance::default_value};
   scenario.phase = options.phase;
 
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
@@ -235,10 +241,13 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   warn_on_model_mismatch(workload, scenario);
   if (options.phase != Phase::prefill && !scenario.decode_share) {
-    throw InputError(std::string("--phase ") + std::string(to_string(options.phase)) +
+    throw InputError(std::string((flag_mark("phase") + " ")) +
+                     std::string(to_string(options.phase)) +
                      " needs a decode attention share, and workload '" + workload.name +
-                     "' has none: pass --decode-share P (measure it with a profiler trace), "
-                     "--model and --gpu to model it, or use a workload with "
+                     ("' has none: pass " + flag_mark("decode-share") +
+                      " P (measure it with a profiler trace), ") +
+                     (flag_mark("model") + " and " + flag_mark("gpu") +
+                      " to model it, or use a workload with ") +
                      "attention_share.decode");
   }
   return scenario;
@@ -271,6 +280,12 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
   estimate.result =
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
+  const Scenario& s = estimate.scenario;
+  if (s.phase != Phase::prefill && s.decode_share) {
+    // Every decode step gains the decode phase's speedup: TPOT' = TPOT · ((1 - p) + p / s).
+    estimate.tpot_after_ms = WithProvenance<double>{
+        s.tpot_ms.value / estimate.result.decode.phase.speedup, Provenance::modelled};
+  }
   return estimate;
 }
 

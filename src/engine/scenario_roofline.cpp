@@ -4,7 +4,6 @@
 
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -16,16 +15,19 @@ void check_levers(const EstimateOptions& options) {
     return;
   }
   if (options.kernel_speedup) {
-    throw InputError(
-        "--kernel-speedup is a measured time ratio, while --compute-speedup, --bytes-reduction "
-        "and --bandwidth-efficiency describe a change for kspeed to place on the roofline: give "
-        "one or the other");
+    throw InputError((flag_mark("kernel-speedup") + " is a measured time ratio, while " +
+                      flag_mark("compute-speedup") + ", " + flag_mark("bytes-reduction") + " ") +
+                     ("and " + flag_mark("bandwidth-efficiency") +
+                      " describe a change for kspeed to place on the roofline: give ") +
+                     "one or the other");
   }
   if (!options.platform) {
-    throw InputError(
-        "the levers (--compute-speedup, --bytes-reduction, --bandwidth-efficiency) are worth "
-        "what each phase's roofline position allows: pass --model NAME and --gpu NAME (kspeed "
-        "models, kspeed gpus), or name them in the workload");
+    throw InputError(("the levers (" + flag_mark("compute-speedup") + ", " +
+                      flag_mark("bytes-reduction") + ", " + flag_mark("bandwidth-efficiency") +
+                      ") are worth ") +
+                     ("what each phase's roofline position allows: pass " + flag_mark("model") +
+                      " NAME and " + flag_mark("gpu") + " NAME (kspeed ") +
+                     "models, kspeed gpus), or name them in the workload");
   }
 }
 
@@ -34,15 +36,13 @@ void add_lever_warnings(const Scenario& s, const Platform& platform, std::vector
   const AttentionShape shape = attention_shape(platform);
   if (s.phase != Phase::decode) {
     const KernelCost cost = prefill_attention_cost(shape, s.prompt_tokens.value);
-    for (Warning& w :
-         contradiction_warnings("prefill_attention", "prefill attention", cost, roof, *s.levers)) {
+    for (Warning& w : contradiction_warnings(Phase::prefill, cost, roof, *s.levers)) {
       out.push_back(std::move(w));
     }
   }
   if (s.phase != Phase::prefill) {
     const KernelCost cost = decode_cost_per_attended_token(shape);
-    for (Warning& w :
-         contradiction_warnings("decode_attention", "decode attention", cost, roof, *s.levers)) {
+    for (Warning& w : contradiction_warnings(Phase::decode, cost, roof, *s.levers)) {
       out.push_back(std::move(w));
     }
   }
@@ -53,26 +53,22 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
   const double needed_gb = decode_memory_needed_gb(platform, last_context);
   const double have_gb = platform.gpu.value.memory_gb;
   if (needed_gb > have_gb) {
-    out.push_back(
-        {"memory_exceeded", "weights and KV cache need " + plain_number(std::round(needed_gb)) +
-                                " GB per GPU at the end of the response, more than the " +
-                                plain_number(have_gb) + " GB of " + platform.gpu.value.name +
-                                ": this deployment does not fit (raise --tp or lower --batch); the "
-                                "modelled figures still follow the roofline"});
+    out.push_back(memory_warning(needed_gb, platform.gpu.value, last_context, true));
   }
 }
 
 }  // namespace
 
-std::optional<Sourced<double>> modelled_decode_share(const EstimateOptions& options,
-                                                     double prompt_tokens, double response_tokens) {
+std::optional<WithProvenance<double>> modelled_decode_share(const EstimateOptions& options,
+                                                            double prompt_tokens,
+                                                            double response_tokens) {
   if (!options.platform) {
     return std::nullopt;
   }
   const DecodeResponse response =
       decode_over_response(*options.platform, static_cast<std::int64_t>(prompt_tokens),
                            static_cast<std::int64_t>(response_tokens));
-  return Sourced<double>{response.share, Source::modelled};
+  return WithProvenance<double>{response.share, Provenance::modelled};
 }
 
 void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {

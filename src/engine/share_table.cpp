@@ -27,12 +27,12 @@ ShareLookup outside_table(const std::vector<SharePoint>& table, double context_t
   const bool below = context_tokens < table.front().context_tokens;
   const SharePoint& edge = below ? table.front() : table.back();
   if (extrapolation == Extrapolation::clamp || table.size() < 2) {
-    return {edge.share, Source::clamped};
+    return {edge.share, Provenance::clamped};
   }
   const std::size_t n = table.size();
   const SharePoint& lo = below ? table[0] : table[n - 2];
   const SharePoint& hi = below ? table[1] : table[n - 1];
-  return {interpolate_segment(lo, hi, context_tokens), Source::extrapolated};
+  return {interpolate_segment(lo, hi, context_tokens), Provenance::extrapolated};
 }
 
 }  // namespace
@@ -45,13 +45,14 @@ ShareLookup share_at(const std::vector<SharePoint>& table, double context_tokens
   }
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (context_tokens == table[i].context_tokens) {
-      return {table[i].share, Source::workload};
+      return {table[i].share, Provenance::workload};
     }
     if (i + 1 < table.size() && context_tokens < table[i + 1].context_tokens) {
-      return {interpolate_segment(table[i], table[i + 1], context_tokens), Source::interpolated};
+      return {interpolate_segment(table[i], table[i + 1], context_tokens),
+              Provenance::interpolated};
     }
   }
-  return {table.back().share, Source::workload};
+  return {table.back().share, Provenance::workload};
 }
 
 }  // namespace kspeed::engine

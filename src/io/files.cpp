@@ -3,11 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "kspeed/error.hpp"
 
@@ -15,24 +18,75 @@ namespace kspeed::io {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+[[noreturn]] void too_large(const std::string& label, std::uint64_t limit) {
+  throw InputError(label + " is larger than " + std::to_string(limit) +
+                   " bytes, the most kspeed reads from an input file: expected a small JSON "
+                   "document (set " +
+                   std::string(kMaxInputBytesVariable) + " to raise the limit)");
+}
+
+}  // namespace
+
+std::uint64_t max_input_bytes() {
+  const char* setting = std::getenv(kMaxInputBytesVariable);
+  if (setting == nullptr || *setting == '\0') return kDefaultMaxInputBytes;
+  std::uint64_t bytes = 0;
+  const std::string_view text(setting);
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (ec != std::errc() || end != text.data() + text.size() || bytes == 0) {
+    throw InputError(std::string(kMaxInputBytesVariable) + "='" + excerpt(text) +
+                     "' is not valid: expected a whole number of bytes >= 1 (268435456 is the "
+                     "default, 256 MiB)");
+  }
+  return bytes;
+}
+
 std::string read_text_file(const std::string& path, std::string_view what) {
+  const std::string label = std::string(what) + " '" + excerpt(path) + "'";
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
-    throw InputError(std::string(what) + " '" + path +
-                     "' does not exist: check the path (relative paths start from the current "
+    throw InputError(label +
+                     " does not exist: check the path (relative paths start from the current "
                      "folder)");
   }
-  if (fs::is_directory(status)) {
-    throw InputError(std::string(what) + " '" + path + "' is a folder: expected a file");
+  if (fs::is_directory(status)) throw InputError(label + " is a folder: expected a file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(label + " cannot be read: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // Bounded whatever the file is: a regular file is refused by its size before it is read; a
+  // pipe or a device (/dev/zero) is read in chunks until the limit, and refused at the first
+  // NUL byte, since no JSON text holds one.
+  const std::uint64_t limit = max_input_bytes();
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+      static_cast<std::uint64_t>(info.st_size) > limit) {
+    too_large(label, limit);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(std::string(what) + " '" + path + "' cannot be read: " + std::strerror(errno));
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(label + " cannot be read after " + std::to_string(text.size()) +
+                       " bytes: " + std::strerror(errno));
+    }
+    const std::string_view got(chunk.data(), static_cast<std::size_t>(n));
+    if (got.find('\0') != std::string_view::npos) {
+      throw InputError(excerpt(path) +
+                       ": the file is binary (it contains NUL bytes): expected JSON text");
+    }
+    if (text.size() + got.size() > limit) too_large(label, limit);
+    text.append(got);
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return text;
 }
 
 void check_output_path(const std::string& path) {

@@ -1,10 +1,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 
-#include <filesystem>
-
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
-#include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/preset_lookup.hpp"
 
@@ -23,6 +20,12 @@ const std::vector<std::string> kFigureKeys = {"peak_dense_tflops", "hbm_bandwidt
                                               "memory_gb"};
 // Above this a "TB/s" figure is almost certainly GB/s (the fastest HBM today is ~8 TB/s).
 constexpr double kImplausibleTbs = 100.0;
+// Plausible figures, far outside today's parts (A100 to B200: 312 to 4,500 dense TFLOP/s,
+// 2 to 8 TB/s, 80 to 192 GB): they stop a typo or a 5e-324 from reaching the roofline as
+// inf or NaN, not a real GPU.
+constexpr NumberRange kPeakTflops{0.01, 1e6, "dense TFLOP/s from 0.01 to 1e6"};
+constexpr NumberRange kBandwidthTbs{1e-3, 1e9, "TB/s from 0.001 to 100"};
+constexpr NumberRange kMemoryGb{0.01, 1e6, "GB from 0.01 to 1e6"};
 
 std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
@@ -35,7 +38,8 @@ std::vector<engine::PeakFigure> read_peaks(const JsonReader& reader, const json&
   std::vector<engine::PeakFigure> peaks;
   for (const auto& item : object.items()) {
     peaks.push_back(
-        {item.key(), reader.positive_number(item.value(), "peak_dense_tflops." + item.key())});
+        {item.key(),
+         reader.number_in_range(item.value(), "peak_dense_tflops." + item.key(), kPeakTflops)});
   }
   if (!object.contains("bf16")) {
     reader.fail("peak_dense_tflops",
@@ -66,14 +70,15 @@ engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
   gpu.description = optional_string(reader, document, "description");
   gpu.source = optional_string(reader, document, "source");
   gpu.peak_dense_tflops = read_peaks(reader, reader.required(document, "", "peak_dense_tflops"));
-  gpu.hbm_bandwidth_tbs = reader.positive_number(reader.required(document, "", "hbm_bandwidth_tbs"),
-                                                 "hbm_bandwidth_tbs");
+  gpu.hbm_bandwidth_tbs = reader.number_in_range(reader.required(document, "", "hbm_bandwidth_tbs"),
+                                                 "hbm_bandwidth_tbs", kBandwidthTbs);
   if (gpu.hbm_bandwidth_tbs > kImplausibleTbs) {
     reader.fail("hbm_bandwidth_tbs", "expected TB/s, found " +
                                          document["hbm_bandwidth_tbs"].dump() +
                                          ": that looks like GB/s (write 3.35 for 3,350 GB/s)");
   }
-  gpu.memory_gb = reader.positive_number(reader.required(document, "", "memory_gb"), "memory_gb");
+  gpu.memory_gb =
+      reader.number_in_range(reader.required(document, "", "memory_gb"), "memory_gb", kMemoryGb);
   if (document.contains("sources")) {
     gpu.figure_sources = read_sources(reader, document["sources"], kFigureKeys);
   }
@@ -85,18 +90,11 @@ std::vector<std::string> builtin_gpu_names() {
 }
 
 std::string_view builtin_gpu_text(std::string_view name) {
-  return builtin_preset_text("gpus", "GPU", name, "kspeed gpus");
+  return builtin_text(kGpuKind, name);
 }
 
 engine::Gpu load_gpu(const std::string& file_or_name) {
-  const bool is_path = looks_like_path(file_or_name);
-  engine::Gpu gpu =
-      is_path ? parse_gpu(read_text_file(file_or_name, "GPU file"), file_or_name)
-              : parse_gpu(builtin_gpu_text(file_or_name), "built-in GPU '" + file_or_name + "'");
-  if (gpu.name.empty()) {
-    gpu.name = is_path ? std::filesystem::path(file_or_name).stem().string() : file_or_name;
-  }
-  return gpu;
+  return load_named(file_or_name, kGpuKind, parse_gpu);
 }
 
 }  // namespace kspeed::io

@@ -1,6 +1,10 @@
 #include "kspeed/io/json_document.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/suggest.hpp"
@@ -10,7 +14,9 @@ namespace kspeed::io {
 
 namespace {
 
-constexpr int kMaxDepth = 32;
+constexpr std::size_t kMaxDepth = 32;
+// A number longer than this is not a figure anyone writes; refusing it keeps strtod linear.
+constexpr std::size_t kMaxNumberChars = 100;
 
 struct LineColumn {
   std::size_t line = 1;
@@ -34,6 +40,147 @@ LineColumn locate(std::string_view text, std::size_t byte_offset) {
 bool looks_binary(std::string_view text) {
   return text.find('\0') != std::string_view::npos;
 }
+
+bool is_json_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// One linear pass over the text before nlohmann parses it, for what nlohmann's DOM parser does
+// not check or checks too dearly: nesting depth (its parse callback, the other way to limit
+// depth, makes an array of objects cost O(n^2)), duplicate keys (it keeps the last silently)
+// and numbers that overflow a double (it throws out_of_range.406 without a place). The pass is
+// tolerant: at anything it does not expect it stops and leaves the syntax error to nlohmann.
+class StructureCheck {
+ public:
+  StructureCheck(std::string_view text, std::string name) : text_(text), name_(std::move(name)) {}
+
+  void run() {
+    std::size_t i = 0;
+    while (i < text_.size()) {
+      const char c = text_[i];
+      if (c == '{' || c == '[') {
+        if (levels_.size() == kMaxDepth) {
+          throw InputError(name_ + ": nesting is deeper than " + std::to_string(kMaxDepth) +
+                           " levels: expected a flat kspeed document");
+        }
+        levels_.push_back(Level{c == '{', {}, {}, 0});
+        ++i;
+      } else if (c == '}' || c == ']') {
+        if (levels_.empty()) return;
+        levels_.pop_back();
+        ++i;
+      } else if (c == ',') {
+        if (!levels_.empty() && !levels_.back().object) ++levels_.back().index;
+        ++i;
+      } else if (c == '"') {
+        const std::size_t after = string_end(i);
+        if (after == std::string_view::npos) return;
+        note_key(i, after);
+        i = after;
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        i = check_number(i);
+      } else {
+        ++i;
+      }
+    }
+  }
+
+ private:
+  struct Level {
+    bool object = false;
+    std::string key;                                    // the member being read (objects)
+    std::unordered_map<std::string, std::size_t> seen;  // key -> byte offset (objects)
+    std::size_t index = 0;                              // the element being read (arrays)
+  };
+
+  // Just after the closing quote of the string opening at `open`, or npos when it never closes.
+  std::size_t string_end(std::size_t open) const {
+    for (std::size_t i = open + 1; i < text_.size(); ++i) {
+      if (text_[i] == '\\') {
+        ++i;
+      } else if (text_[i] == '"') {
+        return i + 1;
+      }
+    }
+    return std::string_view::npos;
+  }
+
+  // A string followed by ':' inside an object is a key: remember it, refuse it twice.
+  void note_key(std::size_t open, std::size_t after) {
+    if (levels_.empty() || !levels_.back().object) return;
+    std::size_t next = after;
+    while (next < text_.size() && is_json_space(text_[next])) ++next;
+    if (next >= text_.size() || text_[next] != ':') return;
+    const std::string_view raw = text_.substr(open + 1, after - open - 2);
+    std::string key(raw);
+    if (raw.find('\\') != std::string_view::npos) {
+      const nlohmann::json decoded =
+          nlohmann::json::parse(text_.substr(open, after - open), nullptr, false);
+      if (!decoded.is_string()) return;  // a bad escape: nlohmann says where
+      key = decoded.get<std::string>();
+    }
+    Level& level = levels_.back();
+    const auto [first, inserted] = level.seen.emplace(key, open);
+    if (!inserted) {
+      const LineColumn earlier = locate(text_, first->second);
+      fail(open, "the key '" + excerpt(key) + "' appears twice in one object (first at line " +
+                     std::to_string(earlier.line) +
+                     "): JSON readers disagree on which one counts; keep one");
+    }
+    level.key = std::move(key);
+  }
+
+  std::size_t check_number(std::size_t start) {
+    std::size_t end = start;
+    bool plain_integer = true;
+    while (end < text_.size() &&
+           (std::isdigit(static_cast<unsigned char>(text_[end])) != 0 || text_[end] == '-' ||
+            text_[end] == '+' || text_[end] == '.' || text_[end] == 'e' || text_[end] == 'E')) {
+      if (text_[end] == '.' || text_[end] == 'e' || text_[end] == 'E') plain_integer = false;
+      ++end;
+    }
+    const std::string_view number = text_.substr(start, end - start);
+    if (number.size() > kMaxNumberChars) {
+      fail(start, "a number of " + std::to_string(number.size()) +
+                      " characters: expected a plain figure (at most " +
+                      std::to_string(kMaxNumberChars) + " characters)");
+    }
+    // Integers too long for 64 bits are read as doubles, which holds any 100-digit integer.
+    if (!plain_integer) {
+      const double value = std::strtod(std::string(number).c_str(), nullptr);
+      if (std::isinf(value)) {
+        fail(start, "the number " + excerpt(number) +
+                        " is beyond the range of a double (about 1.8e308): expected a "
+                        "plausible figure");
+      }
+    }
+    return end;
+  }
+
+  // The field being read, as JsonReader names it ("request.ttft_ms", "patterns[2].regex").
+  std::string path() const {
+    std::string out;
+    for (const Level& level : levels_) {
+      if (level.object) {
+        if (level.key.empty()) continue;
+        out += (out.empty() ? "" : ".") + excerpt(level.key);
+      } else {
+        out += "[" + std::to_string(level.index) + "]";
+      }
+    }
+    return out.empty() ? std::string("top level") : out;
+  }
+
+  [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
+    const LineColumn where = locate(text_, offset);
+    throw InputError(name_ + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+                     ": " + path() + ": " + message);
+  }
+
+  std::string_view text_;
+  std::string name_;
+  std::vector<Level> levels_;
+};
 
 }  // namespace
 
@@ -70,22 +217,9 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
   if (looks_binary(text)) {
     throw InputError(name + ": the file is binary (it contains NUL bytes): expected JSON text");
   }
-  bool too_deep = false;
-  // Reject deep nesting during the parse, before it can cost stack or memory.
-  const nlohmann::json::parser_callback_t limit_depth =
-      [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-        if (depth > kMaxDepth) {
-          too_deep = true;
-        }
-        return !too_deep;
-      };
+  StructureCheck(text, name).run();
   try {
-    nlohmann::json document = nlohmann::json::parse(text, limit_depth, true, false);
-    if (too_deep) {
-      throw InputError(name + ": nesting is deeper than " + std::to_string(kMaxDepth) +
-                       " levels: expected a flat kspeed document");
-    }
-    return document;
+    return nlohmann::json::parse(text, nullptr, true, false);
   } catch (const nlohmann::json::parse_error& error) {
     const LineColumn where = locate(text, error.byte == 0 ? 0 : error.byte - 1);
     const bool truncated = error.byte >= text.size();
@@ -97,6 +231,9 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
     throw InputError(
         name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " +
         (truncated ? "the JSON ends early (truncated file?): " : "not valid JSON: ") + detail);
+  } catch (const nlohmann::json::exception& error) {
+    // StructureCheck refuses what nlohmann reports as out_of_range; this is the safety net.
+    throw InputError(name + ": not a document kspeed can read: " + error.what());
   }
 }
 
@@ -112,8 +249,8 @@ void JsonReader::expect_object(const nlohmann::json& value, std::string_view pat
   }
   for (const auto& item : value.items()) {
     if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-      fail(join_path(path, item.key()),
-           "unknown key '" + item.key() + "'" + suggestion_suffix(item.key(), known));
+      fail(join_path(path, excerpt(item.key())),
+           "unknown key '" + excerpt(item.key()) + "'" + suggestion_suffix(item.key(), known));
     }
   }
 }
@@ -149,6 +286,15 @@ double JsonReader::positive_number(const nlohmann::json& value, std::string_view
   return number;
 }
 
+double JsonReader::number_in_range(const nlohmann::json& value, std::string_view path,
+                                   const NumberRange& range) const {
+  const double number = range.min > 0 ? positive_number(value, path) : number_value(value, path);
+  if (!(number >= range.min && number <= range.max)) {
+    fail(path, "expected " + std::string(range.expected) + ", found " + value.dump());
+  }
+  return number;
+}
+
 std::int64_t JsonReader::token_count(const nlohmann::json& value, std::string_view path) const {
   if (value.is_string()) {
     return parse_token_count(value.get<std::string>(), source_ + ": " + std::string(path));
@@ -178,6 +324,9 @@ double JsonReader::duration_ms(const nlohmann::json& value, std::string_view pat
              describe_json_type(value));
   }
   const double milliseconds = positive_number(value, path);
+  if (milliseconds < kMinDurationMs) {
+    fail(path, "expected at least 1e-6 ms (1 ns), found " + value.dump());
+  }
   if (milliseconds > kMaxDurationMs) {
     fail(path, "expected at most 1e9 ms (about 11.6 days), found " + value.dump());
   }

@@ -24,8 +24,8 @@ double parse_efficiency(std::string_view text, std::string_view what) {
   }
   const double value = parse_number(number, what, kExpected) * scale;
   if (!(value > 0) || value > 1) {
-    throw InputError(std::string(what) + ": '" + std::string(text) +
-                     "' is outside (0, 1]: expected " + std::string(kExpected));
+    throw InputError(std::string(what) + ": '" + excerpt(text) + "' is outside (0, 1]: expected " +
+                     std::string(kExpected));
   }
   return value;
 }
@@ -46,7 +46,7 @@ std::int64_t parse_count(std::string_view text, std::string_view what) {
   constexpr std::string_view expected = "a whole number >= 1 (for example 8)";
   const double value = parse_number(text, what, expected);
   if (value < 1 || value != std::floor(value) || value > 1e9) {
-    throw InputError(std::string(what) + ": '" + std::string(text) + "' is not valid: expected " +
+    throw InputError(std::string(what) + ": '" + excerpt(text) + "' is not valid: expected " +
                      std::string(expected));
   }
   return static_cast<std::int64_t>(value);

@@ -1,11 +1,8 @@
 #include "kspeed/io/model_reader.hpp"
 
-#include <filesystem>
-
 #include "kspeed/engine/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
-#include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/json_fields.hpp"
 #include "kspeed/io/preset_lookup.hpp"
@@ -33,6 +30,11 @@ const std::vector<std::string> kParameterKeys = {"total_billions", "active_billi
 const std::vector<std::string> kFigureKeys = {
     "layers", "attention", "parameters", "weight_dtype", "kv_dtype", "weight_bytes_per_param"};
 
+// Plausible figures, far outside today's models (8 to 671 billion parameters, 0.5 to 4 bytes a
+// weight): they stop a typo or a 5e-324 from reaching the roofline as inf or NaN.
+constexpr NumberRange kBillions{1e-6, 1e6, "billions of parameters from 1e-6 to 1e6"};
+constexpr NumberRange kBytesPerParam{0.01, 64, "bytes per parameter from 0.01 to 64"};
+
 std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
   return found == object.end() ? std::string() : reader.string_value(*found, key);
@@ -47,8 +49,8 @@ std::int64_t count_at(const JsonReader& reader, const json& object, const std::s
 std::string dtype_at(const JsonReader& reader, const json& object, const std::string& key) {
   std::string name = reader.string_value(reader.required(object, "", key), key);
   if (!engine::dtype_bytes(name)) {
-    reader.fail(
-        key, "unknown data type '" + name + "'" + suggestion_suffix(name, engine::dtype_names()));
+    reader.fail(key, "unknown data type '" + excerpt(name) + "'" +
+                         suggestion_suffix(name, engine::dtype_names()));
   }
   return name;
 }
@@ -111,7 +113,7 @@ void read_attention(const JsonReader& reader, const json& object, engine::ModelA
   } else if (type == "mla") {
     read_mla(reader, object, model);
   } else {
-    reader.fail("attention.type", "unknown attention type '" + type + "'" +
+    reader.fail("attention.type", "unknown attention type '" + excerpt(type) + "'" +
                                       suggestion_suffix(type, {"gqa", "mla"}) +
                                       " (gqa covers multi-head and multi-query attention too)");
   }
@@ -122,10 +124,12 @@ void read_attention(const JsonReader& reader, const json& object, engine::ModelA
 
 void read_parameters(const JsonReader& reader, const json& object, engine::ModelArch& model) {
   reader.expect_object(object, "parameters", kParameterKeys);
-  model.total_params_billions = reader.positive_number(
-      reader.required(object, "parameters", "total_billions"), "parameters.total_billions");
-  model.active_params_billions = reader.positive_number(
-      reader.required(object, "parameters", "active_billions"), "parameters.active_billions");
+  model.total_params_billions =
+      reader.number_in_range(reader.required(object, "parameters", "total_billions"),
+                             "parameters.total_billions", kBillions);
+  model.active_params_billions =
+      reader.number_in_range(reader.required(object, "parameters", "active_billions"),
+                             "parameters.active_billions", kBillions);
   if (model.active_params_billions > model.total_params_billions) {
     reader.fail("parameters.active_billions",
                 "active parameters cannot exceed the total (a dense model has active = total)");
@@ -136,8 +140,8 @@ void read_dtypes(const JsonReader& reader, const json& document, engine::ModelAr
   model.weight_dtype = dtype_at(reader, document, "weight_dtype");
   model.weight_bytes_per_param = *engine::dtype_bytes(model.weight_dtype);
   if (document.contains("weight_bytes_per_param")) {
-    model.weight_bytes_per_param =
-        reader.positive_number(document["weight_bytes_per_param"], "weight_bytes_per_param");
+    model.weight_bytes_per_param = reader.number_in_range(document["weight_bytes_per_param"],
+                                                          "weight_bytes_per_param", kBytesPerParam);
   }
   model.kv_dtype = dtype_at(reader, document, "kv_dtype");
 }
@@ -171,19 +175,11 @@ std::vector<std::string> builtin_model_names() {
 }
 
 std::string_view builtin_model_text(std::string_view name) {
-  return builtin_preset_text("models", "model", name, "kspeed models");
+  return builtin_text(kModelKind, name);
 }
 
 engine::ModelArch load_model(const std::string& file_or_name) {
-  const bool is_path = looks_like_path(file_or_name);
-  engine::ModelArch model =
-      is_path
-          ? parse_model(read_text_file(file_or_name, "model file"), file_or_name)
-          : parse_model(builtin_model_text(file_or_name), "built-in model '" + file_or_name + "'");
-  if (model.name.empty()) {
-    model.name = is_path ? std::filesystem::path(file_or_name).stem().string() : file_or_name;
-  }
-  return model;
+  return load_named(file_or_name, kModelKind, parse_model);
 }
 
 }  // namespace kspeed::io

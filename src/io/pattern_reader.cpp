@@ -1,6 +1,6 @@
 #include "kspeed/io/pattern_reader.hpp"
 
-#include "kspeed/io/files.hpp"
+#include "kspeed/error.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/suggest.hpp"
 
@@ -37,7 +37,7 @@ PatternFile parse_pattern_file(std::string_view text, std::string_view source) {
     const std::string class_name =
         reader.string_value(reader.required(rules[i], at, "class"), at + ".class");
     if (!profile::parse_kernel_class(class_name, pattern.kernel_class)) {
-      reader.fail(at + ".class", "unknown class '" + class_name + "'" +
+      reader.fail(at + ".class", "unknown class '" + excerpt(class_name) + "'" +
                                      suggestion_suffix(class_name, profile::kernel_class_names()));
     }
     pattern.regex = reader.string_value(reader.required(rules[i], at, "regex"), at + ".regex");

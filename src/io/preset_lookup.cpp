@@ -1,6 +1,5 @@
 #include "kspeed/io/preset_lookup.hpp"
 
-#include <filesystem>
 #include <vector>
 
 #include "kspeed/error.hpp"
@@ -36,15 +35,18 @@ bool looks_like_path(const std::string& file_or_name) {
          file_or_name.ends_with(".json");
 }
 
-std::string_view builtin_preset_text(std::string_view folder, std::string_view kind,
-                                     std::string_view name, std::string_view list_command) {
-  if (auto content = builtin_content(folder, name)) {
+std::string unknown_name_message(const NamedKind& kind, std::string_view name) {
+  return "unknown " + std::string(kind.unknown_label) + " '" + excerpt(name) + "'" +
+         preset_suggestion(name, builtin_names(kind.folder)) + " (" +
+         std::string(kind.list_command) + " lists them; a path to a " + std::string(kind.kind) +
+         " file works too)";
+}
+
+std::string_view builtin_text(const NamedKind& kind, std::string_view name) {
+  if (auto content = builtin_content(kind.folder, name)) {
     return *content;
   }
-  throw InputError("unknown " + std::string(kind) + " '" + std::string(name) + "'" +
-                   preset_suggestion(name, builtin_names(folder)) + " (" +
-                   std::string(list_command) + " lists them; a path to a " + std::string(kind) +
-                   " file works too)");
+  throw InputError(unknown_name_message(kind, name));
 }
 
 }  // namespace kspeed::io

@@ -24,6 +24,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates) {
+  // No key or name kspeed knows is near this long: the quadratic distance is not worth it.
+  if (word.size() > kMaxSuggestedWord) return std::nullopt;
   std::optional<std::string> best;
   std::size_t best_distance = 0;
   for (const std::string& candidate : candidates) {

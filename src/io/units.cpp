@@ -22,7 +22,7 @@ std::string_view trim(std::string_view text) {
 }
 
 [[noreturn]] void fail(std::string_view what, std::string_view text, std::string_view expected) {
-  throw InputError(std::string(what) + ": '" + std::string(text) + "' is not valid: expected " +
+  throw InputError(std::string(what) + ": '" + excerpt(text) + "' is not valid: expected " +
                    std::string(expected));
 }
 
@@ -54,7 +54,7 @@ double parse_number(std::string_view text, std::string_view what, std::string_vi
     fail(what, text, expected);
   }
   if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
-    throw InputError(std::string(what) + ": '" + std::string(text) +
+    throw InputError(std::string(what) + ": '" + excerpt(text) +
                      "' is not a finite number: expected " + std::string(expected));
   }
   return value;
@@ -88,7 +88,7 @@ std::int64_t parse_token_count(std::string_view text, std::string_view what) {
     fail(what, text, expected);
   }
   if (ec == std::errc::result_out_of_range || count > kMaxTokens / multiplier) {
-    throw InputError(std::string(what) + ": '" + std::string(text) +
+    throw InputError(std::string(what) + ": '" + excerpt(text) +
                      "' is too large: expected at most 134,217,728 tokens (128m)");
   }
   if (count < 1) {
@@ -117,8 +117,12 @@ double parse_duration_ms(std::string_view text, std::string_view what) {
   if (!(value > 0)) {
     fail(what, text, expected);
   }
+  if (value < kMinDurationMs) {
+    throw InputError(std::string(what) + ": '" + excerpt(text) +
+                     "' is too short: expected at least 1 ns (1e-6 ms)");
+  }
   if (value > kMaxDurationMs) {
-    throw InputError(std::string(what) + ": '" + std::string(text) +
+    throw InputError(std::string(what) + ": '" + excerpt(text) +
                      "' is too long: expected at most 1e9 ms (about 11.6 days)");
   }
   return value;
@@ -134,7 +138,7 @@ double parse_share(std::string_view text, std::string_view what) {
   }
   const double share = parse_number(number, what, expected) * scale;
   if (share < 0 || share > 1) {
-    throw InputError(std::string(what) + ": '" + std::string(text) +
+    throw InputError(std::string(what) + ": '" + excerpt(text) +
                      "' is outside the valid range: expected " + std::string(expected));
   }
   return share;

@@ -1,13 +1,12 @@
 #include "kspeed/io/workload_reader.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
-#include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/json_fields.hpp"
+#include "kspeed/io/preset_lookup.hpp"
 #include "kspeed/io/suggest.hpp"
 
 namespace kspeed::io {
@@ -39,7 +38,7 @@ engine::Source read_share_origin(const JsonReader& reader, const json& value) {
   const std::string origin = reader.string_value(value, "share_origin");
   if (origin == "measured") return engine::Source::measured;
   if (origin == "workload") return engine::Source::workload;
-  reader.fail("share_origin", "unknown value '" + origin + "'" +
+  reader.fail("share_origin", "unknown value '" + excerpt(origin) + "'" +
                                   suggestion_suffix(origin, {"measured", "workload"}));
 }
 
@@ -118,14 +117,25 @@ void read_conditions(const JsonReader& reader, const json& object, engine::Workl
   }
 }
 
-// The deployment the workload runs on, named for the roofline and the decode model; the names
-// are resolved (and checked) only when an estimate uses them.
+// A built-in named by the workload must exist: a typo is caught when the workload is read,
+// not silently ignored by commands that do not use the deployment. Paths are read, and checked,
+// when an estimate uses them.
+std::string read_preset_name(const JsonReader& reader, const json& document, const char* key,
+                             const NamedKind& kind) {
+  std::string name = reader.string_value(document[key], key);
+  if (!looks_like_path(name) && !builtin_content(kind.folder, name)) {
+    reader.fail(key, unknown_name_message(kind, name));
+  }
+  return name;
+}
+
+// The deployment the workload runs on, named for the roofline and the decode model.
 void read_deployment(const JsonReader& reader, const json& document, engine::Workload& workload) {
-  for (const char* key : {"model", "gpu"}) {
-    if (document.contains(key)) {
-      (std::string(key) == "model" ? workload.model : workload.gpu) =
-          reader.string_value(document[key], key);
-    }
+  if (document.contains("model")) {
+    workload.model = read_preset_name(reader, document, "model", kModelKind);
+  }
+  if (document.contains("gpu")) {
+    workload.gpu = read_preset_name(reader, document, "gpu", kGpuKind);
   }
   if (document.contains("batch")) {
     workload.batch = positive_count(reader, document["batch"], "batch");
@@ -166,33 +176,11 @@ std::vector<std::string> builtin_workload_names() {
 }
 
 std::string_view builtin_workload_text(std::string_view name) {
-  if (auto content = builtin_content("workloads", name)) {
-    return *content;
-  }
-  throw InputError("unknown built-in workload '" + std::string(name) + "'" +
-                   suggestion_suffix(name, builtin_workload_names()) +
-                   " (kspeed workloads lists them; a path to a workload file works too)");
+  return builtin_text(kWorkloadKind, name);
 }
 
 engine::Workload load_workload(const std::string& file_or_name) {
-  std::error_code ec;
-  const bool is_path = std::filesystem::exists(file_or_name, ec) ||
-                       file_or_name.find('/') != std::string::npos ||
-                       file_or_name.ends_with(".json");
-  if (is_path) {
-    engine::Workload workload =
-        parse_workload(read_text_file(file_or_name, "workload file"), file_or_name);
-    if (workload.name.empty()) {
-      workload.name = std::filesystem::path(file_or_name).stem().string();
-    }
-    return workload;
-  }
-  const std::string_view text = builtin_workload_text(file_or_name);
-  engine::Workload workload = parse_workload(text, "built-in workload '" + file_or_name + "'");
-  if (workload.name.empty()) {
-    workload.name = file_or_name;
-  }
-  return workload;
+  return load_named(file_or_name, kWorkloadKind, parse_workload);
 }
 
 }  // namespace kspeed::io

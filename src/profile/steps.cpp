@@ -129,20 +129,6 @@ std::optional<StepLabel> parse_profiler_step(std::string_view name) {
 
 }  // namespace
 
-std::string_view to_string(Phase phase) {
-  switch (phase) {
-    case Phase::prefill:
-      return "prefill";
-    case Phase::decode:
-      return "decode";
-    case Phase::mixed:
-      return "mixed";
-    case Phase::unphased:
-      return "unphased";
-  }
-  return "unphased";
-}
-
 std::string_view to_string(AnnotationStyle style) {
   switch (style) {
     case AnnotationStyle::vllm:

@@ -9,16 +9,9 @@ namespace kspeed::profile {
 
 namespace {
 
-std::string percent_text(double share) {
-  // Plain formatting without fmt: the profile layer prints nothing and links no formatter.
-  const double rounded = std::round(share * 10000.0) / 100.0;
-  std::string text = std::to_string(rounded);
-  text.erase(text.find('.') + 3);
-  return text + "%";
-}
-
 std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase phase,
-                                              ShareScope scope, std::vector<std::string>& notes) {
+                                              ShareScope scope,
+                                              std::vector<engine::Warning>& notes) {
   std::map<double, ShareTimes> by_context;
   for (const FileResult& file : result.files) {
     for (const ContextPoint& point :
@@ -33,10 +26,12 @@ std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase
     const double share = static_cast<double>(times.scope_ns[scope_index]) /
                          static_cast<double>(times.denominator_ns);
     if (share <= 0 || share >= 1) {
-      notes.push_back(std::string(to_string(phase)) + " context " +
-                      std::to_string(static_cast<long long>(context)) + ": share " +
-                      percent_text(share) +
-                      " left out (a share table needs shares strictly between 0 and 1)");
+      engine::Warning note;
+      note.code = engine::WarningCode::share_point_left_out;
+      note.phase = phase;
+      note.input = std::string(to_string(phase)) + "_share_table";
+      note.numbers = {{"context_tokens", context}, {"share", share}};
+      notes.push_back(std::move(note));
       continue;
     }
     table.push_back({context, share});
@@ -52,28 +47,6 @@ std::string joined_sources(const ProfileResult& result) {
   return out;
 }
 
-// "prefill at 512 tokens per request; decode at a KV length of 1025 per request".
-std::string token_counts_text(const engine::Workload& workload) {
-  auto contexts = [](const std::vector<engine::SharePoint>& points) {
-    std::string out;
-    for (const auto& point : points) {
-      out +=
-          (out.empty() ? "" : ", ") + std::to_string(static_cast<long long>(point.context_tokens));
-    }
-    return out;
-  };
-  std::string text;
-  if (!workload.prefill_shares.empty()) {
-    text =
-        "prefill measured at " + contexts(workload.prefill_shares) + " prompt tokens per request";
-  }
-  if (!workload.decode_shares.empty()) {
-    text += (text.empty() ? "" : "; ") + std::string("decode measured at a KV length of ") +
-            contexts(workload.decode_shares) + " tokens per request";
-  }
-  return text;
-}
-
 void add_conditions(const ProfileResult& result, engine::Workload& workload) {
   std::set<std::string> gpus, engines;
   for (const FileResult& file : result.files) {
@@ -87,7 +60,8 @@ void add_conditions(const ProfileResult& result, engine::Workload& workload) {
   };
   if (!gpus.empty()) workload.conditions.emplace_back("hardware", joined(gpus));
   if (!engines.empty()) workload.conditions.emplace_back("engine", joined(engines));
-  workload.conditions.emplace_back("token_counts", token_counts_text(workload));
+  // Worded by the caller (report::token_counts_condition): the contexts as text.
+  workload.conditions.emplace_back("token_counts", "");
   workload.conditions.emplace_back(
       "metric_definitions",
       "attention share = attention kernel time / " +
@@ -102,7 +76,7 @@ EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope sc
   engine::Workload& workload = out.workload;
   const std::string files = joined_sources(result);
   workload.name = "profile";
-  workload.share_origin = engine::Source::measured;
+  workload.share_origin = engine::Provenance::measured;
   if (result.files.size() == 1) {
     std::string stem = std::filesystem::path(result.files.front().source).filename().string();
     for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".sqlite", ".csv"}) {

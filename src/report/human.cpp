@@ -3,18 +3,22 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 namespace kspeed::report {
 
 namespace {
 
-// Three significant digits, never in exponent notation.
-std::string three_significant(double value) {
+// Decimals that leave three significant digits: 295 -> 0, 29.6 -> 1, 8.00 -> 2.
+int three_significant_decimals(double value) {
   const double magnitude = std::fabs(value);
-  if (magnitude >= 100) return fmt::format("{:.0f}", value);
-  if (magnitude >= 10) return fmt::format("{:.1f}", value);
-  if (magnitude >= 1) return fmt::format("{:.2f}", value);
-  return fmt::format("{:.3f}", value);
+  return magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
+}
+
+// Three significant digits below 1 too ("0.250"), for times.
+std::string three_significant(double value) {
+  return fmt::format("{:.{}f}", value,
+                     std::fabs(value) >= 1 ? three_significant_decimals(value) : 3);
 }
 
 }  // namespace
@@ -43,6 +47,20 @@ std::string human_ms(double milliseconds) {
   return three_significant(milliseconds) + " ms";
 }
 
+std::string human_kernel_ms(double milliseconds) {
+  return milliseconds < 1 ? human_figure(milliseconds * 1000) + " µs" : human_ms(milliseconds);
+}
+
+std::string human_ns(std::int64_t nanoseconds) {
+  constexpr std::int64_t kNsPerUs = 1000;
+  constexpr std::int64_t kNsPerMs = 1000000;
+  if (nanoseconds < kNsPerUs) return std::to_string(nanoseconds) + " ns";
+  if (nanoseconds < kNsPerMs) {
+    return human_figure(static_cast<double>(nanoseconds) / kNsPerUs) + " µs";
+  }
+  return human_ms(static_cast<double>(nanoseconds) / kNsPerMs);
+}
+
 std::string human_percent(double fraction) {
   const double percent = fraction * 100.0;
   if (std::fabs(percent) < 10) {
@@ -57,6 +75,28 @@ std::string human_count(std::int64_t count) {
     digits.insert(static_cast<std::size_t>(i), ",");
   }
   return count < 0 ? "-" + digits : digits;
+}
+
+std::string human_figure(double value) {
+  return fmt::format("{:.{}f}", value, three_significant_decimals(value));
+}
+
+std::string human_si(double value, const char* unit) {
+  static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  std::size_t prefix = 0;
+  while (std::fabs(value) >= 1000 && prefix + 1 < std::size(kPrefixes)) {
+    value /= 1000;
+    ++prefix;
+  }
+  return fmt::format("{} {}{}", human_figure(value), kPrefixes[prefix], unit);
+}
+
+std::string human_fixed(double value, int decimals) {
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string human_plain(double value) {
+  return fmt::format("{}", value);
 }
 
 }  // namespace kspeed::report

@@ -62,17 +62,6 @@ std::string text_row(const Table& table, const std::vector<std::string>& row,
   return line + "\n";
 }
 
-std::string escape_markdown(const std::string& cell) {
-  std::string escaped;
-  for (char c : cell) {
-    if (c == '|') {
-      escaped += '\\';
-    }
-    escaped += c;
-  }
-  return escaped;
-}
-
 }  // namespace
 
 std::string render_text_table(const Table& table, bool bold_header) {
@@ -84,24 +73,6 @@ std::string render_text_table(const Table& table, bool bold_header) {
   std::string out = header;
   for (const auto& row : table.rows) {
     out += text_row(table, row, widths);
-  }
-  return out;
-}
-
-std::string render_markdown_table(const Table& table) {
-  std::string out = "|";
-  std::string rule = "|";
-  for (std::size_t i = 0; i < table.header.size(); ++i) {
-    out += " " + escape_markdown(table.header[i]) + " |";
-    rule += column_align(table, i) == Align::right ? " ---: |" : " --- |";
-  }
-  out += "\n" + rule + "\n";
-  for (const auto& row : table.rows) {
-    out += "|";
-    for (std::size_t i = 0; i < table.header.size(); ++i) {
-      out += " " + escape_markdown(i < row.size() ? row[i] : std::string()) + " |";
-    }
-    out += "\n";
   }
   return out;
 }

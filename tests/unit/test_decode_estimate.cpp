@@ -10,6 +10,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -18,10 +19,10 @@ namespace {
 
 Platform llama70b_h100(std::int64_t batch = 1, std::int64_t tp = 8) {
   PlatformChoice choice;
-  choice.model = {io::load_model("llama-3.1-70b"), Source::given};
-  choice.gpu = {io::load_gpu("h100-sxm"), Source::given};
-  choice.batch = {batch, Source::given};
-  choice.tensor_parallel = {tp, Source::given};
+  choice.model = {io::load_model("llama-3.1-70b"), Provenance::given};
+  choice.gpu = {io::load_gpu("h100-sxm"), Provenance::given};
+  choice.batch = {batch, Provenance::given};
+  choice.tensor_parallel = {tp, Provenance::given};
   return make_platform(choice);
 }
 
@@ -43,7 +44,7 @@ const Workload& builtin() {
 
 bool has_warning(const Estimate& estimate, const std::string& code) {
   for (const Warning& warning : estimate.scenario.warnings) {
-    if (warning.code == code) {
+    if (kspeed::report::warning_code(warning) == code) {
       return true;
     }
   }
@@ -64,7 +65,7 @@ TEST_CASE("at a 19.6% decode share a 2x bytes reduction gives TPOT 1.109x", "[ro
   CHECK(estimate.result.decode.attention.speedup == Approx(2.0));
   CHECK(estimate.result.decode.phase.speedup == Approx(1.0 / (0.804 + 0.098)));
   CHECK(estimate.result.decode.phase.speedup == Approx(1.109).margin(0.0005));
-  CHECK(estimate.scenario.decode_share->source == Source::given);
+  CHECK(estimate.scenario.decode_share->provenance == Provenance::given);
 }
 
 TEST_CASE("a 10% attention bandwidth gain at a 19.6% share is about 1.8%", "[roofline]") {
@@ -105,7 +106,7 @@ TEST_CASE("a compute speedup gains in prefill and not in memory-bound decode", "
   CHECK_FALSE(has_warning(estimate, "prefill_attention_compute_speedup_no_gain"));
   // The decode share was modelled: the workload has no decode table and none was given.
   REQUIRE(estimate.scenario.decode_share);
-  CHECK(estimate.scenario.decode_share->source == Source::modelled);
+  CHECK(estimate.scenario.decode_share->provenance == Provenance::modelled);
 }
 
 TEST_CASE("a bytes reduction gains in decode and little in prefill", "[roofline]") {
@@ -146,7 +147,7 @@ TEST_CASE("a measured decode share overrides the model", "[roofline]") {
   EstimateOptions from_table;
   from_table.platform = llama70b_h100();
   const Estimate estimate = run_estimate(measured, from_table);
-  CHECK(estimate.scenario.decode_share->source != Source::modelled);
+  CHECK(estimate.scenario.decode_share->provenance != Provenance::modelled);
 }
 
 TEST_CASE("levers need a platform and exclude --kernel-speedup", "[roofline]") {
@@ -154,7 +155,8 @@ TEST_CASE("levers need a platform and exclude --kernel-speedup", "[roofline]") {
   options.levers = Levers{};
   options.levers->bytes_reduction = 2;
   CHECK_THROWS_AS(run_estimate(builtin(), options), InputError);
-  CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("--model NAME and --gpu"));
+  CHECK_THROWS_WITH(run_estimate(builtin(), options),
+                    Catch::Contains("{flag:model} NAME and {flag:gpu}"));
   options.platform = llama70b_h100();
   options.kernel_speedup = 2;
   CHECK_THROWS_WITH(run_estimate(builtin(), options), Catch::Contains("one or the other"));
@@ -179,19 +181,20 @@ TEST_CASE("a share table measured on another model is flagged", "[roofline]") {
   options.ttft_ms = 800.0;
   options.prompt_tokens = 8192;
   kspeed::engine::PlatformChoice choice;
-  choice.model = {kspeed::io::load_model("llama-3.1-70b"), kspeed::engine::Source::given};
-  choice.gpu = {kspeed::io::load_gpu("h100-sxm"), kspeed::engine::Source::given};
-  choice.tensor_parallel = {8, kspeed::engine::Source::given};
+  choice.model = {kspeed::io::load_model("llama-3.1-70b"), kspeed::engine::Provenance::given};
+  choice.gpu = {kspeed::io::load_gpu("h100-sxm"), kspeed::engine::Provenance::given};
+  choice.tensor_parallel = {8, kspeed::engine::Provenance::given};
   options.platform = kspeed::engine::make_platform(choice);
   auto has_mismatch = [](const kspeed::engine::Scenario& s) {
-    return std::any_of(s.warnings.begin(), s.warnings.end(),
-                       [](const auto& w) { return w.code == "share_model_mismatch"; });
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [](const auto& w) {
+      return w.code == kspeed::engine::WarningCode::share_model_mismatch;
+    });
   };
   CHECK(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
   options.prefill_share = 0.3;  // measured on this model: nothing to flag
   CHECK_FALSE(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
   options.prefill_share.reset();
-  choice.model = {kspeed::io::load_model("deepseek-r1"), kspeed::engine::Source::given};
+  choice.model = {kspeed::io::load_model("deepseek-r1"), kspeed::engine::Provenance::given};
   options.platform = kspeed::engine::make_platform(choice);
   CHECK_FALSE(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
 }

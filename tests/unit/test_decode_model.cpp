@@ -15,10 +15,10 @@ namespace {
 Platform platform_for(const std::string& model, const std::string& gpu, std::int64_t batch = 1,
                       std::int64_t tp = 1) {
   PlatformChoice choice;
-  choice.model = {io::load_model(model), Source::given};
-  choice.gpu = {io::load_gpu(gpu), Source::given};
-  choice.batch = {batch, Source::given};
-  choice.tensor_parallel = {tp, Source::given};
+  choice.model = {io::load_model(model), Provenance::given};
+  choice.gpu = {io::load_gpu(gpu), Provenance::given};
+  choice.batch = {batch, Provenance::given};
+  choice.tensor_parallel = {tp, Provenance::given};
   return make_platform(choice);
 }
 

@@ -8,6 +8,7 @@
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed::engine;
 using Catch::Matchers::WithinRel;
@@ -76,7 +77,7 @@ TEST_CASE("share table interpolates logit against log context", "[engine]") {
   CHECK(at(16384) == 44.6);
   CHECK(at(32768) == 60.7);
   CHECK(at(65536) == 74.7);
-  CHECK(share_at(kDeepSeekTable, 8192, Extrapolation::clamp).source == Source::interpolated);
+  CHECK(share_at(kDeepSeekTable, 8192, Extrapolation::clamp).source == Provenance::interpolated);
   // The fitted slope of logit(p) against ln(L) is 0.94, close to the cost model's 1.
   const double slope = (logit(0.85) - logit(0.18)) / (std::log(131072.0) - std::log(4096.0));
   CHECK(std::round(slope * 100) / 100 == 0.94);
@@ -85,16 +86,16 @@ TEST_CASE("share table interpolates logit against log context", "[engine]") {
 TEST_CASE("share table points, clamping and extrapolation", "[engine]") {
   const ShareLookup exact = share_at(kDeepSeekTable, 4096, Extrapolation::clamp);
   CHECK(exact.share == 0.18);
-  CHECK(exact.source == Source::workload);
+  CHECK(exact.source == Provenance::workload);
   const ShareLookup below = share_at(kDeepSeekTable, 1024, Extrapolation::clamp);
   CHECK(below.share == 0.18);
-  CHECK(below.source == Source::clamped);
+  CHECK(below.source == Provenance::clamped);
   const ShareLookup above = share_at(kDeepSeekTable, 1 << 20, Extrapolation::clamp);
   CHECK(above.share == 0.85);
-  CHECK(above.source == Source::clamped);
+  CHECK(above.source == Provenance::clamped);
   // Continuing the segment: logit rises by the same slope per ln(L).
   const ShareLookup model = share_at(kDeepSeekTable, 1 << 20, Extrapolation::model);
-  CHECK(model.source == Source::extrapolated);
+  CHECK(model.source == Provenance::extrapolated);
   const double expected_logit = logit(0.85) + (logit(0.85) - logit(0.18)) *
                                                   (std::log(1 << 20) - std::log(131072.0)) /
                                                   (std::log(131072.0) - std::log(4096.0));
@@ -102,7 +103,7 @@ TEST_CASE("share table points, clamping and extrapolation", "[engine]") {
   const ShareLookup model_below = share_at(kDeepSeekTable, 1024, Extrapolation::model);
   CHECK(model_below.share < 0.18);
   // A one-point table has no segment to continue: it clamps.
-  CHECK(share_at({{4096, 0.3}}, 100, Extrapolation::model).source == Source::clamped);
+  CHECK(share_at({{4096, 0.3}}, 100, Extrapolation::model).source == Provenance::clamped);
 }
 
 TEST_CASE("the request example reproduces MODEL.md", "[engine]") {
@@ -119,10 +120,10 @@ TEST_CASE("the request example reproduces MODEL.md", "[engine]") {
   CHECK(r.decode.phase.speedup == 1.0);
   check_invariants(r, 2.0);
   // The 1K prompt lies below the table: clamped to the 4K share, with a warning.
-  CHECK(estimate.scenario.prefill_share.source == Source::clamped);
+  CHECK(estimate.scenario.prefill_share.provenance == Provenance::clamped);
   REQUIRE(estimate.scenario.warnings.size() == 1);
-  CHECK(estimate.scenario.warnings[0].code == "prefill_share_clamped");
-  CHECK(estimate.scenario.kernel_speedup.source == Source::default_value);
+  CHECK(kspeed::report::warning_code(estimate.scenario.warnings[0]) == "prefill_share_clamped");
+  CHECK(estimate.scenario.kernel_speedup.provenance == Provenance::default_value);
 }
 
 TEST_CASE("TTFT is scaled with the cost model when only the prompt changes", "[engine]") {
@@ -130,13 +131,13 @@ TEST_CASE("TTFT is scaled with the cost model when only the prompt changes", "[e
   options.prompt_tokens = 131072;
   const Scenario s = resolve_scenario(deepseek_workload(), options);
   // TTFT(L) = (1 - p(L_ref)) * TTFT_ref * (L / L_ref) / (1 - p(L))
-  CHECK(s.ttft_ms.source == Source::scaled);
+  CHECK(s.ttft_ms.provenance == Provenance::scaled);
   CHECK_THAT(s.ttft_ms.value, WithinRel(0.82 * 500.0 * 128.0 / 0.15, 1e-12));
   CHECK(s.prefill_share.value == 0.85);
   // A measured TTFT wins over scaling.
   options.ttft_ms = 9000.0;
   const Scenario measured = resolve_scenario(deepseek_workload(), options);
-  CHECK(measured.ttft_ms.source == Source::given);
+  CHECK(measured.ttft_ms.provenance == Provenance::given);
   CHECK(measured.ttft_ms.value == 9000.0);
 }
 
@@ -198,7 +199,7 @@ TEST_CASE("a workload decode table is averaged over the response's steps", "[eng
   options.phase = Phase::both;
   const Scenario s = resolve_scenario(workload, options);
   REQUIRE(s.decode_share.has_value());
-  CHECK(s.decode_share->source == Source::interpolated);
+  CHECK(s.decode_share->provenance == Provenance::interpolated);
   // Steps see contexts 1025..1151: the mean share lies strictly between the endpoints.
   CHECK(s.decode_share->value > 0.1);
   CHECK(s.decode_share->value < 0.3);
@@ -217,7 +218,7 @@ TEST_CASE("missing request fields name the flag that supplies them", "[engine]")
     resolve_scenario(workload, EstimateOptions{});
     FAIL("expected an InputError");
   } catch (const kspeed::InputError& error) {
-    CHECK(std::string(error.what()).find("--ctx N") != std::string::npos);
+    CHECK(std::string(error.what()).find("{flag:ctx} N") != std::string::npos);
   }
   EstimateOptions options;
   options.prompt_tokens = 4096;

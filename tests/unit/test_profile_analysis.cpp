@@ -8,6 +8,7 @@
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/workload.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed::profile;
 using Catch::Matchers::Contains;
@@ -115,9 +116,10 @@ TEST_CASE("nsys stats CSV: one whole-capture share, no phases", "[profile]") {
   check_shares(file.phases[0], 0.25, 0.35, 0.40);
   CHECK(file.whole_trace.times.kernel_count == 70);
   REQUIRE_FALSE(file.notes.empty());
-  CHECK_THAT(file.notes[0], Contains("no timeline"));
+  CHECK(file.notes[0].code == kspeed::engine::WarningCode::summary_without_timeline);
+  CHECK_THAT(kspeed::report::warning_sentence(file.notes[0]), Contains("no timeline"));
   CHECK_THROWS_WITH(analyse("nsys-kern-sum.csv", Denominator::busy_time),
-                    Contains("--denominator busy-time needs kernel start times"));
+                    Contains("{flag:denominator} busy-time needs kernel start times"));
 }
 
 TEST_CASE("several ranks: per-file results and a time-weighted aggregate with spread",
@@ -180,7 +182,8 @@ TEST_CASE("a trace without steps gives one unphased share and says so", "[profil
   REQUIRE(file.phases.size() == 1);
   CHECK(file.phases[0].phase == Phase::unphased);
   CHECK(file.phases[0].times.share_times.shares().core == Approx(0.25).margin(1e-9));
-  CHECK_THAT(file.notes.at(0), Contains("no engine step annotations found"));
+  CHECK_THAT(kspeed::report::warning_sentence(file.notes.at(0)),
+             Contains("no engine step annotations found"));
 }
 
 TEST_CASE("a trace with no kernels is an input error", "[profile]") {
@@ -188,7 +191,7 @@ TEST_CASE("a trace with no kernels is an input error", "[profile]") {
       R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})";
   CHECK_THROWS_WITH(analyse_trace(kspeed::io::trace::read_trace_bytes(text, "cpu.json"),
                                   KernelClassifier(builtin_patterns()), {}),
-                    Contains("cpu.json: the trace has no GPU kernel events (1 events read)"));
+                    Contains("cpu.json: the trace has no GPU kernel events ({count:1} events read)"));
 }
 
 TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "[profile]") {
@@ -210,6 +213,8 @@ TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "
   CHECK(emitted.workload.prefill_shares[0].context_tokens == 4096);
   CHECK(emitted.workload.prefill_shares[0].share == Approx(0.60));
   REQUIRE(emitted.notes.size() == 1);
-  CHECK_THAT(emitted.notes[0], Contains("prefill context 128: share 100.00% left out"));
+  CHECK(emitted.notes[0].number("share") == 1.0);
+  CHECK_THAT(kspeed::report::warning_sentence(emitted.notes[0]),
+             Contains("prefill context 128: share 100.0% left out"));
   CHECK(emitted.workload.name == "t");
 }

@@ -1,5 +1,7 @@
-// The trace readers: sniffing, the streaming Kineto scanner (whatever the chunk boundaries),
-// timestamps to the nanosecond, and errors that say what and where.
+// The trace readers: each declines what is not its format, the streaming Kineto scanner (whatever
+// the chunk boundaries), timestamps to the nanosecond, and errors that say what and where.
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -49,14 +51,46 @@ std::string kernel_event(const std::string& name, const std::string& ts, const s
 
 }  // namespace
 
-TEST_CASE("sniffing looks at content, not names", "[profile]") {
-  CHECK(sniff("\x1f\x8b\x08") == SniffedKind::gzip);
-  CHECK(sniff(std::string("SQLite format 3\0rest", 20)) == SniffedKind::sqlite);
-  CHECK(sniff("  \n{\"traceEvents\": []}") == SniffedKind::json);
-  CHECK(sniff("\xEF\xBB\xBF[{}]") == SniffedKind::json);
-  CHECK(sniff("Time (%),Total Time (ns),Instances\n") == SniffedKind::csv);
-  CHECK(sniff("Generating SQLite file\nProcessing ...\n") == SniffedKind::unknown);
-  CHECK(sniff("hello world") == SniffedKind::unknown);
+namespace {
+
+// Whether `try_read` accepts `head` (a whole, short stream): nullopt means it declined.
+bool accepts(std::optional<kspeed::profile::Trace> (*try_read)(TraceInput&),
+             const std::string& head) {
+  TraceInput input;
+  input.source = "t";
+  input.head = head;
+  input.rest = memory_source("");
+  try {
+    return try_read(input).has_value();
+  } catch (const kspeed::InputError&) {
+    return true;  // accepted, then found wanting
+  }
+}
+
+}  // namespace
+
+TEST_CASE("each reader declines what is not its format: content, not names", "[profile]") {
+  CHECK(accepts(try_read_gzip, "\x1f\x8b\x08"));
+  CHECK_FALSE(accepts(try_read_gzip, "{}"));
+  CHECK(accepts(try_read_nsys_sqlite, std::string("SQLite format 3\0rest", 20)));
+  CHECK_FALSE(accepts(try_read_nsys_sqlite, "SQLite format 3"));
+  CHECK(accepts(try_read_kineto_json, "  \n{\"traceEvents\": []}"));
+  CHECK(accepts(try_read_kineto_json, "\xEF\xBB\xBF[{}]"));
+  CHECK_FALSE(accepts(try_read_kineto_json, "Time (%),Total Time (ns)"));
+  CHECK(accepts(try_read_nsys_stats_csv, "Time (%),Total Time (ns),Instances\n"));
+  CHECK(accepts(try_read_nsys_stats_csv, "name,value\n"));
+  CHECK_FALSE(accepts(try_read_nsys_stats_csv, "Generating SQLite file\nProcessing ...\n"));
+  CHECK_FALSE(accepts(try_read_nsys_stats_csv, "hello world"));
+  CHECK_FALSE(accepts(try_read_nsys_stats_csv, std::string("a,b\0", 4)));
+}
+
+TEST_CASE("when no reader accepts, the error lists the formats tried and the first bytes",
+          "[profile]") {
+  CHECK_THROWS_WITH(
+      read_trace_bytes("hello\x1b[31m world\r\n", "h.txt"),
+      Contains("h.txt: not a trace kspeed can read (it starts with 'hello\\e[31m world\\r\\n'; "
+               "tried gzip, Nsight Systems SQLite export, Kineto/Chrome-trace JSON and `nsys "
+               "stats` CSV)"));
 }
 
 TEST_CASE("timestamps become exact nanoseconds, old and new styles", "[profile]") {
@@ -153,7 +187,7 @@ TEST_CASE("JSON that is not a trace, and files that are nothing", "[profile]") {
                              "trace (its keys: name, values)"));
   CHECK_THROWS_WITH(read_trace_bytes("", "e.json"), Contains("e.json: the file is empty"));
   CHECK_THROWS_WITH(read_trace_bytes("hello", "h.txt"),
-                    Contains("h.txt: not a trace kspeed can read (it starts with 'hello')"));
+                    Contains("h.txt: not a trace kspeed can read (it starts with 'hello'; tried"));
   CHECK_THROWS_WITH(read_trace_bytes(std::string("\x1f\x8b\x08\x00\x00\x00", 6), "t.gz"),
                     Contains("t.gz: the gzip stream ends early"));
 }
@@ -209,4 +243,120 @@ TEST_CASE("absurd numbers saturate or are rejected, never overflow", "[profile]"
                         Contains("is not a plausible kernel time"));
   CHECK_THROWS_WITH(read_trace_bytes("[" + kernel_event("a", "1", "-5") + "]", "neg.json"),
                     Contains("kernel duration -5 us"));
+}
+
+// ---- Input hardening (issue 12) ----
+
+namespace {
+
+// An nsys-shaped SQLite database with the given kernel rows (start, end), built with SQLite.
+std::string sqlite_with_kernels(const std::string& name,
+                                const std::vector<std::pair<std::string, std::string>>& rows) {
+  const auto path = std::filesystem::temp_directory_path() / ("kspeed-test-" + name + ".sqlite");
+  std::filesystem::remove(path);
+  std::string sql =
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+      " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);"
+      "INSERT INTO StringIds VALUES (1, 'flash_fwd_kernel');";
+  for (const auto& [start, end] : rows) {
+    sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + start + ", " + end +
+           ", 0, 1, 0, 1, 1);";
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("nsys SQLite: end before start and INT64 extremes are refused with the row",
+          "[profile]") {
+  const std::string reversed = sqlite_with_kernels("reversed", {{"100", "180"}, {"180", "100"}});
+  CHECK_THROWS_WITH(read_trace_file(reversed),
+                    Contains(": CUPTI_ACTIVITY_KIND_KERNEL row 2: end 100 ns is before start 180 "
+                             "ns (a duration of -80 ns): the export is corrupt"));
+  const std::string extreme =
+      sqlite_with_kernels("extreme", {{"-9223372036854775808", "9223372036854775807"}});
+  CHECK_THROWS_WITH(read_trace_file(extreme),
+                    Contains("CUPTI_ACTIVITY_KIND_KERNEL row 1: start = -9223372036854775808 ns "
+                             "is beyond +-1e18 ns"));
+  const std::string good = sqlite_with_kernels("good", {{"100", "180"}});
+  CHECK(read_trace_file(good).kernels.at(0).duration_ns == 80);
+  for (const auto& path : {reversed, extreme, good}) std::filesystem::remove(path);
+}
+
+TEST_CASE("nsys SQLite from a pipe is copied once, not opened twice", "[profile]") {
+  const std::string bytes = slurp(kFixtures + "trtllm-nvtx.sqlite");
+  const auto piped = read_trace_stream(std::make_unique<TrickleSource>(bytes, 4096), "<pipe>");
+  const auto file = read_trace_file(kFixtures + "trtllm-nvtx.sqlite");
+  CHECK(piped.format == kspeed::profile::TraceFormat::nsys_sqlite);
+  CHECK(piped.kernels.size() == file.kernels.size());
+  CHECK(piped.annotations.size() == file.annotations.size());
+  CHECK(piped.source == "<pipe>");
+}
+
+TEST_CASE("nsys stats CSV: 64-bit instance counts, sums past 2^63 refused", "[profile]") {
+  const std::string header = "Time (%),Total Time (ns),Instances,Avg (ns),Name\n";
+  const auto trace =
+      read_trace_bytes(header + "100.0,5000,4294967296,0,\"flash_fwd\"\n", "big.csv");
+  CHECK(trace.kernels.at(0).instances == 4294967296LL);
+  std::string rows = header;
+  for (int i = 0; i < 1000; ++i) rows += "0.1,9999999999999999,1,0,k" + std::to_string(i) + "\n";
+  CHECK_THROWS_WITH(read_trace_bytes(rows, "sum.csv"),
+                    Contains("sum.csv:924: the kernel times or instance counts add up past 2^63"));
+  CHECK_THROWS_WITH(read_trace_bytes(header + "1,5,many,0,k\n", "i.csv"),
+                    Contains("i.csv:2: column 'Instances' holds 'many': expected a whole number"));
+  CHECK_THROWS_WITH(read_trace_bytes(header + "1,12345678901234567,1,0,k\n", "t.csv"),
+                    Contains("t.csv:2: column 'Total Time (ns)' holds '12345678901234567'"));
+}
+
+TEST_CASE("a CSV that is not an nsys stats report is told so, by its header", "[profile]") {
+  CHECK_THROWS_WITH(read_trace_bytes("kernel,ms\nflash,3\n", "other.csv"),
+                    Contains("other.csv: not an `nsys stats` kernel summary: no header line with "
+                             "\"Total Time (ns)\" and \"Name\" columns (the file starts with "
+                             "'kernel,ms')"));
+}
+
+TEST_CASE("Kineto: kernel times that sum past 2^63 ns and negative ranges are refused",
+          "[profile]") {
+  std::string text = "[";
+  for (int i = 0; i < 9300; ++i) {
+    text += (i == 0 ? "" : ",") + kernel_event("k", "1", "1000000000000");  // 1e15 ns each
+  }
+  text += "]";
+  CHECK_THROWS_WITH(read_trace_bytes(text, "sum.json"),
+                    Contains("sum.json: traceEvents[9223]: the kernel times add up to more than "
+                             "2^63 ns"));
+  CHECK_THROWS_WITH(
+      read_trace_bytes(R"([{"ph": "X", "cat": "user_annotation", "name": "step[DECODE bs=1]",)"
+                       R"( "pid": 1, "tid": 1, "ts": 10, "dur": -5}])",
+                       "neg.json"),
+      Contains("neg.json: traceEvents[0]: 'step[DECODE bs=1]' has a negative duration"));
+}
+
+TEST_CASE("Kineto: one value is bounded, a huge name is read in linear passes", "[profile]") {
+  TraceReadOptions small;
+  small.window_bytes = 64;
+  small.max_value_bytes = 1 << 20;
+  // An unterminated string (a gzip bomb's payload) stops at the limit, not at the memory's end.
+  const std::string unterminated = R"({"traceEvents": [{"name": ")" + std::string(3 << 20, 'a');
+  CHECK_THROWS_WITH(read_trace_bytes(unterminated, "bomb.json", small),
+                    Contains("bomb.json: one JSON value at byte 17 is longer than 1048576 bytes "
+                             "(after 0 events)") &&
+                        Contains("set KSPEED_MAX_INPUT_BYTES to raise the limit"));
+  // An 8 MB kernel name delivered 64 KiB at a time: the window fills before it rescans.
+  const std::string name(8 << 20, 'n');
+  const auto trace = read_trace_stream(
+      std::make_unique<TrickleSource>("[" + kernel_event(name, "1", "2") + "]", 1 << 16), "big",
+      TraceReadOptions{{}, 64, 0});
+  REQUIRE(trace.kernel_names.size() == 1);
+  CHECK(trace.kernel_names[0].size() == name.size());
+}
+
+TEST_CASE("trace messages quote keys and names short and escaped", "[profile]") {
+  CHECK_THROWS_WITH(read_trace_bytes("{\"" + std::string(70, 'x') + "\\u001b\": 1}", "k.json"),
+                    Contains("(its keys: " + std::string(60, 'x') + "... (71 bytes))"));
 }

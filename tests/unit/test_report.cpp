@@ -4,10 +4,11 @@
 
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/io/workload_reader.hpp"
-#include "kspeed/report/csv.hpp"
-#include "kspeed/report/estimate_report.hpp"
 #include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
 #include "kspeed/report/table.hpp"
+#include "kspeed/report/wording.hpp"
+#include "kspeed/error.hpp"
 
 using namespace kspeed::report;
 
@@ -42,7 +43,9 @@ TEST_CASE("text and markdown tables share rows, differ in syntax", "[report]") {
         "level        speedup\n"
         "prefill        1.74×\n"
         "request|all  1.0066×\n");
-  CHECK(render_markdown_table(table) ==
+  Report report;
+  report.view.table(table);
+  CHECK(render(report, *parse_format("markdown"), Style{}) ==
         "| level | speedup |\n"
         "| --- | ---: |\n"
         "| prefill | 1.74× |\n"
@@ -50,26 +53,34 @@ TEST_CASE("text and markdown tables share rows, differ in syntax", "[report]") {
   CHECK(display_width("1.74×") == 5);
 }
 
-TEST_CASE("CSV cells are quoted only when needed", "[report]") {
-  CHECK(csv_escape("plain") == "plain");
-  CHECK(csv_escape("a,b") == "\"a,b\"");
-  CHECK(csv_escape("say \"hi\"") == "\"say \"\"hi\"\"\"");
-  CHECK(csv_cell(nlohmann::ordered_json(nullptr)).empty());
-  CsvRow row;
-  row.add("ceiling", nlohmann::ordered_json(nullptr));
-  row.add("speedup", nlohmann::ordered_json(1.5));
-  CHECK(row.header_line() == "ceiling,speedup\n");
-  CHECK(row.value_line() == ",1.5\n");
+TEST_CASE("CSV cells are quoted only when needed; jsonl keeps the types", "[report]") {
+  Report report;
+  report.document.records.push_back(
+      {{"ceiling", nullptr}, {"speedup", 1.5}, {"name", "say \"hi\", a,b"}});
+  CHECK(render(report, *parse_format("csv"), Style{}) ==
+        "ceiling,speedup,name\n,1.5,\"say \"\"hi\"\", a,b\"\n");
+  CHECK(render(report, *parse_format("jsonl"), Style{}) ==
+        "{\"ceiling\":null,\"speedup\":1.5,\"name\":\"say \\\"hi\\\", a,b\"}\n");
+}
+
+TEST_CASE("JSON replaces bytes that are not UTF-8 instead of failing", "[report]") {
+  Report report;
+  report.document.tree = {{"kernel", std::string("attn\xff\xfe_kernel")}};
+  report.document.records.push_back(report.document.tree);
+  CHECK(render(report, *parse_format("json"), Style{}) ==
+        "{\n  \"kernel\": \"attn\xef\xbf\xbd\xef\xbf\xbd_kernel\"\n}\n");
+  CHECK(render(report, *parse_format("jsonl"), Style{}) ==
+        "{\"kernel\":\"attn\xef\xbf\xbd\xef\xbf\xbd_kernel\"}\n");
 }
 
 TEST_CASE("estimate JSON carries full precision, sources and null ceilings", "[report]") {
   const auto workload = kspeed::io::load_workload("deepseek-r1-fp8");
   const auto estimate = kspeed::engine::run_estimate(workload, {});
-  const nlohmann::ordered_json json = estimate_to_json(estimate);
-  CHECK(json["schema_version"] == 1);
+  const nlohmann::ordered_json json = estimate_document(estimate).tree;
+  CHECK(json["schema_version"] == 2);
   CHECK(json.begin().key() == "schema_version");  // stable key order
-  CHECK(json["inputs"]["ttft_source"] == "workload");
-  CHECK(json["prefill"]["share_source"] == "clamped");
+  CHECK(json["inputs"]["ttft_ms_provenance"] == "workload");
+  CHECK(json["prefill"]["attention_share_provenance"] == "clamped");
   CHECK(json["prefill"]["speedup"].get<double>() == Approx(1.0 / 0.91));
   CHECK(json["decode"]["attention_share"].is_null());
   CHECK(json["request"]["time_before_ms"] == 6850.0);
@@ -83,23 +94,32 @@ TEST_CASE("estimate JSON carries full precision, sources and null ceilings", "[r
 TEST_CASE("every format renders the default estimate", "[report]") {
   const auto estimate =
       kspeed::engine::run_estimate(kspeed::io::load_workload("deepseek-r1-fp8"), {});
-  for (Format format : {Format::text, Format::json, Format::csv, Format::markdown}) {
-    std::ostringstream out;
-    make_estimate_reporter(format, Style{})->write(estimate, out);
-    INFO(out.str());
-    CHECK(out.str().find(format == Format::text || format == Format::markdown
-                             ? "1.0066×"
-                             : "1.0066") != std::string::npos);
+  const Report report = make_report(estimate, estimate_view, estimate_document);
+  for (const std::string& name : format_names()) {
+    const Format format = *parse_format(name);
+    const std::string out = render(report, format, Style{});
+    INFO(name << ": " << out);
+    CHECK(out.find(format.for_people() ? "1.0066×" : "1.0066") != std::string::npos);
   }
-  std::ostringstream csv;
-  make_estimate_reporter(Format::csv, Style{})->write(estimate, csv);
-  const std::string text = csv.str();
-  CHECK(std::count(text.begin(), text.end(), '\n') == 2);  // a header and one row
-  CHECK(text.rfind("schema_version,workload_name,prompt_tokens,", 0) == 0);
+  const std::string csv = render(report, *parse_format("csv"), Style{});
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 2);  // a header and one row
+  CHECK(csv.rfind("schema_version,workload_name,prompt_tokens,", 0) == 0);
+  const std::string jsonl = render(report, *parse_format("ndjson"), Style{});
+  CHECK(std::count(jsonl.begin(), jsonl.end(), '\n') == 1);  // one object, one line
+  CHECK(nlohmann::json::parse(jsonl)["request_speedup"].get<double>() ==
+        Approx(1.0066).epsilon(1e-4));
+  CHECK(report.view.warnings().size() == 1);
 }
 
 TEST_CASE("prose wraps at word boundaries with an indent", "[report]") {
   CHECK(wrap_text("a bb ccc dddd", 6, "  ") == "a bb\n  ccc\n  dddd\n");
   CHECK(wrap_text("short", 80) == "short\n");
   CHECK(wrap_text("1.74× 1.74× 1.74×", 11) == "1.74× 1.74×\n1.74×\n");
+}
+
+TEST_CASE("errors from the engine get their flags and numbers worded", "[report]") {
+  const std::string message = kspeed::flag_mark("tp") + " " + kspeed::count_mark(16) + ": " +
+                              kspeed::count_mark(131072) + " tokens in {weird}.json";
+  CHECK(worded_error(message) == "--tp 16: 131,072 tokens in {weird}.json");
+  CHECK(worded_error("no marks {") == "no marks {");
 }

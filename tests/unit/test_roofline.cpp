@@ -10,6 +10,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -19,10 +20,10 @@ namespace {
 Platform platform_for(const std::string& model, const std::string& gpu, std::int64_t batch = 1,
                       std::int64_t tp = 1, std::optional<std::string> kv_dtype = std::nullopt) {
   PlatformChoice choice;
-  choice.model = {io::load_model(model), Source::given};
-  choice.gpu = {io::load_gpu(gpu), Source::given};
-  choice.batch = {batch, Source::given};
-  choice.tensor_parallel = {tp, Source::given};
+  choice.model = {io::load_model(model), Provenance::given};
+  choice.gpu = {io::load_gpu(gpu), Provenance::given};
+  choice.batch = {batch, Provenance::given};
+  choice.tensor_parallel = {tp, Provenance::given};
   choice.kv_dtype = std::move(kv_dtype);
   return make_platform(choice);
 }
@@ -198,8 +199,8 @@ TEST_CASE("tensor parallelism must split the heads", "[roofline]") {
                     Catch::Contains("cannot split"));
   CHECK_NOTHROW(platform_for("llama-3.1-8b", "h100-sxm", 1, 16));  // KV heads replicated
   PlatformChoice choice;
-  choice.model = {io::load_model("llama-3.1-8b"), Source::given};
-  choice.gpu = {io::load_gpu("a100-sxm-80gb"), Source::given};
+  choice.model = {io::load_model("llama-3.1-8b"), Provenance::given};
+  choice.gpu = {io::load_gpu("a100-sxm-80gb"), Provenance::given};
   choice.precision = "fp8";
   CHECK_THROWS_WITH(make_platform(choice), Catch::Contains("no dense fp8 peak"));
 }
@@ -224,12 +225,12 @@ TEST_CASE("efficiencies must lie in (0, 1]", "[roofline]") {
 TEST_CASE("roofline analysis with --ai and illustrative levers", "[roofline]") {
   RooflineQuery query;
   query.gpu_name = "h100-sxm";
-  query.peak_tflops = {989.4, Source::workload};
-  query.bandwidth_tbs = {3.35, Source::workload};
+  query.peak_tflops = {989.4, Provenance::workload};
+  query.bandwidth_tbs = {3.35, Provenance::workload};
   query.given_intensity = 8.0;
   query.phase = Phase::decode;
   const RooflineResult result = analyse_roofline(query);
-  CHECK(result.intensity_source == Source::given);
+  CHECK(result.intensity_source == Provenance::given);
   CHECK(result.bound == Bound::memory);
   CHECK(result.attainable_tflops == Approx(8.0 * 3.35));
   CHECK(result.levers_illustrative);
@@ -243,8 +244,8 @@ TEST_CASE("roofline analysis with --ai and illustrative levers", "[roofline]") {
 TEST_CASE("a pure compute speedup on memory-bound decode is a warning", "[roofline]") {
   RooflineQuery query;
   query.gpu_name = "h100-sxm";
-  query.peak_tflops = {989.4, Source::workload};
-  query.bandwidth_tbs = {3.35, Source::workload};
+  query.peak_tflops = {989.4, Provenance::workload};
+  query.bandwidth_tbs = {3.35, Provenance::workload};
   query.platform = platform_for("llama-3.1-70b", "h100-sxm", 1, 8);
   query.phase = Phase::decode;
   query.levers.compute_speedup = 2;
@@ -253,8 +254,10 @@ TEST_CASE("a pure compute speedup on memory-bound decode is a warning", "[roofli
   REQUIRE(result.levers.size() == 1);
   CHECK(result.levers[0].outcome.speedup == Approx(1.0));
   REQUIRE(result.warnings.size() == 1);
-  CHECK(result.warnings[0].code == "decode_attention_compute_speedup_no_gain");
-  CHECK_THAT(result.warnings[0].message, Catch::Contains("memory-bound"));
+  CHECK(kspeed::report::warning_code(result.warnings[0]) ==
+        "decode_attention_compute_speedup_no_gain");
+  CHECK(result.warnings[0].number("speedup") == Approx(1.0));
+  CHECK_THAT(kspeed::report::warning_sentence(result.warnings[0]), Catch::Contains("memory-bound"));
 }
 
 TEST_CASE("unknown presets get a did-you-mean", "[roofline]") {

@@ -102,5 +102,5 @@ TEST_CASE("share_origin marks tables measured from a trace", "[workload]") {
   options.ttft_ms = 100.0;
   options.tpot_ms = 10.0;
   const auto scenario = kspeed::engine::resolve_scenario(measured, options);
-  CHECK(scenario.prefill_share.source == kspeed::engine::Source::measured);
+  CHECK(scenario.prefill_share.provenance == kspeed::engine::Source::measured);
 }

@@ -22,6 +22,13 @@ struct PeakFigure {
   double tflops = 0;      ///< dense Tensor Core peak, TFLOP/s (> 0)
 };
 
+/// Deployment defaults: one sequence per step on one GPU (the latency case).
+inline constexpr std::int64_t kDefaultBatch = 1;
+inline constexpr std::int64_t kDefaultTensorParallel = 1;
+
+/// The compute precision when none is given: every GPU file states a bf16 peak.
+inline constexpr std::string_view kDefaultPrecision = "bf16";
+
 struct Gpu {
   std::string name;                           ///< preset name or file stem, e.g. "h100-sxm"
   std::string description;                    ///< one line for people
@@ -80,22 +87,22 @@ inline std::int64_t full_attention_layers(const ModelArch& model) {
 /// A model on a GPU, as a serving deployment runs it: what the decode model and the roofline
 /// need, each figure with its source.
 struct Platform {
-  Sourced<ModelArch> model;
-  Sourced<Gpu> gpu;
-  Sourced<std::int64_t> batch;            ///< sequences decoded together in one step (>= 1)
-  Sourced<std::int64_t> tensor_parallel;  ///< GPUs sharing each layer (>= 1)
-  Sourced<std::string> kv_dtype;          ///< KV cache type; bytes in kv_bytes_per_element
+  WithProvenance<ModelArch> model;
+  WithProvenance<Gpu> gpu;
+  WithProvenance<std::int64_t> batch;            ///< sequences decoded together in one step (>= 1)
+  WithProvenance<std::int64_t> tensor_parallel;  ///< GPUs sharing each layer (>= 1)
+  WithProvenance<std::string> kv_dtype;          ///< KV cache type; bytes in kv_bytes_per_element
   double kv_bytes_per_element = 2;
-  Sourced<std::string> precision;  ///< compute precision, selects the GPU's peak ("bf16")
-  double peak_tflops = 0;          ///< the GPU's dense peak at `precision`
+  WithProvenance<std::string> precision;  ///< compute precision, selects the GPU's peak ("bf16")
+  double peak_tflops = 0;                 ///< the GPU's dense peak at `precision`
 };
 
 /// What the user chose for a platform; empty optionals take the model's or kspeed's default.
 struct PlatformChoice {
-  Sourced<ModelArch> model;
-  Sourced<Gpu> gpu;
-  Sourced<std::int64_t> batch{1, Source::default_value};
-  Sourced<std::int64_t> tensor_parallel{1, Source::default_value};
+  WithProvenance<ModelArch> model;
+  WithProvenance<Gpu> gpu;
+  WithProvenance<std::int64_t> batch{1, Provenance::default_value};
+  WithProvenance<std::int64_t> tensor_parallel{1, Provenance::default_value};
   std::optional<std::string> kv_dtype;   ///< --kv-dtype; default: the model's
   std::optional<std::string> precision;  ///< --precision; default: bf16
 };

@@ -1,12 +1,14 @@
 #pragma once
-// Where a number came from. Every figure kspeed prints carries one, so a reader can tell a
-// measurement from an interpolation or a default.
+// How a number was obtained (its provenance). Every figure kspeed prints carries one, so a reader
+// can tell a measurement from an interpolation or a default. Where a built-in figure comes from
+// is its citation (Workload::source, a paper or a blog); a file is a path.
 
+#include <optional>
 #include <string_view>
 
 namespace kspeed::engine {
 
-enum class Source {
+enum class Provenance {
   given,          ///< typed by the user on the command line
   workload,       ///< read from the workload (file or built-in), as measured by its source
   interpolated,   ///< between two measured table points (logit vs log-context)
@@ -20,37 +22,54 @@ enum class Source {
 };
 
 /// The lower-case name used in every output format ("default" for default_value).
-constexpr std::string_view to_string(Source source) {
-  switch (source) {
-    case Source::given:
+constexpr std::string_view to_string(Provenance provenance) {
+  switch (provenance) {
+    case Provenance::given:
       return "given";
-    case Source::workload:
+    case Provenance::workload:
       return "workload";
-    case Source::interpolated:
+    case Provenance::interpolated:
       return "interpolated";
-    case Source::clamped:
+    case Provenance::clamped:
       return "clamped";
-    case Source::extrapolated:
+    case Provenance::extrapolated:
       return "extrapolated";
-    case Source::scaled:
+    case Provenance::scaled:
       return "scaled";
-    case Source::default_value:
+    case Provenance::default_value:
       return "default";
-    case Source::modelled:
+    case Provenance::modelled:
       return "modelled";
-    case Source::measured:
+    case Provenance::measured:
       return "measured";
-    case Source::preset:
+    case Provenance::preset:
       return "preset";
   }
   return "unknown";
 }
 
-/// A value and where it came from.
+/// A value and how it was obtained.
 template <class T>
-struct Sourced {
+struct WithProvenance {
   T value{};
-  Source source = Source::default_value;
+  Provenance provenance = Provenance::default_value;  ///< how `value` was obtained
 };
+
+/// The one rule for an input's value and provenance: what the user gave, else the workload's,
+/// else `fallback` (kspeed's default); nullopt when there is neither and no default.
+template <class T>
+std::optional<WithProvenance<T>> resolve_input(const std::optional<T>& given,
+                                               const std::optional<T>& from_workload,
+                                               const std::optional<T>& fallback = std::nullopt) {
+  if (given) return WithProvenance<T>{*given, Provenance::given};
+  if (from_workload) return WithProvenance<T>{*from_workload, Provenance::workload};
+  if (fallback) return WithProvenance<T>{*fallback, Provenance::default_value};
+  return std::nullopt;
+}
+
+/// The names before the rename, for code outside the engine that has not moved yet (src/io).
+using Source = Provenance;
+template <class T>
+using Sourced = WithProvenance<T>;
 
 }  // namespace kspeed::engine

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include "kspeed/engine/provenance.hpp"
 
 #include "kspeed/engine/hardware.hpp"
 
@@ -68,6 +69,22 @@ struct Levers {
            bandwidth_efficiency_before != bandwidth_efficiency_after;
   }
 };
+
+/// How each lever was obtained: given when it differs from 1 (no change), else the default.
+struct LeverProvenance {
+  Provenance compute_speedup = Provenance::default_value;
+  Provenance bytes_reduction = Provenance::default_value;
+  Provenance bandwidth_efficiency = Provenance::default_value;
+};
+
+constexpr LeverProvenance lever_provenance(const Levers& levers) {
+  const auto given_if = [](bool given) {
+    return given ? Provenance::given : Provenance::default_value;
+  };
+  return {
+      given_if(levers.compute_speedup != 1), given_if(levers.bytes_reduction != 1),
+      given_if(levers.bandwidth_efficiency_before != 1 || levers.bandwidth_efficiency_after != 1)};
+}
 
 /// The kernel before and after a change, on the roofline.
 struct LeverOutcome {

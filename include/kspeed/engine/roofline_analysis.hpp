@@ -17,17 +17,23 @@
 
 namespace kspeed::engine {
 
+/// kspeed roofline without --gpu: the most common datacenter GPU of the reference analyses.
+inline constexpr const char* kDefaultRooflineGpu = "h100-sxm";
+/// kspeed roofline without --ctx: a 4k context (4k-token prompts are the common benchmark shape).
+inline constexpr std::int64_t kDefaultRooflineContext = 4096;
+
 struct RooflineQuery {
-  std::string gpu_name;           ///< the preset or file, or "custom"
-  Sourced<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
-  Sourced<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
-  std::string precision = "bf16";
+  std::string gpu_name;                  ///< the preset or file, or "custom"
+  WithProvenance<double> peak_tflops;    ///< at `precision`; given when --peak-tflops overrides
+  WithProvenance<double> bandwidth_tbs;  ///< given when --bandwidth-tbs overrides
+  std::string precision = std::string(kDefaultPrecision);
   std::optional<double> memory_gb;  ///< the GPU's HBM, when known
   /// Model mode: the model on the GPU, with batch, tp and KV type. Absent with --ai.
   std::optional<Platform> platform;
-  Phase phase = Phase::decode;                                        ///< prefill or decode
-  Sourced<std::int64_t> context_tokens{4096, Source::default_value};  ///< prompt or context
-  std::optional<double> given_intensity;                              ///< --ai X, FLOP/byte
+  Phase phase = Phase::decode;  ///< prefill or decode
+  WithProvenance<std::int64_t> context_tokens{kDefaultRooflineContext,
+                                              Provenance::default_value};  ///< prompt or context
+  std::optional<double> given_intensity;                                   ///< --ai X, FLOP/byte
   Levers levers;
   bool levers_given = false;  ///< false: the lever table shows illustrative 2x levers
 };
@@ -45,7 +51,7 @@ struct RooflineResult {
   std::optional<KernelCost>
       token_layer_cost;  ///< decode: per attended token and layer, one sequence
   double intensity_flop_per_byte = 0;
-  Source intensity_source = Source::modelled;  ///< modelled, or given (--ai)
+  Provenance intensity_source = Provenance::modelled;  ///< modelled, or given (--ai)
   double ridge_flop_per_byte = 0;
   Bound bound = Bound::memory;     ///< at the levers' "before" efficiencies
   double attainable_fraction = 0;  ///< min(1, AI / ridge)
@@ -60,10 +66,14 @@ struct RooflineResult {
 /// Validated query in, result out. Throws InputError for a query no kernel fits (phase both).
 RooflineResult analyse_roofline(const RooflineQuery& query);
 
-/// "decode attention is memory-bound (8.0 vs ridge 295.3 FLOP/byte): a 2x compute speedup gains
-/// 1.00×; fewer bytes ... are what help". `what` names the kernel, `code_prefix` the phase.
-std::vector<Warning> contradiction_warnings(const std::string& code_prefix, const std::string& what,
-                                            const KernelCost& cost, const Roof& roof,
+/// One warning per lever the roofline contradicts on the `phase` attention kernel: faster
+/// arithmetic on a memory-bound kernel, fewer bytes on a compute-bound one.
+std::vector<Warning> contradiction_warnings(Phase phase, const KernelCost& cost, const Roof& roof,
                                             const Levers& levers);
+
+/// Weights and KV cache need `needed_gb` per GPU, more than `gpu` has, at `context_tokens` (the
+/// end of the response for an estimate, one step for roofline).
+Warning memory_warning(double needed_gb, const Gpu& gpu, std::int64_t context_tokens,
+                       bool at_response_end);
 
 }  // namespace kspeed::engine

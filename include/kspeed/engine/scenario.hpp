@@ -11,27 +11,14 @@
 #include "kspeed/engine/estimate.hpp"
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
 
 namespace kspeed::engine {
-
-/// Where the kernel speedup applies.
-enum class Phase { prefill, decode, both };
-
-constexpr std::string_view to_string(Phase phase) {
-  switch (phase) {
-    case Phase::prefill:
-      return "prefill";
-    case Phase::decode:
-      return "decode";
-    case Phase::both:
-      return "both";
-  }
-  return "unknown";
-}
 
 /// The kernel speedup kspeed assumes when none is given (the product's headline question).
 inline constexpr double kDefaultKernelSpeedup = 2.0;
@@ -55,22 +42,17 @@ struct EstimateOptions {
   std::optional<Levers> levers;
 };
 
-/// Something the reader should know about how a number was obtained.
-struct Warning {
-  std::string code;     ///< stable identifier for scripts, e.g. "prefill_share_clamped"
-  std::string message;  ///< one sentence for people
-};
-
 /// The resolved inputs of one estimate, each with its source.
 struct Scenario {
-  Sourced<std::int64_t> prompt_tokens;
-  Sourced<std::int64_t> response_tokens;
-  Sourced<double> ttft_ms;
-  Sourced<double> tpot_ms;
-  Sourced<double> kernel_speedup;
+  WithProvenance<std::int64_t> prompt_tokens;
+  WithProvenance<std::int64_t> response_tokens;
+  WithProvenance<double> ttft_ms;
+  WithProvenance<double> tpot_ms;
+  WithProvenance<double> kernel_speedup;
   Phase phase = Phase::prefill;
-  Sourced<double> prefill_share;
-  std::optional<Sourced<double>> decode_share;  ///< absent when not given, measured or modelled
+  WithProvenance<double> prefill_share;
+  std::optional<WithProvenance<double>>
+      decode_share;  ///< absent when not given, measured or modelled
   std::vector<Warning> warnings;
   std::optional<Platform> platform;  ///< the model on the GPU, when both are known
   std::optional<Levers> levers;      ///< the change as levers; kernel_speedup is unused then
@@ -92,6 +74,8 @@ struct Estimate {
   Scenario scenario;
   EstimateResult result;
   std::vector<GateCheck> gates;  ///< one per --min-* flag given
+  /// Each decode step after the change, when decode is targeted and has a share (modelled).
+  std::optional<WithProvenance<double>> tpot_after_ms;
 };
 
 /// resolve_scenario + estimate_chain + check_gates.

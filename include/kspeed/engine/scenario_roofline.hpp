@@ -11,8 +11,9 @@ namespace kspeed::engine {
 
 /// Decode attention's time-weighted share over the response's steps (step k attends to
 /// prompt + k tokens), from the decode model; nullopt without a platform.
-std::optional<Sourced<double>> modelled_decode_share(const EstimateOptions& options,
-                                                     double prompt_tokens, double response_tokens);
+std::optional<WithProvenance<double>> modelled_decode_share(const EstimateOptions& options,
+                                                            double prompt_tokens,
+                                                            double response_tokens);
 
 /// Fills scenario.platform, levers, prefill_roofline and decode_roofline, and adds the roofline's
 /// warnings. Throws InputError for levers without a platform, or levers with --kernel-speedup.

@@ -25,8 +25,8 @@ enum class Extrapolation {
 /// A share read off the table, with how it was obtained.
 struct ShareLookup {
   double share = 0;
-  Source source =
-      Source::workload;  ///< workload (exact point), interpolated, clamped, extrapolated
+  Provenance source =
+      Provenance::workload;  ///< workload (exact point), interpolated, clamped, extrapolated
 };
 
 /// Share at `context_tokens`. `table` must be validated: non-empty, contexts positive and

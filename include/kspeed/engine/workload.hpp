@@ -32,9 +32,9 @@ struct Workload {
   std::string name;         ///< short identifier, e.g. "deepseek-r1-fp8"
   std::string description;  ///< one line for people
   std::string source;       ///< citation of the measurements
-  /// How the share tables were obtained: Source::workload (cited from `source`) or
-  /// Source::measured (reduced from a profiler trace by kspeed profile).
-  Source share_origin = Source::workload;
+  /// How the share tables were obtained: Provenance::workload (cited from `source`) or
+  /// Provenance::measured (reduced from a profiler trace by kspeed profile).
+  Provenance share_origin = Provenance::workload;
   RequestShape request;
   std::vector<SharePoint> prefill_shares;  ///< sorted by context, may be empty
   std::vector<SharePoint> decode_shares;   ///< sorted by context, may be empty

@@ -10,9 +10,17 @@
 
 namespace kspeed::io {
 
-/// Parses `text` (named `source` in errors). Rejects empty, binary, malformed, truncated and
-/// nested-deeper-than-32 documents with the line and column of the problem.
+/// Parses `text` (named `source` in errors), in time linear in its size. Rejects empty, binary,
+/// malformed, truncated and nested-deeper-than-32 documents, duplicate keys and numbers beyond
+/// a double's range, with the line, column and field of the problem.
 nlohmann::json parse_json_document(std::string_view text, std::string_view source);
+
+/// The plausible values of a figure, for JsonReader::number_in_range.
+struct NumberRange {
+  double min = 0;             ///< smallest accepted value (inclusive)
+  double max = 0;             ///< largest accepted value (inclusive)
+  std::string_view expected;  ///< for the message, e.g. "TB/s from 0.01 to 100"
+};
 
 /// Field access that explains itself. `path` is the field's location, e.g. "request.ttft_ms".
 class JsonReader {
@@ -34,6 +42,10 @@ class JsonReader {
   std::string string_value(const nlohmann::json& value, std::string_view path) const;
   double number_value(const nlohmann::json& value, std::string_view path) const;
   double positive_number(const nlohmann::json& value, std::string_view path) const;
+  /// A number inside `range` (NaN and infinities are outside every range); with a positive
+  /// minimum, zero and negative numbers get positive_number's message first.
+  double number_in_range(const nlohmann::json& value, std::string_view path,
+                         const NumberRange& range) const;
   /// A whole number >= 1, or a string with a k/m suffix ("128k").
   std::int64_t token_count(const nlohmann::json& value, std::string_view path) const;
   /// Milliseconds: a number, or a string with a unit ("0.5s").

@@ -11,7 +11,11 @@ namespace kspeed::io {
 /// Edit distance between two strings (insertions, deletions, substitutions).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-/// The closest candidate when it is close enough to be a likely typo.
+/// Words longer than this get no suggestion (edit distance costs length x length).
+inline constexpr std::size_t kMaxSuggestedWord = 64;
+
+/// The closest candidate when it is close enough to be a likely typo; nothing for a word longer
+/// than kMaxSuggestedWord.
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates);
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/warning.hpp"
 #include "kspeed/profile/classify.hpp"
 #include "kspeed/profile/steps.hpp"
 #include "kspeed/profile/trace.hpp"
@@ -115,7 +116,7 @@ struct FileResult {
   std::int64_t kernel_names = 0;  ///< distinct kernel names
   std::uint64_t bytes_read = 0;
   std::uint64_t events_read = 0;
-  std::vector<std::string> notes;  ///< what a reader should know (no steps, summary only...)
+  std::vector<engine::Warning> notes;  ///< what a reader should know (no steps, summary only)
 };
 
 /// One phase across files: time-weighted share and the spread of per-file shares.

@@ -13,7 +13,9 @@ namespace kspeed::profile {
 
 class Regex {
  public:
-  /// Compiles `pattern` (POSIX ERE). Throws std::invalid_argument with regerror's message.
+  /// Compiles `pattern` (POSIX ERE). Throws std::invalid_argument with regerror's message, or
+  /// saying what is not supported: back-references (exponential matching), Perl syntax (\d,
+  /// \w, \s, lookarounds), patterns over 1000 bytes or repetition bounds multiplying past 1000.
   explicit Regex(const std::string& pattern);
   ~Regex();
   Regex(Regex&&) noexcept;

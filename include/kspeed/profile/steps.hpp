@@ -7,17 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "kspeed/engine/phase.hpp"
+
 namespace kspeed::profile {
 
-/// Which kind of work a step did.
-enum class Phase {
-  prefill,   ///< context (prompt) work only
-  decode,    ///< generation work only
-  mixed,     ///< both at once (chunked prefill): neither phase, reported on its own
-  unphased,  ///< no phase known: a trace without step annotations, or an idle/ProfilerStep step
-};
-/// "prefill", "decode", "mixed", "unphased".
-std::string_view to_string(Phase phase);
+/// Which kind of work a step did: prefill, decode, mixed or unphased (the program's one Phase).
+using engine::Phase;
 
 /// Which engine's annotation format a step came from.
 enum class AnnotationStyle {

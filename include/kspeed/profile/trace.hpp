@@ -31,7 +31,8 @@ struct KernelEvent {
   std::uint64_t correlation = 0;  ///< runtime correlation id; 0: none recorded
   std::int64_t start_ns = 0;      ///< GPU start time, ns (0 in a summary)
   std::int64_t duration_ns = 0;   ///< GPU execution time, ns (the total, in a summary)
-  std::uint32_t instances = 1;    ///< executions this record stands for (> 1 only in summaries)
+  std::int64_t instances = 1;     ///< executions this record stands for (> 1 only in summaries;
+                                  ///< 64-bit: a summary row may count more than 2^32)
 };
 
 /// A CPU-side runtime or driver call that carries a correlation id (cudaLaunchKernel,

@@ -9,7 +9,7 @@ namespace kspeed::profile {
 
 struct EmittedWorkload {
   engine::Workload workload;
-  std::vector<std::string> notes;  ///< points left out and why (share of exactly 0 or 1, ...)
+  std::vector<engine::Warning> notes;  ///< points left out and why (share of exactly 0 or 1)
 };
 
 /// Steps at the same context are merged across files (time-weighted), so contexts are distinct;

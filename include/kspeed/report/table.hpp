@@ -1,6 +1,6 @@
 #pragma once
-// A table of already-formatted cells, rendered either as aligned terminal text or as Markdown.
-// Reporters build rows once and choose only the syntax.
+// A table of already-formatted cells (a block of a View), and the terminal's layout helpers:
+// aligned columns and word-wrapped prose. The Markdown syntax is markdown_renderer.cpp's.
 
 #include <string>
 #include <vector>
@@ -18,9 +18,6 @@ struct Table {
 /// Columns padded to their widest cell (by displayed characters, so "×" counts as one),
 /// separated by two spaces, no trailing spaces. `bold_header` wraps the header in ANSI bold.
 std::string render_text_table(const Table& table, bool bold_header = false);
-
-/// A GitHub-flavoured Markdown table; '|' in cells is escaped.
-std::string render_markdown_table(const Table& table);
 
 /// Number of displayed characters in UTF-8 text (code points).
 std::size_t display_width(const std::string& text);

@@ -2,6 +2,7 @@
 // array one event at a time over a fixed-size window, decodes only the fields kspeed uses (ph,
 // cat, name, pid, tid, ts, dur and three args) and skips the rest with a SIMD bracket scan.
 // Memory holds the window, the kept kernels/launches/annotations and nothing else.
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -9,7 +10,7 @@
 #include "json_scan.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
-#include "readers.hpp"
+#include "reader_common.hpp"
 
 namespace kspeed::io::trace {
 
@@ -18,13 +19,16 @@ namespace {
 using json_scan::JsonSyntaxError;
 using profile::Trace;
 
-constexpr std::size_t kWindowBytes = 4 << 20;
 constexpr std::uint64_t kProgressEvery = 1 << 16;  // events between progress checks
 
 // A window over the stream: [begin, end) is unread; more() keeps it and appends.
 class Window {
  public:
-  explicit Window(ByteSource& source) : source_(source), buffer_(kWindowBytes) {}
+  Window(ByteSource& source, std::size_t initial_bytes, std::uint64_t max_bytes)
+      : source_(source),
+        buffer_(static_cast<std::size_t>(
+            std::clamp<std::uint64_t>(initial_bytes, 16, std::max<std::uint64_t>(max_bytes, 16)))),
+        max_bytes_(max_bytes) {}
 
   const char* cur() const { return buffer_.data() + begin_; }
   const char* limit() const { return buffer_.data() + end_; }
@@ -34,8 +38,10 @@ class Window {
   }
   std::uint64_t bytes_read() const { return base_ + end_; }
 
-  /// Moves the unread bytes to the front (growing the window when one unit fills it) and reads
-  /// more. False at the end of the stream.
+  /// Moves the unread bytes to the front (doubling the window when one unit fills it) and
+  /// fills the rest. False at the end of the stream. Filling, not one read, keeps a unit that
+  /// spans many reads linear: it is rescanned once per doubling, not once per read. A unit
+  /// larger than the limit (an unterminated string in a gzip bomb) is refused.
   bool more() {
     if (begin_ > 0) {
       std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
@@ -43,15 +49,35 @@ class Window {
       end_ -= begin_;
       begin_ = 0;
     }
-    if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
-    const std::size_t n = source_.read(buffer_.data() + end_, buffer_.size() - end_);
-    end_ += n;
-    return n > 0;
+    if (end_ == buffer_.size()) {
+      if (buffer_.size() >= max_bytes_) return grow_refused();
+      buffer_.resize(static_cast<std::size_t>(
+          std::min<std::uint64_t>(std::uint64_t{buffer_.size()} * 2, max_bytes_)));
+    }
+    std::size_t got = 0;
+    while (end_ < buffer_.size()) {
+      const std::size_t n = source_.read(buffer_.data() + end_, buffer_.size() - end_);
+      if (n == 0) break;
+      end_ += n;
+      got += n;
+    }
+    return got > 0;
   }
 
+  std::size_t capacity() const { return buffer_.size(); }
+  /// Whether more() stopped at the size limit rather than the end of the stream.
+  bool at_limit() const { return at_limit_; }
+
  private:
+  bool grow_refused() {
+    at_limit_ = true;
+    return false;
+  }
+
   ByteSource& source_;
   std::vector<char> buffer_;
+  std::uint64_t max_bytes_;
+  bool at_limit_ = false;
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   std::uint64_t base_ = 0;  // stream offset of buffer_[0]
@@ -103,12 +129,12 @@ std::uint64_t hash_id(std::string_view text) {
 
 class KinetoScanner {
  public:
-  KinetoScanner(ByteSource& input, Trace& trace, const ProgressCallback& progress)
-      : window_(input),
+  KinetoScanner(ByteSource& input, Trace& trace, const TraceReadOptions& options)
+      : window_(input, options.window_bytes, value_limit(options)),
         input_(input),
         trace_(trace),
         names_(trace.kernel_names),
-        progress_(progress) {}
+        progress_(options.progress) {}
 
   void run() {
     try {
@@ -178,7 +204,7 @@ class KinetoScanner {
   }
 
   void read_top_value(const std::string& key, const char* p) {
-    top_keys_.push_back(key);
+    if (top_keys_.size() < 8) top_keys_.push_back(key);  // the error quotes eight at most
     if (key == "traceEvents") {
       if (*p != '[') throw JsonSyntaxError{p, "'[' (traceEvents is an array of events)"};
       saw_events_ = true;
@@ -436,6 +462,7 @@ class KinetoScanner {
       case Category::cpu_annotation:
       case Category::gpu_annotation: {
         if (!f.has_dur || !profile::looks_like_step_annotation(f.name)) return;
+        check_range(f);
         profile::AnnotationEvent annotation;
         annotation.name = decoded_name(f);
         annotation.process = f.pid;
@@ -453,13 +480,27 @@ class KinetoScanner {
   }
 
   // A kernel runs for 0 ns to hours; anything else is a broken trace, and would overflow sums.
-  void check_duration(const EventFields& f) const {
-    constexpr std::int64_t kMaxKernelNs = 1'000'000'000'000'000;  // 11.6 days
+  // The kernel times are summed here as the analysis will sum them, so it cannot overflow.
+  void check_duration(const EventFields& f) {
     if (f.dur_ns < 0 || f.dur_ns > kMaxKernelNs) {
       throw InputError(trace_.source + ": traceEvents[" + std::to_string(events_) +
                        "]: kernel duration " + std::to_string(f.dur_ns / 1000) +
                        " us is not a plausible kernel time (expected 0 to 11.6 days in "
                        "microseconds): is the trace corrupt?");
+    }
+    if (!kernel_time_.add(f.dur_ns)) {
+      throw InputError(trace_.source + ": traceEvents[" + std::to_string(events_) +
+                       "]: the kernel times add up to more than 2^63 ns (292 years): is the "
+                       "trace corrupt?");
+    }
+  }
+
+  // A range that ends before it starts is a corrupt record, not a step.
+  void check_range(const EventFields& f) const {
+    if (f.dur_ns < 0) {
+      throw InputError(trace_.source + ": traceEvents[" + std::to_string(events_) + "]: '" +
+                       excerpt(decoded_name(f)) + "' has a negative duration (" +
+                       std::to_string(f.dur_ns) + " ns): is the trace corrupt?");
     }
   }
 
@@ -499,6 +540,15 @@ class KinetoScanner {
   }
 
   [[noreturn]] void truncated() const {
+    if (window_.at_limit()) {
+      throw InputError(trace_.source + ": one JSON value at " +
+                       where(window_.offset_of(window_.cur())) + " is longer than " +
+                       std::to_string(window_.capacity()) + " bytes (after " +
+                       std::to_string(events_) +
+                       " events), the most kspeed holds at once: an unterminated string or a "
+                       "corrupt file (set " +
+                       std::string(kMaxInputBytesVariable) + " to raise the limit)");
+    }
     throw InputError(trace_.source + ": the JSON ends early at " + where(window_.bytes_read()) +
                      " (after " + std::to_string(events_) +
                      " events): the file is truncated; re-copy it or let the profiler finish "
@@ -524,7 +574,7 @@ class KinetoScanner {
   [[noreturn]] void not_a_trace() const {
     std::string keys;
     for (std::size_t i = 0; i < top_keys_.size() && i < 8; ++i) {
-      keys += (i == 0 ? "" : ", ") + top_keys_[i];
+      keys += (i == 0 ? "" : ", ") + excerpt(top_keys_[i]);
     }
     throw InputError(trace_.source +
                      ": a JSON object without \"traceEvents\": not a Chrome/Kineto "
@@ -541,31 +591,24 @@ class KinetoScanner {
   std::vector<std::string> top_keys_;
   std::uint64_t events_ = 0;
   bool saw_events_ = false;
+  CheckedTotal kernel_time_;
 };
 
-class KinetoJsonReader final : public TraceReader {
- public:
-  profile::TraceFormat format() const override { return profile::TraceFormat::kineto_json; }
-  void read(ByteSource& input, Trace& trace) const override {
-    static const ProgressCallback no_progress;
-    read_with_progress(input, trace, no_progress);
-  }
-  static void read_with_progress(ByteSource& input, Trace& trace,
-                                 const ProgressCallback& progress) {
-    trace.format = profile::TraceFormat::kineto_json;
-    KinetoScanner scanner(input, trace, progress);
-    scanner.run();
-  }
-};
+bool starts_like_json(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (head[first] == '{' || head[first] == '[');
+}
 
 }  // namespace
 
-std::unique_ptr<TraceReader> make_kineto_json_reader() {
-  return std::make_unique<KinetoJsonReader>();
-}
-
-void read_kineto_json(ByteSource& input, profile::Trace& trace, const ProgressCallback& progress) {
-  KinetoJsonReader::read_with_progress(input, trace, progress);
+std::optional<Trace> try_read_kineto_json(TraceInput& input) {
+  if (!starts_like_json(input.head)) return std::nullopt;
+  Trace trace = new_trace(input, profile::TraceFormat::kineto_json);
+  auto stream = prefixed_source(std::move(input.head), std::move(input.rest));
+  KinetoScanner scanner(*stream, trace, input.options);
+  scanner.run();
+  return trace;
 }
 
 }  // namespace kspeed::io::trace

@@ -1,0 +1,180 @@
+// `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
+// for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using engine::Estimate;
+using engine::Level;
+
+void put_level_figures(ordered_json& out, const Level& level) {
+  out["speedup"] = level.speedup;
+  out["ceiling"] = or_null(level.ceiling);  // null: unbounded, which a number cannot say
+  out["time_before_ms"] = level.time_before_ms;
+  out["time_after_ms"] = level.time_after_ms;
+  out["saved_ms"] = level.saved_ms;
+}
+
+ordered_json inputs_json(const Estimate& estimate) {
+  const engine::Scenario& s = estimate.scenario;
+  ordered_json inputs;
+  put_with_provenance(inputs, "prompt_tokens", s.prompt_tokens.value, s.prompt_tokens.provenance);
+  put_with_provenance(inputs, "response_tokens", s.response_tokens.value,
+                      s.response_tokens.provenance);
+  put_with_provenance(inputs, "ttft_ms", s.ttft_ms.value, s.ttft_ms.provenance);
+  put_with_provenance(inputs, "tpot_ms", s.tpot_ms.value, s.tpot_ms.provenance);
+  // With levers there is no single kernel speedup: each phase has its own (*.roofline).
+  put_with_provenance(inputs, "kernel_speedup",
+                      s.levers ? std::nullopt : std::optional(s.kernel_speedup));
+  inputs["phase"] = to_string(s.phase);
+  return inputs;
+}
+
+ordered_json phase_json(const engine::PhaseEstimate& phase,
+                        const std::optional<engine::WithProvenance<double>>& share, bool targeted) {
+  ordered_json out;
+  put_with_provenance(out, "attention_share", share);
+  out["targeted"] = targeted;
+  out["attention_speedup"] = phase.attention.speedup;
+  put_level_figures(out, phase.phase);
+  out["fraction_of_request"] = phase.phase.share_of_parent;
+  return out;
+}
+
+ordered_json request_json(const engine::EstimateResult& result) {
+  ordered_json out;
+  put_level_figures(out, result.request);
+  out["improvement_pct"] = result.improvement_pct;
+  out["prefill_fraction"] = result.prefill_fraction;
+  return out;
+}
+
+ordered_json chain_level(const char* name, const char* parent, const Level& level) {
+  ordered_json out;
+  out["level"] = name;
+  out["parent"] = parent == nullptr ? ordered_json(nullptr) : ordered_json(parent);
+  out["share_of_parent"] = level.share_of_parent;
+  put_level_figures(out, level);
+  return out;
+}
+
+ordered_json chain_json(const Estimate& estimate) {
+  const engine::EstimateResult& r = estimate.result;
+  ordered_json chain = ordered_json::array();
+  chain.push_back(chain_level("prefill_attention", "prefill", r.prefill.attention));
+  chain.push_back(chain_level("prefill", "request", r.prefill.phase));
+  if (estimate.scenario.decode_share) {
+    chain.push_back(chain_level("decode_attention", "decode", r.decode.attention));
+  }
+  chain.push_back(chain_level("decode", "request", r.decode.phase));
+  chain.push_back(chain_level("request", nullptr, r.request));
+  return chain;
+}
+
+ordered_json platform_json(const engine::Platform& p) {
+  ordered_json out;
+  put_with_provenance(out, "model", p.model.value.name, p.model.provenance);
+  put_with_provenance(out, "gpu", p.gpu.value.name, p.gpu.provenance);
+  put_with_provenance(out, "batch", p.batch.value, p.batch.provenance);
+  put_with_provenance(out, "tp", p.tensor_parallel.value, p.tensor_parallel.provenance);
+  put_with_provenance(out, "kv_dtype", p.kv_dtype.value, p.kv_dtype.provenance);
+  put_with_provenance(out, "precision", p.precision.value, p.precision.provenance);
+  out["peak_tflops"] = p.peak_tflops;
+  out["bandwidth_tbs"] = p.gpu.value.hbm_bandwidth_tbs;
+  return out;
+}
+
+ordered_json position_json(const engine::PhaseRoofline& position) {
+  ordered_json out;
+  out["intensity_flop_per_byte"] = position.intensity_flop_per_byte;
+  out["ridge_flop_per_byte"] = position.ridge_flop_per_byte;
+  out["bound"] = bound_name(position.bound);
+  out["attainable_fraction"] = position.attainable_fraction;
+  out["lever_speedup"] = or_null(position.attention_speedup);
+  return out;
+}
+
+// platform, levers and each phase's roofline: only when a model and a GPU are known.
+void add_roofline_json(ordered_json& out, const engine::Scenario& s) {
+  if (!s.platform) {
+    return;
+  }
+  out["platform"] = platform_json(*s.platform);
+  out["levers"] = s.levers ? levers_json(*s.levers) : ordered_json(nullptr);
+  if (s.prefill_roofline) {
+    out["prefill"]["roofline"] = position_json(*s.prefill_roofline);
+  }
+  if (s.decode_roofline) {
+    out["decode"]["roofline"] = position_json(*s.decode_roofline);
+  }
+}
+
+ordered_json conditions_json(const engine::Workload& workload) {
+  ordered_json conditions = ordered_json::object();
+  for (const auto& [key, value] : workload.conditions) {
+    conditions[key] = value;
+  }
+  return conditions;
+}
+
+ordered_json gates_json(const std::vector<engine::GateCheck>& gates) {
+  ordered_json out = ordered_json::array();
+  for (const auto& gate : gates) {
+    out.push_back({{"name", gate.name},
+                   {"threshold", gate.threshold},
+                   {"actual", gate.actual},
+                   {"passed", gate.passed}});
+  }
+  return out;
+}
+
+ordered_json estimate_tree(const Estimate& estimate) {
+  const engine::Scenario& s = estimate.scenario;
+  ordered_json out;
+  out["schema_version"] = kSchemaVersion;
+  out["kspeed_version"] = KSPEED_VERSION;
+  out["workload"] = {{"name", estimate.workload.name}, {"citation", estimate.workload.source}};
+  out["inputs"] = inputs_json(estimate);
+  out["prefill"] = phase_json(estimate.result.prefill, std::optional(s.prefill_share),
+                              s.phase != engine::Phase::decode);
+  out["decode"] =
+      phase_json(estimate.result.decode, s.decode_share, s.phase != engine::Phase::prefill);
+  put_with_provenance(out["decode"], "tpot_after_ms", estimate.tpot_after_ms);
+  add_roofline_json(out, s);
+  out["request"] = request_json(estimate.result);
+  out["chain"] = chain_json(estimate);
+  out["conditions"] = conditions_json(estimate.workload);
+  out["conditions_missing"] = engine::missing_conditions(estimate.workload);
+  out["warnings"] = warnings_json(s.warnings);
+  out["gates"] = gates_json(estimate.gates);
+  return out;
+}
+
+// One record: the scalars of these objects, in the tree's order; inputs unprefixed.
+ordered_json estimate_record(const ordered_json& tree) {
+  ordered_json record;
+  record["schema_version"] = tree["schema_version"];
+  record["workload_name"] = tree["workload"]["name"];
+  for (const char* object : {"inputs", "prefill", "decode", "platform", "levers", "request"}) {
+    if (tree.contains(object) && tree[object].is_object()) {
+      flatten_into(record, std::string(object) == "inputs" ? "" : object, tree[object]);
+    }
+  }
+  record["conditions_missing"] = joined(tree["conditions_missing"]);
+  record["warnings"] = joined(tree["warnings"], "code");
+  return record;
+}
+
+}  // namespace
+
+Document estimate_document(const Estimate& estimate) {
+  Document document;
+  document.tree = estimate_tree(estimate);
+  document.records.push_back(estimate_record(document.tree));
+  return document;
+}
+
+}  // namespace kspeed::report

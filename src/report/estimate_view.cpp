@@ -1,0 +1,280 @@
+// `kspeed estimate` for people: the chain as a table, the point in one sentence, then where each
+// number came from, the workload's conditions, warnings and gates.
+#include <fmt/format.h>
+
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using engine::Estimate;
+using engine::Level;
+using engine::Scenario;
+
+std::vector<std::string> level_row(std::string name, std::string share, const Level& level) {
+  return {std::move(name),
+          std::move(share),
+          human_ms(level.time_before_ms),
+          human_ms(level.time_after_ms),
+          human_ms(level.saved_ms),
+          human_speedup(level.speedup),
+          human_ceiling(level.ceiling)};
+}
+
+std::string share_text(double share, const char* parent) {
+  return human_percent(share) + " of " + parent;
+}
+
+std::string tokens(std::int64_t count) {
+  return human_count(count) + " tokens";
+}
+
+std::string bound_cell(const std::optional<engine::PhaseRoofline>& position) {
+  return position ? std::string(to_string(position->bound)) : std::string();
+}
+
+// With a platform, a "bound" column after "share", filled on the attention rows.
+void add_bound_column(Table& chain, const Scenario& s) {
+  if (!s.prefill_roofline && !s.decode_roofline) {
+    return;
+  }
+  constexpr std::size_t kAfterShare = 2;
+  chain.header.insert(chain.header.begin() + kAfterShare, "bound");
+  std::vector<Align> align;  // rebuilt, not insert()ed: GCC 12 warns on inserting enums
+  for (std::size_t i = 0; i < chain.align.size(); ++i) {
+    if (i == kAfterShare) {
+      align.push_back(Align::left);
+    }
+    align.push_back(chain.align[i]);
+  }
+  chain.align = std::move(align);
+  for (auto& row : chain.rows) {
+    const std::string cell = row.front() == "prefill attention"  ? bound_cell(s.prefill_roofline)
+                             : row.front() == "decode attention" ? bound_cell(s.decode_roofline)
+                                                                 : std::string();
+    row.insert(row.begin() + kAfterShare, cell);
+  }
+}
+
+Table chain_table(const Estimate& estimate) {
+  const engine::EstimateResult& r = estimate.result;
+  Table table;
+  table.header = {"level", "share", "before", "after", "saved", "speedup", "ceiling"};
+  table.align = {Align::left,  Align::left,  Align::right, Align::right,
+                 Align::right, Align::right, Align::right};
+  table.rows.push_back(level_row("prefill attention",
+                                 share_text(r.prefill.attention.share_of_parent, "prefill"),
+                                 r.prefill.attention));
+  table.rows.push_back(level_row("prefill", share_text(r.prefill.phase.share_of_parent, "request"),
+                                 r.prefill.phase));
+  if (estimate.scenario.decode_share) {
+    table.rows.push_back(level_row("decode attention",
+                                   share_text(r.decode.attention.share_of_parent, "decode"),
+                                   r.decode.attention));
+  }
+  table.rows.push_back(
+      level_row("decode", share_text(r.decode.phase.share_of_parent, "request"), r.decode.phase));
+  table.rows.push_back(level_row("request", "", r.request));
+  add_bound_column(table, estimate.scenario);
+  return table;
+}
+
+std::string levers_text(const engine::Levers& levers) {
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  if (levers.compute_speedup != 1) {
+    add(human_speedup(levers.compute_speedup) + " faster arithmetic");
+  }
+  if (levers.bytes_reduction != 1) {
+    add(human_speedup(levers.bytes_reduction) + " fewer bytes");
+  }
+  if (levers.bandwidth_efficiency_before != levers.bandwidth_efficiency_after) {
+    add(bandwidth_efficiency_text(levers));
+  }
+  return text.empty() ? "no change" : text;
+}
+
+// "A 2.00× attention kernel", or with levers "A change of 2.00× fewer bytes (prefill attention
+// 1.00×, decode attention 2.00×)".
+std::string change_name(const Scenario& s) {
+  if (!s.levers || !s.prefill_roofline || !s.decode_roofline) {
+    return fmt::format("A {} attention kernel", human_speedup(s.kernel_speedup.value));
+  }
+  std::string speedups;
+  if (s.phase != engine::Phase::decode) {
+    speedups = "prefill attention " + human_speedup(*s.prefill_roofline->attention_speedup);
+  }
+  if (s.phase != engine::Phase::prefill) {
+    speedups += (speedups.empty() ? "" : ", ") + std::string("decode attention ") +
+                human_speedup(*s.decode_roofline->attention_speedup);
+  }
+  return fmt::format("A change of {} ({})", levers_text(*s.levers), speedups);
+}
+
+void add_input(Table& table, std::string name, std::string value, std::string_view provenance) {
+  table.rows.push_back({std::move(name), std::move(value), std::string(provenance)});
+}
+
+void add_lever_inputs(Table& inputs, const Scenario& s) {
+  const engine::Levers& levers = *s.levers;
+  const engine::LeverProvenance given = engine::lever_provenance(levers);
+  add_input(inputs, "compute speedup", human_speedup(levers.compute_speedup),
+            to_string(given.compute_speedup));
+  add_input(inputs, "bytes reduction", human_speedup(levers.bytes_reduction),
+            to_string(given.bytes_reduction));
+  add_input(inputs, "bandwidth efficiency",
+            fmt::format("{} → {}", human_plain(levers.bandwidth_efficiency_before),
+                        human_plain(levers.bandwidth_efficiency_after)),
+            to_string(given.bandwidth_efficiency));
+  if (s.prefill_roofline && s.prefill_roofline->attention_speedup) {
+    add_input(inputs, "prefill attention speedup",
+              human_speedup(*s.prefill_roofline->attention_speedup), "modelled");
+  }
+  if (s.decode_roofline && s.decode_roofline->attention_speedup) {
+    add_input(inputs, "decode attention speedup",
+              human_speedup(*s.decode_roofline->attention_speedup), "modelled");
+  }
+}
+
+void add_platform_inputs(Table& inputs, const Estimate& estimate) {
+  const Scenario& s = estimate.scenario;
+  if (!s.platform) {
+    return;
+  }
+  const engine::Platform& p = *s.platform;
+  add_input(inputs, "model", p.model.value.name, to_string(p.model.provenance));
+  add_input(inputs, "GPU", p.gpu.value.name, to_string(p.gpu.provenance));
+  add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.provenance));
+  add_input(inputs, "tensor parallel", human_count(p.tensor_parallel.value),
+            to_string(p.tensor_parallel.provenance));
+  add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
+  add_input(inputs, "compute precision", p.precision.value, to_string(p.precision.provenance));
+  if (s.prefill_roofline) {
+    add_input(inputs, "prefill attention intensity",
+              human_fixed(s.prefill_roofline->intensity_flop_per_byte, 1) + " FLOP/byte",
+              "modelled");
+  }
+  if (s.decode_roofline) {
+    add_input(inputs, "decode attention intensity",
+              human_fixed(s.decode_roofline->intensity_flop_per_byte, 1) + " FLOP/byte",
+              "modelled");
+    add_input(inputs, "ridge",
+              human_fixed(s.decode_roofline->ridge_flop_per_byte, 1) + " FLOP/byte", "preset");
+  }
+  if (estimate.tpot_after_ms) {
+    add_input(inputs, "TPOT after the change",
+              fmt::format("{} ({}×)", human_ms(estimate.tpot_after_ms->value),
+                          human_fixed(estimate.result.decode.phase.speedup, 3)),
+              to_string(estimate.tpot_after_ms->provenance));
+  }
+}
+
+Table inputs_table(const Estimate& estimate) {
+  const Scenario& s = estimate.scenario;
+  Table table;
+  table.header = {"input", "value", "source"};
+  table.align = {Align::left, Align::right, Align::left};
+  add_input(table, "prompt", tokens(s.prompt_tokens.value), to_string(s.prompt_tokens.provenance));
+  add_input(table, "response", tokens(s.response_tokens.value),
+            to_string(s.response_tokens.provenance));
+  add_input(table, "TTFT", human_ms(s.ttft_ms.value), to_string(s.ttft_ms.provenance));
+  add_input(table, "TPOT", human_ms(s.tpot_ms.value), to_string(s.tpot_ms.provenance));
+  if (s.levers) {
+    add_lever_inputs(table, s);  // the change as levers: no single kernel speedup
+  } else {
+    add_input(table, "kernel speedup", human_speedup(s.kernel_speedup.value),
+              to_string(s.kernel_speedup.provenance));
+  }
+  add_input(table, "prefill attention share", human_percent(s.prefill_share.value),
+            to_string(s.prefill_share.provenance));
+  if (s.decode_share) {
+    add_input(table, "decode attention share", human_percent(s.decode_share->value),
+              to_string(s.decode_share->provenance));
+  } else {
+    add_input(table, "decode attention share", "—", "none (decode untouched)");
+  }
+  add_platform_inputs(table, estimate);
+  return table;
+}
+
+std::string summary_sentence(const Estimate& estimate) {
+  const Scenario& s = estimate.scenario;
+  const engine::EstimateResult& r = estimate.result;
+  const std::string target =
+      s.phase == engine::Phase::both ? "prefill and decode" : std::string(to_string(s.phase));
+  // A gain reads as "0.66% faster" ((S - 1) * 100, MODEL.md's convention); a loss as time added.
+  const std::string change =
+      r.request.saved_ms >= 0
+          ? fmt::format("{} on {} makes the request {} faster ({}, {} of {} saved)", change_name(s),
+                        target, human_percent(r.improvement_pct / 100),
+                        human_speedup(r.request.speedup), human_ms(r.request.saved_ms),
+                        human_ms(r.request.time_before_ms))
+          : fmt::format("{} on {} makes the request slower ({}, {} added to {})", change_name(s),
+                        target, human_speedup(r.request.speedup), human_ms(-r.request.saved_ms),
+                        human_ms(r.request.time_before_ms));
+  std::string why;
+  if (s.phase != engine::Phase::decode) {
+    why = fmt::format("attention is {} of prefill and prefill is {} of the request",
+                      human_percent(s.prefill_share.value), human_percent(r.prefill_fraction));
+  }
+  if (s.phase != engine::Phase::prefill && s.decode_share) {
+    why += fmt::format("{}attention is {} of decode and decode is {} of the request",
+                       why.empty() ? "" : "; ", human_percent(s.decode_share->value),
+                       human_percent(r.decode.phase.share_of_parent));
+  }
+  return change + ": " + why + ".";
+}
+
+std::string conditions_line(const engine::Workload& workload) {
+  std::string line;
+  for (const auto& [key, value] : workload.conditions) {
+    line.append(line.empty() ? "" : "; ").append(key).append(": ").append(value);
+  }
+  return line.empty() ? "none stated" : line;
+}
+
+std::string missing_conditions_line(const engine::Workload& workload) {
+  std::string line;
+  for (const std::string& key : engine::missing_conditions(workload)) {
+    line += (line.empty() ? "" : ", ") + key;
+  }
+  return line;
+}
+
+// "PASS --min-request-speedup: estimated 1.0066× >= required 1.0100×"
+std::string gate_line(const engine::GateCheck& gate) {
+  return fmt::format("{} --{}: estimated {} {} required {}", gate.passed ? "PASS" : "FAIL",
+                     gate.name, human_speedup(gate.actual), gate.passed ? ">=" : "<",
+                     human_speedup(gate.threshold));
+}
+
+}  // namespace
+
+View estimate_view(const Estimate& estimate) {
+  const Scenario& s = estimate.scenario;
+  View view;
+  view.title(
+      fmt::format("kspeed estimate · workload {} · {} prompt, {} response", estimate.workload.name,
+                  human_count(s.prompt_tokens.value), human_count(s.response_tokens.value)),
+      "kspeed estimate: " + estimate.workload.name);
+  view.table(chain_table(estimate));
+  view.answer(summary_sentence(estimate));
+  view.table(inputs_table(estimate));
+  view.fact("conditions", conditions_line(estimate.workload));
+  const std::string missing = missing_conditions_line(estimate.workload);
+  if (!missing.empty()) {
+    view.fact("not stated", missing);
+  }
+  for (const auto& warning : s.warnings) {
+    view.warning(warning_sentence(warning));
+  }
+  for (const auto& gate : estimate.gates) {
+    view.verdict(gate_line(gate), gate.passed);
+  }
+  return view;
+}
+
+}  // namespace kspeed::report

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "kspeed/engine/roofline.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -43,8 +42,9 @@ ShareCalibration calibrate_share(const ModelArch& model, const ModelShapes& shap
   std::vector<double> gaps;
   for (const SharePoint& point : measured) {
     if (!(point.share > 0 && point.share < 1) || !(point.context_tokens > 0)) {
-      throw InputError("share calibration: the point at " + count_text(point.context_tokens) +
-                       " tokens has share " + plain_number(point.share) +
+      throw InputError("share calibration: the point at " +
+                       count_mark(static_cast<long long>(point.context_tokens)) +
+                       " tokens has share " + number_mark(point.share) +
                        ": expected a positive context and a share strictly between 0 and 1");
     }
     const double model_share =

@@ -63,7 +63,8 @@ double kv_bytes_per_token_per_layer(const KvLayout& layout, const ModelArch& mod
   if (layout.packed_mla_bytes_per_token > 0) {
     if (model.attention != AttentionType::mla || model.mla.kv_lora_rank != 512 ||
         model.mla.qk_rope_head_dim != 64) {
-      throw InputError("--kv-layout " + std::string(layout.name) + ": a packed entry for MLA " +
+      throw InputError(flag_mark("kv-layout") + " " + std::string(layout.name) +
+                       ": a packed entry for MLA " +
                        "with a 512-wide latent and a 64-wide RoPE key (DeepSeek-V3/R1); " +
                        model.name + " is not such a model: use fp8 or bf16");
     }

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "kspeed/engine/amdahl.hpp"
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -13,7 +12,8 @@ namespace kspeed::engine {
 namespace {
 
 std::string point_text(const LatencyPoint& point) {
-  return count_text(point.context_tokens) + " tokens, " + plain_number(point.latency_ms) + " ms";
+  return count_mark(static_cast<long long>(point.context_tokens)) + " tokens, " +
+         number_mark(point.latency_ms) + " ms";
 }
 
 void check_points(const std::vector<LatencyPoint>& points) {
@@ -26,13 +26,14 @@ void check_points(const std::vector<LatencyPoint>& points) {
     const LatencyPoint& p = points[i];
     if (!(p.context_tokens > 0) || !(p.latency_ms > 0) || !std::isfinite(p.context_tokens) ||
         !std::isfinite(p.latency_ms)) {
-      throw InputError("TTFT point " + std::to_string(i + 1) + " (" + point_text(p) +
-                       "): expected a positive prompt length and a positive TTFT");
+      throw InputError("TTFT point " + count_mark(static_cast<long long>(i + 1)) + " (" +
+                       point_text(p) + "): expected a positive prompt length and a positive TTFT");
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (points[j].context_tokens == p.context_tokens) {
-        throw InputError("TTFT points " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
-                         ": both at " + count_text(p.context_tokens) +
+        throw InputError("TTFT points " + count_mark(static_cast<long long>(j + 1)) + " and " +
+                         count_mark(static_cast<long long>(i + 1)) + ": both at " +
+                         count_mark(static_cast<long long>(p.context_tokens)) +
                          " tokens: give each prompt length once (average repeated measurements)");
       }
     }
@@ -120,7 +121,7 @@ TtftModel fit_ttft(const std::vector<LatencyPoint>& points, const std::vector<Sh
   if (!(line.slope > 0) || !std::isfinite(line.slope)) {
     throw InputError(
         "TTFT points: the fitted TTFT does not grow with the prompt length (slope " +
-        plain_number(line.slope) +
+        number_mark(line.slope) +
         " ms per token): TTFT = T0 + a·L·(1 + odds(L)) needs a longer prompt to take longer; "
         "check that the points are (prompt length, TTFT) of the same deployment");
   }

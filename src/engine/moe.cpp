@@ -3,7 +3,6 @@
 #include <cmath>
 #include <string>
 
-#include "kspeed/engine/wording.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -51,15 +50,15 @@ DecodeWeights decode_weights(const ModelArch& model, const ModelShapes& shapes, 
 
 void check_speculation(const Speculation& s) {
   if (!(s.tokens_per_step >= 1) || !std::isfinite(s.tokens_per_step)) {
-    throw InputError("--spec-tokens " + plain_number(s.tokens_per_step) +
+    throw InputError(flag_mark("spec-tokens") + " " + number_mark(s.tokens_per_step) +
                      ": expected the tokens verified per step, >= 1 (1 + draft tokens; MTP "
                      "with one draft token verifies 2)");
   }
   if (!(s.mean_accepted >= 1) || s.mean_accepted > s.tokens_per_step) {
-    throw InputError("--spec-accept " + plain_number(s.mean_accepted) +
+    throw InputError(flag_mark("spec-accept") + " " + number_mark(s.mean_accepted) +
                      ": expected the mean accepted length per step, between 1 and the tokens "
                      "verified per step (" +
-                     plain_number(s.tokens_per_step) + ")");
+                     number_mark(s.tokens_per_step) + ")");
   }
 }
 

@@ -3,6 +3,8 @@
 // NVIDIA's measured 18% at 4K and 85% at 128K (reported, not forced).
 #include <catch2/catch.hpp>
 
+#include "worded_throw.hpp"
+
 #include "hf_configs.hpp"
 #include "kspeed/engine/analytic_share.hpp"
 #include "kspeed/error.hpp"
@@ -59,8 +61,10 @@ TEST_CASE("analytic share: sliding windows cap half of gpt-oss's attention", "[a
 
 TEST_CASE("analytic share: calibration needs usable points", "[analytic_share]") {
   const io::HfModel r1 = model_of(test::kDeepSeekR1Config);
-  CHECK_THROWS_WITH(calibrate_share(r1.arch, r1.shapes, {}),
-                    Catch::Contains("share calibration: no measured points"));
-  CHECK_THROWS_WITH(calibrate_share(r1.arch, r1.shapes, {{4096, 1.0}}),
-                    Catch::Contains("the point at 4,096 tokens has share 1: expected"));
+  CHECK_THAT(kspeed::test::worded_throw([&] { (void)calibrate_share(r1.arch, r1.shapes, {}); }),
+             Catch::Contains("share calibration: no measured points"));
+  CHECK_THAT(kspeed::test::worded_throw([&] {
+               (void)calibrate_share(r1.arch, r1.shapes, {{4096, 1.0}});
+             }),
+             Catch::Contains("the point at 4,096 tokens has share 1: expected"));
 }

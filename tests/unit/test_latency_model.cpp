@@ -3,6 +3,8 @@
 // (the LMSYS GB200 → GB300 case).
 #include <catch2/catch.hpp>
 
+#include "worded_throw.hpp"
+
 #include "kspeed/engine/latency_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
@@ -72,14 +74,20 @@ TEST_CASE("TTFT model: a negative intercept is refitted through the origin", "[l
 }
 
 TEST_CASE("TTFT model: bad points are errors that say what to fix", "[latency]") {
-  CHECK_THROWS_WITH(fit_ttft({}, kShares, Extrapolation::clamp),
-                    Catch::Contains("TTFT points: none given"));
-  CHECK_THROWS_WITH(fit_ttft({{1024, 267}, {1024, 270}}, kShares, Extrapolation::clamp),
-                    Catch::Contains("TTFT points 1 and 2: both at 1,024 tokens"));
-  CHECK_THROWS_WITH(fit_ttft({{1024, -1}}, kShares, Extrapolation::clamp),
-                    Catch::Contains("TTFT point 1 (1,024 tokens, -1 ms): expected a positive"));
-  CHECK_THROWS_WITH(fit_ttft({{1024, 900}, {8192, 400}}, kShares, Extrapolation::clamp),
-                    Catch::Contains("does not grow with the prompt length"));
+  CHECK_THAT(kspeed::test::worded_throw([&] { (void)fit_ttft({}, kShares, Extrapolation::clamp); }),
+             Catch::Contains("TTFT points: none given"));
+  CHECK_THAT(kspeed::test::worded_throw([&] {
+               (void)fit_ttft({{1024, 267}, {1024, 270}}, kShares, Extrapolation::clamp);
+             }),
+             Catch::Contains("TTFT points 1 and 2: both at 1,024 tokens"));
+  CHECK_THAT(kspeed::test::worded_throw([&] {
+               (void)fit_ttft({{1024, -1}}, kShares, Extrapolation::clamp);
+             }),
+             Catch::Contains("TTFT point 1 (1,024 tokens, -1 ms): expected a positive"));
+  CHECK_THAT(kspeed::test::worded_throw([&] {
+               (void)fit_ttft({{1024, 900}, {8192, 400}}, kShares, Extrapolation::clamp);
+             }),
+             Catch::Contains("does not grow with the prompt length"));
 }
 
 TEST_CASE("TPOT follows the context: by decode share, by decode model, or held", "[latency]") {

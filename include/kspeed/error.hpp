@@ -150,4 +150,12 @@ inline std::string count_mark(long long count) {
   return "{count:" + std::string(digits.data(), ec == std::errc{} ? end : digits.data()) + "}";
 }
 
+/// A number that is not a count (a share, a latency): number_mark(0.18) becomes "0.18" in the
+/// worded error (the shortest text that reads back as the same double).
+inline std::string number_mark(double value) {
+  std::array<char, 32> digits{};
+  const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), value);
+  return "{number:" + std::string(digits.data(), ec == std::errc{} ? end : digits.data()) + "}";
+}
+
 }  // namespace kspeed

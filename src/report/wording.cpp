@@ -284,6 +284,8 @@ std::string worded_error(const std::string& message) {
       out += "--" + mark.substr(5);
     } else if (mark.rfind("count:", 0) == 0) {
       out += human_count(std::stoll(mark.substr(6)));
+    } else if (mark.rfind("number:", 0) == 0) {
+      out += mark.substr(7);  // already the shortest round-trip text (number_mark)
     } else {
       out += message.substr(open, close - open + 1);  // not a mark: braces from a file name
     }

@@ -122,4 +122,6 @@ TEST_CASE("errors from the engine get their flags and numbers worded", "[report]
                               kspeed::count_mark(131072) + " tokens in {weird}.json";
   CHECK(worded_error(message) == "--tp 16: 131,072 tokens in {weird}.json");
   CHECK(worded_error("no marks {") == "no marks {");
+  CHECK(worded_error("share " + kspeed::number_mark(0.18) + ", " + kspeed::number_mark(-1)) ==
+        "share 0.18, -1");
 }

@@ -1,0 +1,89 @@
+#include "kspeed/engine/moe.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+double as_double(std::int64_t value) {
+  return static_cast<double>(value);
+}
+
+}  // namespace
+
+double expected_distinct_experts(std::int64_t experts, std::int64_t top_k, double tokens) {
+  if (experts <= 0 || tokens <= 0) {
+    return 0.0;
+  }
+  // U(t) = E · (1 - (1 - k/E)^t)
+  const double e = as_double(experts);
+  return e * (1.0 - std::pow(1.0 - as_double(top_k) / e, tokens));
+}
+
+double experts_read_per_layer(const FfnSpec& ffn, double tokens) {
+  return expected_distinct_experts(ffn.experts, ffn.top_k, tokens) + as_double(ffn.shared_experts);
+}
+
+DecodeWeights decode_weights(const ModelArch& model, const ModelShapes& shapes, double tokens) {
+  const ParamCounts params = count_params(model, shapes);
+  const FfnSpec& f = shapes.ffn;
+  const double n_moe = as_double(moe_layers(model, f));
+  DecodeWeights out;
+  out.experts_read_per_layer = experts_read_per_layer(f, tokens);
+  // expert params read = MoE layers · (U(t)·P_expert + shared·P_shared)
+  const double expert_params =
+      n_moe * (expected_distinct_experts(f.experts, f.top_k, tokens) * params.params_per_expert +
+               as_double(f.shared_experts) * params.params_per_shared_expert);
+  out.params_read = params.non_expert_active + expert_params;
+  // bytes = (non-expert - head)·b_dense + head·b_embedding + expert params·b_expert
+  out.bytes = (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
+              params.embedding * shapes.embedding_bytes_per_param +
+              expert_params * shapes.expert_bytes_per_param;
+  // FLOPs = 2 · active · t: the union changes what is read, not what each token computes
+  out.flops = 2.0 * params.active * tokens;
+  return out;
+}
+
+void check_speculation(const Speculation& s) {
+  if (!(s.tokens_per_step >= 1) || !std::isfinite(s.tokens_per_step)) {
+    throw InputError(flag_mark("spec-tokens") + " " + number_mark(s.tokens_per_step) +
+                     ": expected the tokens verified per step, >= 1 (1 + draft tokens; MTP "
+                     "with one draft token verifies 2)");
+  }
+  if (!(s.mean_accepted >= 1) || s.mean_accepted > s.tokens_per_step) {
+    throw InputError(flag_mark("spec-accept") + " " + number_mark(s.mean_accepted) +
+                     ": expected the mean accepted length per step, between 1 and the tokens "
+                     "verified per step (" +
+                     number_mark(s.tokens_per_step) + ")");
+  }
+}
+
+KernelCost speculative_attention_cost(const KernelCost& one_query, double tokens_per_step) {
+  // q queries against one read of the cache: FLOPs · q, bytes unchanged, AI · q
+  return {one_query.flops * tokens_per_step, one_query.bytes};
+}
+
+double speculative_steps(double response_tokens, const Speculation& speculation) {
+  // steps ≈ n / τ
+  return response_tokens / speculation.mean_accepted;
+}
+
+DecodeStepTime moe_decode_step_time(const Platform& platform, const ModelShapes& shapes,
+                                    std::int64_t context_tokens, const Speculation& speculation) {
+  const Roof roof = roof_of(platform);
+  const double tp = as_double(platform.tensor_parallel.value);
+  const double tokens = as_double(platform.batch.value) * speculation.tokens_per_step;
+  const KernelCost attention =
+      speculative_attention_cost(decode_attention_cost(attention_shape(platform), context_tokens),
+                                 speculation.tokens_per_step);
+  const DecodeWeights weights = decode_weights(platform.model.value, shapes, tokens);
+  // Tensor parallelism splits every weight matrix: bytes / tp and FLOPs / tp per GPU.
+  const KernelCost other{weights.flops / tp, weights.bytes / tp};
+  return {roofline_time_ms(attention, roof, {}), roofline_time_ms(other, roof, {})};
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,428 @@
+#include "kspeed/io/hf_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "kspeed/engine/dtype.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+using nlohmann::json;
+
+enum class Family {
+  dense_gqa,  ///< Llama, Mistral, Qwen2, Qwen3
+  mixtral,    ///< Mixtral: num_local_experts, experts intermediate_size wide
+  qwen_moe,   ///< Qwen2-MoE, Qwen3-MoE: num_experts, moe_intermediate_size, shared expert
+  deepseek,   ///< DeepSeek-V2/V3/R1: MLA, n_routed_experts, n_shared_experts
+  gpt_oss,    ///< gpt-oss: num_local_experts, experts_per_token, layer_types
+};
+
+struct Supported {
+  const char* architecture;
+  Family family;
+};
+
+constexpr Supported kSupported[] = {
+    {"LlamaForCausalLM", Family::dense_gqa},     {"MistralForCausalLM", Family::dense_gqa},
+    {"Qwen2ForCausalLM", Family::dense_gqa},     {"Qwen3ForCausalLM", Family::dense_gqa},
+    {"MixtralForCausalLM", Family::mixtral},     {"Qwen2MoeForCausalLM", Family::qwen_moe},
+    {"Qwen3MoeForCausalLM", Family::qwen_moe},   {"DeepseekV2ForCausalLM", Family::deepseek},
+    {"DeepseekV3ForCausalLM", Family::deepseek}, {"GptOssForCausalLM", Family::gpt_oss},
+};
+
+// A config.json writes `null` for "not used" (sliding_window, head_dim, q_lora_rank).
+const json* present(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found == object.end() || found->is_null() ? nullptr : &*found;
+}
+
+std::int64_t whole_number(const JsonReader& reader, const json& value, const char* key,
+                          std::int64_t minimum) {
+  constexpr std::int64_t kLargest = 1'000'000'000;  // no model shape is near this
+  // Some exporters write whole numbers as floats (4096.0): accept those, not 2.5.
+  const bool whole =
+      value.is_number_integer() || (value.is_number_float() && std::isfinite(value.get<double>()) &&
+                                    std::abs(value.get<double>()) <= 1e9 &&
+                                    value.get<double>() == std::floor(value.get<double>()));
+  if (!whole || value.get<std::int64_t>() < minimum || value.get<std::int64_t>() > kLargest) {
+    reader.fail(key, "expected a whole number >= " + std::to_string(minimum) + ", found " +
+                         (value.is_number() ? value.dump() : describe_json_type(value)));
+  }
+  return value.get<std::int64_t>();
+}
+
+std::int64_t required_count(const JsonReader& reader, const json& config, const char* key) {
+  const json* value = present(config, key);
+  if (value == nullptr) {
+    reader.fail(key, std::string("missing (or null): this architecture needs '") + key +
+                         "', as its transformers config class writes it");
+  }
+  return whole_number(reader, *value, key, 1);
+}
+
+std::int64_t optional_count(const JsonReader& reader, const json& config, const char* key,
+                            std::int64_t fallback) {
+  const json* value = present(config, key);
+  return value == nullptr ? fallback : whole_number(reader, *value, key, 0);
+}
+
+// The first key present among `keys` (renamed fields: experts_per_token / num_experts_per_tok).
+std::int64_t required_count_any(const JsonReader& reader, const json& config,
+                                const std::vector<const char*>& keys) {
+  for (const char* key : keys) {
+    if (present(config, key) != nullptr) {
+      return required_count(reader, config, key);
+    }
+  }
+  return required_count(reader, config, keys.front());
+}
+
+std::string supported_list() {
+  std::string list;
+  for (const Supported& s : kSupported) {
+    list += (list.empty() ? "" : ", ") + std::string(s.architecture);
+  }
+  return list;
+}
+
+Supported architecture_of(const JsonReader& reader, const json& config) {
+  const json* list = present(config, "architectures");
+  if (list == nullptr || !list->is_array() || list->empty() || !(*list)[0].is_string()) {
+    reader.fail("architectures",
+                "expected a list naming the model class, e.g. "
+                "[\"LlamaForCausalLM\"]; kspeed reads " +
+                    supported_list());
+  }
+  const std::string name = (*list)[0].get<std::string>();
+  for (const Supported& s : kSupported) {
+    if (name == s.architecture) {
+      return s;
+    }
+  }
+  reader.fail("architectures", "'" + name + "' is not an architecture kspeed reads (it reads " +
+                                   supported_list() +
+                                   "): describe the model in kspeed's own model format instead "
+                                   "(docs/presets.md)");
+}
+
+void read_gqa(const JsonReader& reader, const json& config, engine::ModelArch& arch,
+              engine::ModelShapes& shapes) {
+  arch.attention = engine::AttentionType::gqa;
+  arch.query_heads = required_count(reader, config, "num_attention_heads");
+  // transformers: num_key_value_heads defaults to num_attention_heads (multi-head attention),
+  // head_dim to hidden_size / num_attention_heads.
+  arch.kv_heads = optional_count(reader, config, "num_key_value_heads", arch.query_heads);
+  if (arch.kv_heads < 1 || arch.query_heads % arch.kv_heads != 0) {
+    reader.fail("num_key_value_heads", "expected a divisor of num_attention_heads (" +
+                                           std::to_string(arch.query_heads) + "), found " +
+                                           std::to_string(arch.kv_heads));
+  }
+  if (present(config, "head_dim") != nullptr) {
+    arch.head_dim = required_count(reader, config, "head_dim");
+  } else if (shapes.hidden_size % arch.query_heads == 0) {
+    arch.head_dim = shapes.hidden_size / arch.query_heads;
+  } else {
+    reader.fail("head_dim", "missing, and hidden_size (" + std::to_string(shapes.hidden_size) +
+                                ") is not a multiple of num_attention_heads (" +
+                                std::to_string(arch.query_heads) + "): give head_dim");
+  }
+}
+
+void read_mla(const JsonReader& reader, const json& config, engine::ModelArch& arch,
+              engine::ModelShapes& shapes) {
+  arch.attention = engine::AttentionType::mla;
+  arch.query_heads = required_count(reader, config, "num_attention_heads");
+  arch.mla.kv_lora_rank = required_count(reader, config, "kv_lora_rank");
+  arch.mla.qk_rope_head_dim = required_count(reader, config, "qk_rope_head_dim");
+  arch.mla.qk_nope_head_dim = required_count(reader, config, "qk_nope_head_dim");
+  arch.mla.v_head_dim = required_count(reader, config, "v_head_dim");
+  shapes.q_lora_rank = optional_count(reader, config, "q_lora_rank", 0);  // null: no compression
+}
+
+// Sliding windows: layer_types names each layer (gpt-oss, recent Qwen and Mistral configs);
+// otherwise Mistral's sliding_window applies to every layer and Qwen's use_sliding_window to
+// the layers from max_window_layers on.
+void read_sliding_window(const JsonReader& reader, const json& config, Family family,
+                         engine::ModelArch& arch) {
+  std::int64_t sliding_layers = 0;
+  if (const json* types = present(config, "layer_types")) {
+    if (!types->is_array() || static_cast<std::int64_t>(types->size()) != arch.layers) {
+      reader.fail("layer_types", "expected a list of " + std::to_string(arch.layers) +
+                                     " layer types (one per num_hidden_layers), found " +
+                                     (types->is_array() ? std::to_string(types->size()) + " entries"
+                                                        : describe_json_type(*types)));
+    }
+    sliding_layers = std::count(types->begin(), types->end(), json("sliding_attention"));
+  } else if (present(config, "sliding_window") != nullptr) {
+    const json* use = present(config, "use_sliding_window");
+    const bool qwen_style = use != nullptr;
+    if (!qwen_style && family == Family::dense_gqa) {
+      sliding_layers = arch.layers;  // Mistral: every layer
+    } else if (qwen_style && use->is_boolean() && use->get<bool>()) {
+      const std::int64_t first = optional_count(reader, config, "max_window_layers", 0);
+      sliding_layers = std::max<std::int64_t>(arch.layers - first, 0);
+    }
+  }
+  if (sliding_layers > 0) {
+    arch.sliding_window_layers = sliding_layers;
+    arch.sliding_window_tokens = required_count(reader, config, "sliding_window");
+  }
+}
+
+// MoE layers of a Qwen-MoE model: layer i is sparse when it is not in mlp_only_layers and
+// (i + 1) % decoder_sparse_step == 0 (transformers' Qwen2MoeDecoderLayer).
+std::int64_t qwen_dense_layers(const JsonReader& reader, const json& config, std::int64_t layers) {
+  const std::int64_t step =
+      std::max<std::int64_t>(optional_count(reader, config, "decoder_sparse_step", 1), 1);
+  std::vector<std::int64_t> mlp_only;
+  if (const json* listed = present(config, "mlp_only_layers")) {
+    if (!listed->is_array()) {
+      reader.fail("mlp_only_layers",
+                  "expected a list of layer indices, found " + describe_json_type(*listed));
+    }
+    for (const json& index : *listed) {
+      mlp_only.push_back(whole_number(reader, index, "mlp_only_layers", 0));
+    }
+  }
+  std::int64_t dense = 0;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const bool listed = std::find(mlp_only.begin(), mlp_only.end(), i) != mlp_only.end();
+    dense += (listed || (i + 1) % step != 0) ? 1 : 0;
+  }
+  return dense;
+}
+
+// DeepSeek: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+std::int64_t deepseek_dense_layers(const JsonReader& reader, const json& config,
+                                   std::int64_t layers) {
+  const std::int64_t first = optional_count(reader, config, "first_k_dense_replace", 0);
+  const std::int64_t freq =
+      std::max<std::int64_t>(optional_count(reader, config, "moe_layer_freq", 1), 1);
+  std::int64_t dense = 0;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    dense += (i >= first && i % freq == 0) ? 0 : 1;
+  }
+  return dense;
+}
+
+engine::FfnSpec read_ffn(const JsonReader& reader, const json& config, Family family,
+                         std::int64_t layers) {
+  engine::FfnSpec ffn;
+  switch (family) {
+    case Family::dense_gqa:
+      ffn.intermediate_size = required_count(reader, config, "intermediate_size");
+      break;
+    case Family::mixtral:
+      ffn.experts = required_count(reader, config, "num_local_experts");
+      ffn.top_k = required_count(reader, config, "num_experts_per_tok");
+      ffn.moe_intermediate_size = required_count(reader, config, "intermediate_size");
+      break;
+    case Family::gpt_oss:
+      ffn.experts = required_count(reader, config, "num_local_experts");
+      ffn.top_k = required_count_any(reader, config, {"experts_per_token", "num_experts_per_tok"});
+      ffn.moe_intermediate_size = required_count(reader, config, "intermediate_size");
+      break;
+    case Family::qwen_moe:
+      ffn.experts = required_count(reader, config, "num_experts");
+      ffn.top_k = required_count(reader, config, "num_experts_per_tok");
+      ffn.moe_intermediate_size = required_count(reader, config, "moe_intermediate_size");
+      ffn.shared_expert_intermediate_size =
+          optional_count(reader, config, "shared_expert_intermediate_size", 0);
+      ffn.shared_experts = ffn.shared_expert_intermediate_size > 0 ? 1 : 0;
+      ffn.dense_layers = qwen_dense_layers(reader, config, layers);
+      ffn.intermediate_size = ffn.dense_layers > 0
+                                  ? required_count(reader, config, "intermediate_size")
+                                  : optional_count(reader, config, "intermediate_size", 0);
+      break;
+    case Family::deepseek:
+      ffn.experts = required_count(reader, config, "n_routed_experts");
+      ffn.top_k = required_count(reader, config, "num_experts_per_tok");
+      ffn.moe_intermediate_size = required_count(reader, config, "moe_intermediate_size");
+      ffn.shared_experts = optional_count(reader, config, "n_shared_experts", 0);
+      ffn.shared_expert_intermediate_size = ffn.moe_intermediate_size;
+      ffn.dense_layers = deepseek_dense_layers(reader, config, layers);
+      ffn.intermediate_size = required_count(reader, config, "intermediate_size");
+      break;
+  }
+  if (ffn.top_k > ffn.experts) {
+    reader.fail("num_experts_per_tok", "each token uses " + std::to_string(ffn.top_k) +
+                                           " experts, more than the " +
+                                           std::to_string(ffn.experts) + " the layer has");
+  }
+  return ffn;
+}
+
+// torch_dtype (or transformers 4.56+'s `dtype`) names the unquantized weights' type.
+std::string unquantized_dtype(const JsonReader& reader, const json& config) {
+  const json* value = present(config, "torch_dtype");
+  value = value != nullptr ? value : present(config, "dtype");
+  if (value == nullptr) {
+    return "bf16";
+  }
+  const std::string name = reader.string_value(*value, "torch_dtype");
+  if (name == "bfloat16") return "bf16";
+  if (name == "float16") return "fp16";
+  if (name == "float32") return "fp32";
+  reader.fail("torch_dtype",
+              "unknown weight type '" + name + "': expected bfloat16, float16 or float32");
+}
+
+// Storage of each part of the weights. quant_method fp8 (DeepSeek's block-scaled E4M3): every
+// linear layer in FP8, embeddings and head unquantized. mxfp4 (gpt-oss): the MoE experts in
+// MXFP4, attention, router, embeddings and head unquantized (modules_to_not_convert).
+void read_weight_types(const JsonReader& reader, const json& config, engine::ModelArch& arch,
+                       engine::ModelShapes& shapes) {
+  const std::string base = unquantized_dtype(reader, config);
+  const double base_bytes = engine::dtype_bytes(base).value_or(2.0);
+  arch.weight_dtype = base;
+  shapes.expert_bytes_per_param = base_bytes;
+  shapes.dense_bytes_per_param = base_bytes;
+  shapes.embedding_bytes_per_param = base_bytes;
+  const json* quantization = present(config, "quantization_config");
+  if (quantization == nullptr) {
+    return;
+  }
+  const json* method = quantization->is_object() ? present(*quantization, "quant_method") : nullptr;
+  const std::string name =
+      method != nullptr ? reader.string_value(*method, "quantization_config.quant_method") : "";
+  if (name == "fp8") {
+    arch.weight_dtype = "fp8";
+    shapes.expert_bytes_per_param = 1.0;
+    shapes.dense_bytes_per_param = 1.0;
+  } else if (name == "mxfp4") {
+    arch.weight_dtype = "mxfp4";
+    shapes.expert_bytes_per_param = engine::dtype_bytes("mxfp4").value_or(4.25 / 8.0);
+  } else {
+    reader.fail(
+        "quantization_config.quant_method",
+        "'" + name +
+            "' is not a weight format kspeed reads from config.json (it reads "
+            "fp8 and mxfp4): remove quantization_config to count the weights in torch_dtype, "
+            "or describe the model in kspeed's own model format (docs/presets.md)");
+  }
+}
+
+void fill_parameters(engine::ModelArch& arch, const engine::ModelShapes& shapes) {
+  const engine::ParamCounts params = engine::count_params(arch, shapes);
+  const double expert_active = params.active - params.non_expert_active;
+  const double bytes =
+      (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
+      params.embedding * shapes.embedding_bytes_per_param +
+      expert_active * shapes.expert_bytes_per_param;
+  arch.total_params_billions = params.total / 1e9;
+  arch.active_params_billions = params.active / 1e9;
+  // The average over what one token reads: bytes per step / active parameters.
+  arch.weight_bytes_per_param = bytes / params.active;
+}
+
+// Python's json module writes the floats inf and nan as Infinity and NaN, which JSON does not
+// allow; config.json files carry them in fields kspeed does not read (rope scaling limits and
+// the like). Outside strings they become null (padded with spaces where the token is longer, so
+// error columns stay put).
+std::string python_floats_as_null(std::string_view text) {
+  std::string out(text);
+  bool in_string = false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    for (const std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
+      if (out.compare(i, token.size(), token) == 0) {
+        const std::string replacement =
+            "null" + std::string(token.size() > 4 ? token.size() - 4 : 0, ' ');
+        out.replace(i, token.size(), replacement);
+        i += replacement.size() - 1;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& supported_hf_architectures() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Supported& s : kSupported) {
+      out.emplace_back(s.architecture);
+    }
+    return out;
+  }();
+  return names;
+}
+
+bool is_hf_config(const json& document) {
+  return document.is_object() &&
+         (document.contains("architectures") || document.contains("model_type"));
+}
+
+HfModel read_hf_config(const json& document, std::string_view source, const std::string& name) {
+  const JsonReader reader{std::string(source)};
+  if (!document.is_object()) {
+    reader.fail("", "expected a config.json object, found " + describe_json_type(document));
+  }
+  const Supported kind = architecture_of(reader, document);
+  HfModel model;
+  model.architecture = kind.architecture;
+  engine::ModelArch& arch = model.arch;
+  engine::ModelShapes& shapes = model.shapes;
+  arch.name = name;
+  arch.description = name + " (" + model.architecture + ", read from config.json)";
+  arch.source = std::string(source) + " (Hugging Face config.json)";
+  arch.layers = required_count(reader, document, "num_hidden_layers");
+  shapes.hidden_size = required_count(reader, document, "hidden_size");
+  shapes.vocab_size = required_count(reader, document, "vocab_size");
+  const json* tied = present(document, "tie_word_embeddings");
+  shapes.tied_embeddings = tied != nullptr && tied->is_boolean() && tied->get<bool>();
+  if (kind.family == Family::deepseek) {
+    read_mla(reader, document, arch, shapes);
+  } else {
+    read_gqa(reader, document, arch, shapes);
+    read_sliding_window(reader, document, kind.family, arch);
+  }
+  shapes.ffn = read_ffn(reader, document, kind.family, arch.layers);
+  read_weight_types(reader, document, arch, shapes);
+  fill_parameters(arch, shapes);
+  // config.json does not say how the KV cache is stored: the engines cache in the activation
+  // type unless told otherwise.
+  arch.kv_dtype = "bf16";
+  arch.figure_sources.emplace_back(
+      "kv_dtype", "not in config.json: vLLM and SGLang cache K/V in the activation type, BF16");
+  arch.figure_sources.emplace_back(
+      "parameters",
+      "counted from the shapes in config.json (active: what one token's decode "
+      "reads, without the input embedding table)");
+  return model;
+}
+
+HfModel parse_hf_config(std::string_view text, std::string_view source, const std::string& name) {
+  return read_hf_config(parse_json_document(python_floats_as_null(text), source), source, name);
+}
+
+HfModel load_hf_config(const std::string& path) {
+  const std::filesystem::path file(path);
+  const std::string name = file.filename() == "config.json" && file.has_parent_path() &&
+                                   !file.parent_path().filename().empty()
+                               ? file.parent_path().filename().string()
+                               : file.stem().string();
+  return parse_hf_config(read_text_file(path, "model config"), path, name);
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,221 @@
+// Hugging Face config.json → model: each built-in preset's real config.json must reproduce the
+// preset's numbers, MoE checkpoints their model cards' parameter counts, and bad configs fail
+// naming the field.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "hf_configs.hpp"
+#include "kspeed/engine/model_shapes.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/hf_config.hpp"
+#include "kspeed/io/model_reader.hpp"
+
+using namespace kspeed;
+using namespace kspeed::engine;
+
+namespace {
+
+io::HfModel read(const char* text, const std::string& name) {
+  return io::parse_hf_config(text, name + "/config.json", name);
+}
+
+// What the roofline reads must be identical; parameters agree with the preset's (model card)
+// figures to within `tolerance`.
+void check_against_preset(const io::HfModel& model, const std::string& preset_name,
+                          double tolerance) {
+  const ModelArch preset = io::load_model(preset_name);
+  const ModelArch& arch = model.arch;
+  INFO(preset_name);
+  CHECK(arch.layers == preset.layers);
+  CHECK(arch.attention == preset.attention);
+  CHECK(arch.query_heads == preset.query_heads);
+  CHECK(arch.kv_heads == preset.kv_heads);
+  CHECK(arch.head_dim == preset.head_dim);
+  CHECK(arch.mla.kv_lora_rank == preset.mla.kv_lora_rank);
+  CHECK(arch.mla.qk_rope_head_dim == preset.mla.qk_rope_head_dim);
+  CHECK(arch.mla.qk_nope_head_dim == preset.mla.qk_nope_head_dim);
+  CHECK(arch.mla.v_head_dim == preset.mla.v_head_dim);
+  CHECK(arch.sliding_window_layers == preset.sliding_window_layers);
+  CHECK(arch.sliding_window_tokens == preset.sliding_window_tokens);
+  CHECK(arch.weight_dtype == preset.weight_dtype);
+  CHECK(arch.kv_dtype == preset.kv_dtype);
+  CHECK(arch.total_params_billions == Approx(preset.total_params_billions).epsilon(tolerance));
+}
+
+}  // namespace
+
+TEST_CASE("config.json: Llama-3.1-8B reproduces its preset and its checkpoint's count",
+          "[hf_config]") {
+  const io::HfModel model = read(test::kLlama31_8bConfig, "Llama-3.1-8B");
+  CHECK(model.architecture == "LlamaForCausalLM");
+  CHECK(model.arch.name == "Llama-3.1-8B");
+  CHECK(model.arch.head_dim == 128);  // no head_dim in the file: 4096 / 32
+  check_against_preset(model, "llama-3.1-8b", 0.001);
+  // Checkpoint: 8,030,261,248 parameters; kspeed leaves out the RMSNorm weights,
+  // 2 per layer and 1 final, 4,096 each: 65 · 4,096 = 266,240.
+  const ParamCounts params = count_params(model.arch, model.shapes);
+  CHECK(params.total == 8'030'261'248.0 - 65.0 * 4096.0);
+  // Dense presets count the input embedding table as active; a decode step reads one row of
+  // it, so kspeed's active count leaves it out: 8.03 B - 128,256 · 4,096 = 7.505 B.
+  CHECK(model.arch.active_params_billions == Approx(7.504658432));
+  CHECK(model.arch.weight_bytes_per_param == 2.0);
+}
+
+TEST_CASE("config.json: Llama-3.1-70B and Qwen3-8B reproduce their presets", "[hf_config]") {
+  const io::HfModel llama = read(test::kLlama31_70bConfig, "Llama-3.1-70B");
+  check_against_preset(llama, "llama-3.1-70b", 0.001);  // 70.552 vs 70.55
+  const io::HfModel qwen = read(test::kQwen3_8bConfig, "Qwen3-8B");
+  check_against_preset(qwen, "qwen3-8b", 0.002);  // 8.190 vs 8.2 (model card rounds)
+  CHECK(qwen.arch.sliding_window_layers == 0);    // use_sliding_window false, window null
+  // Non-embedding parameters, model card: 6.95 B.
+  const ParamCounts params = count_params(qwen.arch, qwen.shapes);
+  CHECK((params.total - 2 * params.embedding) / 1e9 == Approx(6.95).epsilon(0.001));
+}
+
+TEST_CASE("config.json: DeepSeek-R1 reproduces its preset (MLA, MoE, shared expert)",
+          "[hf_config]") {
+  const io::HfModel model = read(test::kDeepSeekR1Config, "DeepSeek-R1");
+  check_against_preset(model, "deepseek-r1", 0.001);  // 671.03 vs 671
+  const FfnSpec& ffn = model.shapes.ffn;
+  CHECK(ffn.experts == 256);
+  CHECK(ffn.top_k == 8);
+  CHECK(ffn.shared_experts == 1);
+  CHECK(ffn.moe_intermediate_size == 2048);
+  CHECK(ffn.dense_layers == 3);
+  CHECK(model.shapes.q_lora_rank == 1536);
+  // Model card: 37 B activated; kspeed counts 36.62 B without the input embedding table.
+  CHECK(model.arch.active_params_billions == Approx(37.0).epsilon(0.015));
+  // Every linear layer in FP8, the 0.93 B output head in BF16.
+  CHECK(model.arch.weight_bytes_per_param == Approx(1.0253).epsilon(1e-3));
+}
+
+TEST_CASE("config.json: gpt-oss-120b reproduces its preset (MXFP4 experts, sliding window)",
+          "[hf_config]") {
+  const io::HfModel model = read(test::kGptOss120bConfig, "gpt-oss-120b");
+  check_against_preset(model, "gpt-oss-120b", 0.001);  // 116.79 vs 116.83 (biases left out)
+  const ModelArch preset = io::load_model("gpt-oss-120b");
+  CHECK(model.arch.active_params_billions ==
+        Approx(preset.active_params_billions).epsilon(0.001));  // 5.131 vs 5.13
+  CHECK(model.arch.weight_bytes_per_param ==
+        Approx(preset.weight_bytes_per_param).epsilon(0.005));  // 0.974 vs 0.97
+  CHECK(model.shapes.ffn.experts == 128);
+  CHECK(model.shapes.ffn.top_k == 4);
+  CHECK(model.shapes.expert_bytes_per_param == 4.25 / 8.0);
+  CHECK(model.shapes.dense_bytes_per_param == 2.0);
+}
+
+TEST_CASE("config.json: Mixtral, Qwen3-MoE and Qwen2-MoE match their model cards", "[hf_config]") {
+  // Mixtral-8x7B: 46.7 B total, 12.9 B active (with the embedding table).
+  const io::HfModel mixtral = read(test::kMixtral8x7bConfig, "Mixtral-8x7B");
+  CHECK(mixtral.arch.total_params_billions == Approx(46.7).epsilon(0.001));
+  CHECK(mixtral.shapes.ffn.moe_intermediate_size == 14336);
+  const ParamCounts m = count_params(mixtral.arch, mixtral.shapes);
+  CHECK((m.active + m.embedding) / 1e9 == Approx(12.9).epsilon(0.002));
+  // Qwen3-30B-A3B: 30.5 B total, 3.3 B activated.
+  const io::HfModel qwen3 = read(test::kQwen3_30bA3bConfig, "Qwen3-30B-A3B");
+  CHECK(qwen3.arch.total_params_billions == Approx(30.5).epsilon(0.002));
+  const ParamCounts q3 = count_params(qwen3.arch, qwen3.shapes);
+  CHECK((q3.active + q3.embedding) / 1e9 == Approx(3.3).epsilon(0.02));
+  CHECK(qwen3.shapes.ffn.dense_layers == 0);
+  // Qwen1.5-MoE-A2.7B: 14.3 B total, 2.7 B activated; one shared expert 5,632 wide.
+  const io::HfModel qwen2 = read(test::kQwen15MoeConfig, "Qwen1.5-MoE-A2.7B");
+  CHECK(qwen2.shapes.ffn.shared_experts == 1);
+  CHECK(qwen2.shapes.ffn.shared_expert_intermediate_size == 5632);
+  CHECK(qwen2.arch.total_params_billions == Approx(14.3).epsilon(0.002));
+  const ParamCounts q2 = count_params(qwen2.arch, qwen2.shapes);
+  CHECK((q2.active + q2.embedding) / 1e9 == Approx(2.7).epsilon(0.005));
+}
+
+TEST_CASE("config.json: what is not supported fails naming the field and the fix", "[hf_config]") {
+  CHECK_THROWS_WITH(
+      io::parse_hf_config(R"({"architectures": ["FalconForCausalLM"]})", "c.json", "falcon"),
+      Catch::Contains("c.json: architectures: 'FalconForCausalLM' is not an "
+                      "architecture kspeed reads (it reads LlamaForCausalLM, ") &&
+          Catch::Contains("GptOssForCausalLM)"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type": "llama"})", "c.json", "x"),
+                    Catch::Contains("c.json: architectures: expected a list naming the model"));
+  CHECK_THROWS_WITH(
+      io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})",
+                          "c.json", "x"),
+      Catch::Contains("c.json: num_hidden_layers: missing (or null)"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "num_key_value_heads": 3})",
+                                        "c.json", "x"),
+                    Catch::Contains("num_key_value_heads: expected a divisor of "
+                                    "num_attention_heads (8), found 3"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["GptOssForCausalLM"],
+      "num_hidden_layers": 3, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 8, "sliding_window": 4,
+      "layer_types": ["sliding_attention"], "num_local_experts": 4, "experts_per_token": 2})",
+                                        "c.json", "x"),
+                    Catch::Contains("layer_types: expected a list of 3 layer types"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["MixtralForCausalLM"],
+      "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "num_local_experts": 2, "num_experts_per_tok": 3})",
+                                        "c.json", "x"),
+                    Catch::Contains("num_experts_per_tok: each token uses 3 experts, more than "
+                                    "the 2 the layer has"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "quantization_config": {"quant_method": "awq"}})",
+                                        "c.json", "x"),
+                    Catch::Contains("quantization_config.quant_method: 'awq' is not a weight "
+                                    "format kspeed reads"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 2.5})",
+                                        "c.json", "x"),
+                    Catch::Contains("num_hidden_layers: expected a whole number >= 1, found 2.5"));
+  CHECK_THROWS_AS(io::parse_hf_config("{", "c.json", "x"), InputError);
+}
+
+TEST_CASE("config.json: sliding windows from layer_types, Mistral and Qwen", "[hf_config]") {
+  const char* mistral = R"({"architectures": ["MistralForCausalLM"], "num_hidden_layers": 32,
+      "hidden_size": 4096, "vocab_size": 32000, "intermediate_size": 14336,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096})";
+  const io::HfModel m = read(mistral, "Mistral-7B-v0.1");
+  CHECK(m.arch.sliding_window_layers == 32);
+  CHECK(m.arch.sliding_window_tokens == 4096);
+  const char* qwen = R"({"architectures": ["Qwen2ForCausalLM"], "num_hidden_layers": 28,
+      "hidden_size": 3584, "vocab_size": 152064, "intermediate_size": 18944,
+      "num_attention_heads": 28, "num_key_value_heads": 4, "sliding_window": 32768,
+      "use_sliding_window": true, "max_window_layers": 21})";
+  const io::HfModel q = read(qwen, "Qwen2-7B");
+  CHECK(q.arch.sliding_window_layers == 7);  // layers 21..27
+  CHECK(q.arch.head_dim == 128);
+  CHECK(io::is_hf_config(nlohmann::json::parse(qwen)));
+  CHECK_FALSE(io::is_hf_config(nlohmann::json::parse(R"({"name": "x", "layers": 2})")));
+}
+
+TEST_CASE("config.json: real-file quirks (BOM, CRLF, Infinity, NaN, 4096.0) are read",
+          "[hf_config]") {
+  const std::string text =
+      "\xEF\xBB\xBF{\r\n  \"architectures\": [\"LlamaForCausalLM\"],\r\n"
+      "  \"num_hidden_layers\": 32, \"hidden_size\": 4096.0, \"vocab_size\": 128256,\r\n"
+      "  \"intermediate_size\": 14336, \"num_attention_heads\": 32,\r\n"
+      "  \"num_key_value_heads\": 8, \"max_position_embeddings\": Infinity,\r\n"
+      "  \"name_or_path\": \"a NaN and -Infinity in a string stay\", \"x\": -Infinity,\r\n"
+      "  \"router_aux_loss_coef\": NaN\r\n}\r\n";
+  const io::HfModel model = io::parse_hf_config(text, "config.json", "m");
+  CHECK(model.shapes.hidden_size == 4096);
+  CHECK(model.arch.head_dim == 128);
+  CHECK(model.arch.total_params_billions == Approx(8.03).epsilon(0.001));
+}
+
+TEST_CASE("config.json: a file is named after its folder", "[hf_config]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / "kspeed-hf-config-test" / "Qwen3-8B";
+  fs::create_directories(folder);
+  {
+    std::ofstream out(folder / "config.json", std::ios::binary);
+    out << test::kQwen3_8bConfig;
+  }
+  const io::HfModel model = io::load_hf_config((folder / "config.json").string());
+  CHECK(model.arch.name == "Qwen3-8B");
+  CHECK(model.arch.layers == 36);
+  fs::remove_all(folder.parent_path());
+  CHECK_THROWS_WITH(io::load_hf_config((folder / "config.json").string()),
+                    Catch::Contains("config.json' does not exist"));
+}

@@ -97,10 +97,11 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
     query.given_intensity = io::parse_positive_number(flags.ai, "--ai");
     return;
   }
-  query.context_tokens = *engine::resolve_input<std::int64_t>(
-      flags.ctx.empty() ? std::nullopt
-                        : std::optional<std::int64_t>(io::parse_token_count(flags.ctx, "--ctx")),
-      std::nullopt, engine::kDefaultRooflineContext);
+  // GCC 12 under -fsanitize misreads a temporary nullopt passed as resolve_input's workload
+  // value (-Wmaybe-uninitialized): roofline has no workload, so the two-way rule is used.
+  std::optional<std::int64_t> ctx;
+  if (!flags.ctx.empty()) ctx = io::parse_token_count(flags.ctx, "--ctx");
+  query.context_tokens = engine::given_or_default(ctx, engine::kDefaultRooflineContext);
   engine::Platform platform = resolve_platform_on(flags.platform, gpu);
   platform.gpu.provenance =
       flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;

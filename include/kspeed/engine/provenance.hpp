@@ -67,6 +67,13 @@ std::optional<WithProvenance<T>> resolve_input(const std::optional<T>& given,
   return std::nullopt;
 }
 
+/// What the user gave, else kspeed's default: resolve_input for an input no workload states.
+template <class T>
+WithProvenance<T> given_or_default(const std::optional<T>& given, const T& fallback) {
+  if (given) return WithProvenance<T>{*given, Provenance::given};
+  return WithProvenance<T>{fallback, Provenance::default_value};
+}
+
 /// The names before the rename, for code outside the engine that has not moved yet (src/io).
 using Source = Provenance;
 template <class T>

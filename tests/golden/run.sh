@@ -32,7 +32,7 @@ for name in "${selected[@]}"; do
   (
     cd "$work" || exit 99
     env -i PATH="$PATH" HOME="$scratch" LC_ALL=C.UTF-8 TERM=dumb NO_COLOR=1 COLUMNS=100 \
-      KSPEED="$kspeed" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
+      KSPEED="$kspeed" KSPEED_TEST_VMEM_KB="${KSPEED_TEST_VMEM_KB:-2000000}" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
     echo $? >"$scratch/$name.exit"
   )
   if [ "$regen" = 1 ]; then

@@ -65,7 +65,14 @@ class Database {
                        " (query: " + sql + ")");
     }
     int status = 0;
-    while ((status = sqlite3_step(statement)) == SQLITE_ROW) on_row(statement);
+    try {
+      while ((status = sqlite3_step(statement)) == SQLITE_ROW) on_row(statement);
+    } catch (...) {
+      // A row check threw: an unfinalized statement would keep sqlite3_close from freeing the
+      // connection (LeakSanitizer found it).
+      sqlite3_finalize(statement);
+      throw;
+    }
     sqlite3_finalize(statement);
     if (status != SQLITE_DONE) {
       throw InputError(path_ + ": reading the SQLite file failed: " + sqlite3_errmsg(db_) +

@@ -4,6 +4,7 @@
 // The real traces come from ../shared/data/traces when present; otherwise the fixtures.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -89,6 +90,69 @@ void BM_AnalyseTrace(benchmark::State& state) {
                           static_cast<std::int64_t>(trace.kernels.size()));
 }
 BENCHMARK(BM_AnalyseTrace)->Unit(benchmark::kMicrosecond);
+
+// A dense trace in memory: the SGLang MI300X decode trace (HIP-graph replay, 555 kernels per
+// step; the graph fixture when ../shared is absent) replicated to a million kernels, each copy
+// shifted past the previous one with fresh correlation ids: what bench/make_dense_trace.py writes
+// as a 1.08 GB file for the whole-process figures in docs/performance.md.
+kspeed::profile::Trace dense_trace() {
+  const std::string real =
+      kSource + "/../shared/data/traces/sglang-mi300x-qwen3-8b-decode-bs32.trace.json.gz";
+  const auto base = kspeed::io::trace::read_trace_file(
+      std::filesystem::exists(real)
+          ? real
+          : kSource + "/tests/fixtures/profile/sglang-graph.trace.json.gz");
+  std::int64_t first = INT64_MAX, last = INT64_MIN;
+  std::uint64_t correlation_step = 1;
+  for (const auto& kernel : base.kernels) {
+    first = std::min(first, kernel.start_ns);
+    last = std::max(last, kernel.start_ns + kernel.duration_ns);
+    correlation_step = std::max(correlation_step, kernel.correlation + 1);
+  }
+  for (const auto& annotation : base.annotations) first = std::min(first, annotation.start_ns);
+  const std::int64_t span = last - first + 1'000'000;
+  kspeed::profile::Trace dense;
+  dense.source = "dense";
+  dense.kernel_names = base.kernel_names;
+  dense.info = base.info;
+  const std::size_t copies = (1'000'000 + base.kernels.size() - 1) / base.kernels.size();
+  for (std::size_t c = 0; c < copies; ++c) {
+    const auto shift = static_cast<std::int64_t>(c) * span;
+    const auto renumber = static_cast<std::uint64_t>(c) * correlation_step;
+    for (auto kernel : base.kernels) {
+      kernel.start_ns += shift;
+      if (kernel.correlation != 0) kernel.correlation += renumber;
+      dense.kernels.push_back(kernel);
+    }
+    for (auto launch : base.launches) {
+      launch.start_ns += shift;
+      launch.correlation += renumber;
+      dense.launches.push_back(launch);
+    }
+    for (auto annotation : base.annotations) {
+      annotation.start_ns += shift;
+      annotation.end_ns += shift;
+      dense.annotations.push_back(annotation);
+    }
+  }
+  return dense;
+}
+
+// The analysis of a million kernels: one walk, per-step sums and busy intervals merged as they
+// stream. "kept" is what the trace holds per kernel record (the analysis adds nothing per kernel
+// when the file lists kernels in time order).
+void BM_AnalyseDenseTrace(benchmark::State& state) {
+  const auto trace = dense_trace();
+  const kspeed::profile::KernelClassifier classifier(kspeed::profile::builtin_patterns());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kspeed::profile::analyse_trace(trace, classifier, {}));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(trace.kernels.size()));
+  state.counters["kernels"] = static_cast<double>(trace.kernels.size());
+  state.counters["kept_bytes_per_kernel"] = sizeof(kspeed::profile::KernelEvent);
+}
+BENCHMARK(BM_AnalyseDenseTrace)->Unit(benchmark::kMillisecond);
 
 void BM_ClassifyKernelNames(benchmark::State& state) {
   const auto trace = kspeed::io::trace::read_trace_bytes(plain_trace_text(), "bench.json");

@@ -13,7 +13,6 @@ namespace kspeed::profile {
 
 namespace {
 
-using detail::attribute_kernels;
 using detail::build_steps;
 using detail::classify_names;
 using detail::kNoStep;
@@ -23,85 +22,68 @@ constexpr std::array<Phase, 4> kPhaseOrder = {Phase::prefill, Phase::decode, Pha
                                               Phase::unphased};
 
 // ---- Times of a group of kernels --------------------------------------------------------
+// The analysis walks the kernels once, sorted by (device, start), and every group (a step, the
+// whole trace) adds each of its kernels as it passes: sums, and busy intervals merged as they
+// stream. Nothing is kept per kernel, so memory follows the steps and names a trace reports.
 
-struct Interval {
-  std::int32_t device;
-  std::int64_t start_ns;
-  std::int64_t end_ns;
-};
-
-struct UnionTimes {
-  std::int64_t busy_ns = 0;         ///< length of the union
-  std::int64_t largest_gap_ns = 0;  ///< longest stretch between merged intervals on one device
-};
-
-// Length of the union of intervals, per device, summed over devices: overlapping kernels on
-// different streams of one GPU count once. The gaps between merged intervals are the GPU's
-// idle time inside the group.
-UnionTimes union_times(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    return a.device != b.device ? a.device < b.device : a.start_ns < b.start_ns;
-  });
-  UnionTimes out;
-  for (std::size_t i = 0; i < intervals.size();) {
-    std::int64_t start = intervals[i].start_ns;
-    std::int64_t end = intervals[i].end_ns;
-    std::size_t j = i + 1;
-    for (; j < intervals.size() && intervals[j].device == intervals[i].device &&
-           intervals[j].start_ns <= end;
-         ++j) {
-      end = std::max(end, intervals[j].end_ns);
-    }
-    out.busy_ns += end - start;
-    if (j < intervals.size() && intervals[j].device == intervals[i].device) {
-      out.largest_gap_ns = std::max(out.largest_gap_ns, intervals[j].start_ns - end);
-    }
-    i = j;
-  }
-  return out;
-}
-
-std::int64_t union_ns(std::vector<Interval> intervals) {
-  return union_times(std::move(intervals)).busy_ns;
-}
-
-class GroupCalculator {
+// The union of intervals met in (device, start) order, merged as they arrive: overlapping
+// kernels on different streams of one GPU count once, summed over devices. The gaps between
+// merged intervals of one device are the GPU's idle time inside the group.
+//   busy = sum over merged intervals of (end - start); largest gap = max(next start - end)
+class StreamingUnion {
  public:
-  GroupCalculator(const Trace& trace, const NameClasses& names, const AnalysisOptions& options,
-                  const KernelClassifier& classifier)
-      : trace_(trace),
-        class_of_name_(names.class_of_name),
-        rule_of_name_(names.rule_of_name),
-        denominator_(options.denominator),
-        limit_(options.top_kernels),
-        classifier_(classifier) {}
-
-  GroupTimes times(const std::vector<std::uint32_t>& kernels) const {
-    GroupTimes out;
-    std::int64_t first = INT64_MAX;
-    std::int64_t last = INT64_MIN;
-    std::vector<Interval> all;
-    std::array<std::vector<Interval>, 3> scoped;
-    for (std::uint32_t k : kernels) {
-      const KernelEvent& kernel = trace_.kernels[k];
-      const KernelClass cls = class_of_name_[kernel.name_id];
-      out.kernel_count += kernel.instances;
-      out.class_ns[static_cast<std::size_t>(cls)] += kernel.duration_ns;
-      out.kernel_ns += kernel.duration_ns;
-      if (!trace_.has_timeline) continue;
-      const Interval interval{kernel.device, kernel.start_ns, kernel.start_ns + kernel.duration_ns};
-      first = std::min(first, interval.start_ns);
-      last = std::max(last, interval.end_ns);
-      all.push_back(interval);
-      for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
-        if (in_scope(cls, kShareScopes[s])) scoped[s].push_back(interval);
-      }
+  void add(std::int32_t device, std::int64_t start_ns, std::int64_t end_ns) {
+    if (open_ && device == device_ && start_ns <= end_ns_) {
+      end_ns_ = std::max(end_ns_, end_ns);
+      return;
     }
-    if (trace_.has_timeline && !kernels.empty()) {
-      const UnionTimes busy = union_times(std::move(all));
-      out.busy_ns = busy.busy_ns;
-      out.largest_gap_ns = busy.largest_gap_ns;
-      out.wall_ns = last - first;
+    if (open_) {
+      busy_ns_ += end_ns_ - start_ns_;
+      if (device == device_) largest_gap_ns_ = std::max(largest_gap_ns_, start_ns - end_ns_);
+    }
+    open_ = true;
+    device_ = device;
+    start_ns_ = start_ns;
+    end_ns_ = end_ns;
+  }
+  std::int64_t busy_ns() const { return busy_ns_ + (open_ ? end_ns_ - start_ns_ : 0); }
+  std::int64_t largest_gap_ns() const { return largest_gap_ns_; }
+
+ private:
+  bool open_ = false;
+  std::int32_t device_ = 0;
+  std::int64_t start_ns_ = 0;  ///< the interval being merged
+  std::int64_t end_ns_ = 0;
+  std::int64_t busy_ns_ = 0;  ///< closed intervals
+  std::int64_t largest_gap_ns_ = 0;
+};
+
+// One group's times, kernel by kernel (the kernels of a group arrive in (device, start) order).
+class GroupAccumulator {
+ public:
+  void add(const KernelEvent& kernel, std::int64_t instances, KernelClass cls, bool timeline) {
+    kernel_count_ += instances;
+    class_ns_[static_cast<std::size_t>(cls)] += kernel.duration_ns;
+    kernel_ns_ += kernel.duration_ns;
+    if (!timeline) return;
+    const std::int64_t end_ns = kernel.start_ns + kernel.duration_ns;
+    first_ns_ = std::min(first_ns_, kernel.start_ns);
+    last_ns_ = std::max(last_ns_, end_ns);
+    all_.add(kernel.device, kernel.start_ns, end_ns);
+    for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
+      if (in_scope(cls, kShareScopes[s])) scoped_[s].add(kernel.device, kernel.start_ns, end_ns);
+    }
+  }
+
+  GroupTimes times(Denominator denominator, bool timeline) const {
+    GroupTimes out;
+    out.kernel_count = kernel_count_;
+    out.class_ns = class_ns_;
+    out.kernel_ns = kernel_ns_;
+    if (timeline && first_ns_ <= last_ns_) {
+      out.busy_ns = all_.busy_ns();
+      out.largest_gap_ns = all_.largest_gap_ns();
+      out.wall_ns = last_ns_ - first_ns_;
     }
     for (std::size_t s = 0; s < kShareScopes.size(); ++s) {
       for (std::size_t c = 0; c < kKernelClassCount; ++c) {
@@ -110,31 +92,42 @@ class GroupCalculator {
         }
       }
       // Busy and wall time count overlapping attention kernels once, like their denominators.
-      if (trace_.has_timeline) out.scope_union_ns[s] = union_ns(scoped[s]);
+      if (timeline) out.scope_union_ns[s] = scoped_[s].busy_ns();
     }
-    out.share_times = out.under(denominator_);
+    out.share_times = out.under(denominator);
     return out;
   }
 
-  std::vector<KernelTotal> top_kernels(const std::vector<std::uint32_t>& kernels,
-                                       std::int64_t kernel_ns, bool attention) const {
-    const std::size_t limit = limit_;
-    const KernelClassifier& classifier = classifier_;
-    std::unordered_map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> by_name;
-    for (std::uint32_t k : kernels) {
-      const KernelEvent& kernel = trace_.kernels[k];
-      const bool is_attention = class_of_name_[kernel.name_id] != KernelClass::other;
-      if (is_attention != attention) continue;
-      auto& [total, count] = by_name[kernel.name_id];
-      total += kernel.duration_ns;
-      count += kernel.instances;
-    }
+ private:
+  std::int64_t kernel_count_ = 0;
+  ClassTimes class_ns_{};
+  std::int64_t kernel_ns_ = 0;
+  std::int64_t first_ns_ = INT64_MAX;
+  std::int64_t last_ns_ = INT64_MIN;
+  StreamingUnion all_;
+  std::array<StreamingUnion, 3> scoped_;
+};
+
+// Per kernel name, total time and executions inside one group (a phase, the whole trace).
+class NameTotals {
+ public:
+  void add(const KernelEvent& kernel, std::int64_t instances) {
+    auto& [total, count] = by_name_[kernel.name_id];
+    total += kernel.duration_ns;
+    count += instances;
+  }
+
+  // The largest names of the attention classes (or of class other), largest first.
+  std::vector<KernelTotal> top(const Trace& trace, const NameClasses& names,
+                               const KernelClassifier& classifier, std::int64_t kernel_ns,
+                               bool attention, std::size_t limit) const {
     std::vector<KernelTotal> totals;
-    for (const auto& [name_id, figures] : by_name) {
+    for (const auto& [name_id, figures] : by_name_) {
+      if ((names.class_of_name[name_id] != KernelClass::other) != attention) continue;
       KernelTotal total;
-      total.name = trace_.kernel_names[name_id];
-      total.kernel_class = class_of_name_[name_id];
-      const std::size_t rule = rule_of_name_[name_id];
+      total.name = trace.kernel_names[name_id];
+      total.kernel_class = names.class_of_name[name_id];
+      const std::size_t rule = names.rule_of_name[name_id];
       if (rule != std::string::npos) total.library = classifier.patterns()[rule].library;
       total.total_ns = figures.first;
       total.count = figures.second;
@@ -150,12 +143,20 @@ class GroupCalculator {
   }
 
  private:
-  const Trace& trace_;
-  const std::vector<KernelClass>& class_of_name_;
-  const std::vector<std::size_t>& rule_of_name_;
-  Denominator denominator_;
-  std::size_t limit_;  ///< the top kernels listed per group
-  const KernelClassifier& classifier_;
+  std::unordered_map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> by_name_;
+};
+
+// The largest attention and unclassified kernels of a group, from its name totals.
+struct TopKernels {
+  const Trace& trace;
+  const NameClasses& names;
+  const KernelClassifier& classifier;
+  std::size_t limit;
+  void fill(PhaseResult& phase, const NameTotals& totals) const {
+    const std::int64_t kernel_ns = phase.times.kernel_ns;
+    phase.top_attention = totals.top(trace, names, classifier, kernel_ns, true, limit);
+    phase.top_unclassified = totals.top(trace, names, classifier, kernel_ns, false, limit);
+  }
 };
 
 void add_times(GroupTimes& to, const GroupTimes& from) {
@@ -312,32 +313,94 @@ FileResult describe_file(const Trace& trace) {
   return result;
 }
 
-// One phase's steps added up, with the kernels behind them; nullopt when it has no kernels.
-// Without steps, every kernel is unphased.
-std::optional<PhaseResult> phase_result(Phase phase, const StepIndex& index,
-                                        const std::vector<std::vector<std::uint32_t>>& of_step,
-                                        const std::vector<std::uint32_t>& all_kernels,
-                                        const GroupCalculator& calc) {
+// What one walk over the kernels gathers: each step's times, each phase's and the whole trace's
+// kernel names, the whole trace's times.
+constexpr std::size_t kPhaseSlots = static_cast<std::size_t>(Phase::unphased) + 1;
+
+struct KernelWalk {
+  std::vector<GroupTimes> step_times;               ///< by step index
+  std::array<NameTotals, kPhaseSlots> phase_names;  ///< by Phase value
+  GroupTimes whole_times;
+  NameTotals whole_names;
+};
+
+std::size_t phase_slot(Phase phase) {
+  return static_cast<std::size_t>(phase);
+}
+
+// The kernels in (device, start) order, so every group's busy intervals merge as they stream;
+// empty when the file lists them so already (the common case: nothing to allocate), and for a
+// summary, which has no timeline. 4 bytes per kernel otherwise.
+std::vector<std::uint32_t> walk_order(const Trace& trace) {
+  if (!trace.has_timeline) return {};
+  const auto& kernels = trace.kernels;
+  const auto before = [](const KernelEvent& x, const KernelEvent& y) {
+    return x.device != y.device ? x.device < y.device : x.start_ns < y.start_ns;
+  };
+  bool sorted = true;
+  for (std::size_t k = 1; k < kernels.size() && sorted; ++k) {
+    sorted = !before(kernels[k], kernels[k - 1]);
+  }
+  if (sorted) return {};
+  std::vector<std::uint32_t> order(kernels.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::uint32_t>(k);
+  std::sort(order.begin(), order.end(), [&kernels, &before](std::uint32_t a, std::uint32_t b) {
+    return before(kernels[a], kernels[b]);
+  });
+  return order;
+}
+
+// Each kernel once: attributed to its step, added to that step, its phase's names and the whole
+// trace.
+KernelWalk walk_kernels(const Trace& trace, const StepIndex& index, const NameClasses& names,
+                        const AnalysisOptions& options, AttributionCounts& counts) {
+  const detail::KernelAttributor attributor(trace, index);
+  std::vector<GroupAccumulator> steps(index.steps.size());
+  GroupAccumulator whole;
+  KernelWalk walk;
+  const bool timeline = trace.has_timeline;
+  const std::vector<std::uint32_t> order = walk_order(trace);
+  for (std::size_t i = 0; i < trace.kernels.size(); ++i) {
+    const std::size_t k = order.empty() ? i : order[i];
+    const KernelEvent& kernel = trace.kernels[k];
+    const std::int64_t instances = trace.instances_of(k);
+    const KernelClass cls = names.class_of_name[kernel.name_id];
+    whole.add(kernel, instances, cls, timeline);
+    walk.whole_names.add(kernel, instances);
+    const std::size_t step = attributor.step_of(kernel, counts);
+    if (step == kNoStep) continue;
+    steps[step].add(kernel, instances, cls, timeline);
+    walk.phase_names[phase_slot(index.steps[step].label.phase)].add(kernel, instances);
+  }
+  walk.step_times.reserve(steps.size());
+  for (const GroupAccumulator& step : steps) {
+    walk.step_times.push_back(step.times(options.denominator, timeline));
+  }
+  walk.whole_times = whole.times(options.denominator, timeline);
+  return walk;
+}
+
+// One phase's steps added up; nullopt when it has no kernels. Without steps, every kernel is
+// unphased.
+std::optional<PhaseResult> phase_result(Phase phase, const StepIndex& index, const KernelWalk& walk,
+                                        const TopKernels& top) {
   PhaseResult out;
   out.phase = phase;
-  std::vector<std::uint32_t> kernels;
   if (!index.steps.empty()) {
-    for (std::size_t s = 0; s < index.steps.size(); ++s) {
-      const StepResult& step = index.steps[s];
+    for (const StepResult& step : index.steps) {
       if (step.label.phase != phase || step.times.kernel_count == 0) continue;
       ++out.steps;
       add_times(out.times, step.times);
       add_count(out.context_tokens, step.label.context_tokens);
       add_count(out.generation_tokens, step.label.generation_tokens);
-      kernels.insert(kernels.end(), of_step[s].begin(), of_step[s].end());
     }
-  } else if (phase == Phase::unphased) {
-    kernels = all_kernels;
-    out.times = calc.times(kernels);
+    if (out.steps == 0) return std::nullopt;
+    top.fill(out, walk.phase_names[phase_slot(phase)]);
+  } else {
+    if (phase != Phase::unphased) return std::nullopt;
+    out.times = walk.whole_times;
+    top.fill(out, walk.whole_names);
   }
-  if (kernels.empty()) return std::nullopt;
-  out.top_attention = calc.top_kernels(kernels, out.times.kernel_ns, true);
-  out.top_unclassified = calc.top_kernels(kernels, out.times.kernel_ns, false);
   return out;
 }
 
@@ -412,32 +475,21 @@ FileResult analyse_trace(const Trace& trace, const KernelClassifier& classifier,
   // Steps, and each kernel in its step.
   StepIndex index = build_steps(trace);
   result.annotation_styles = index.styles;
-  const std::vector<std::size_t> step_of = attribute_kernels(trace, index, result.attribution);
   const NameClasses name_classes = classify_names(trace, classifier);
-  const GroupCalculator calc(trace, name_classes, options, classifier);
-  std::vector<std::vector<std::uint32_t>> kernels_of_step(index.steps.size());
-  std::vector<std::uint32_t> all_kernels(trace.kernels.size());
-  for (std::size_t k = 0; k < trace.kernels.size(); ++k) {
-    all_kernels[k] = static_cast<std::uint32_t>(k);
-    if (step_of[k] != kNoStep) kernels_of_step[step_of[k]].push_back(static_cast<std::uint32_t>(k));
-  }
-  for (std::size_t s = 0; s < index.steps.size(); ++s) {
-    index.steps[s].times = calc.times(kernels_of_step[s]);
-  }
+  const KernelWalk walk = walk_kernels(trace, index, name_classes, options, result.attribution);
+  for (std::size_t s = 0; s < index.steps.size(); ++s) index.steps[s].times = walk.step_times[s];
+  const TopKernels top{trace, name_classes, classifier, options.top_kernels};
 
   // Phases, then the whole trace.
   for (Phase phase : kPhaseOrder) {
-    if (auto phase_times = phase_result(phase, index, kernels_of_step, all_kernels, calc)) {
+    if (auto phase_times = phase_result(phase, index, walk, top)) {
       if (phase != Phase::unphased && phase_times->steps > 0) result.phased = true;
       result.phases.push_back(std::move(*phase_times));
     }
   }
-  result.whole_trace.times = calc.times(all_kernels);
+  result.whole_trace.times = walk.whole_times;
   result.whole_trace.steps = static_cast<std::int64_t>(index.steps.size());
-  result.whole_trace.top_attention =
-      calc.top_kernels(all_kernels, result.whole_trace.times.kernel_ns, true);
-  result.whole_trace.top_unclassified =
-      calc.top_kernels(all_kernels, result.whole_trace.times.kernel_ns, false);
+  top.fill(result.whole_trace, walk.whole_names);
 
   // Steps in time order: context points and the engine.
   std::stable_sort(

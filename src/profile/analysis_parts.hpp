@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -39,9 +40,29 @@ StepIndex build_steps(const Trace& trace);
 /// The step whose range holds `time_ns` on one thread or device; kNoStep when none does.
 std::size_t step_at(const std::vector<Range>& ranges, std::int64_t time_ns);
 
-/// Per kernel, the step it belongs to (kNoStep when none), counting how each was attributed.
-std::vector<std::size_t> attribute_kernels(const Trace& trace, const StepIndex& index,
-                                           AttributionCounts& counts);
+struct LaunchKey {
+  std::uint64_t process;
+  std::uint64_t correlation;
+  bool operator==(const LaunchKey&) const = default;
+};
+struct LaunchKeyHash {
+  std::size_t operator()(const LaunchKey& key) const {
+    return std::hash<std::uint64_t>()(key.correlation * 0x9E3779B97F4A7C15ULL ^ key.process);
+  }
+};
+
+/// Finds each kernel's step as the analysis walks the kernels, counting how each was attributed.
+/// Nothing is kept per kernel: the launch table and the step ranges are what it holds.
+class KernelAttributor {
+ public:
+  KernelAttributor(const Trace& trace, const StepIndex& index);
+  /// The step `kernel` belongs to; kNoStep when none.
+  std::size_t step_of(const KernelEvent& kernel, AttributionCounts& counts) const;
+
+ private:
+  const StepIndex& index_;
+  std::unordered_map<LaunchKey, const LaunchEvent*, LaunchKeyHash> launches_;
+};
 
 // Each distinct name is classified once (regex search is the slow part of the analysis).
 struct NameClasses {

@@ -208,7 +208,7 @@ TEST_CASE("nsys stats CSV: totals per name, no timeline", "[profile]") {
   CHECK_FALSE(trace.has_timeline);
   REQUIRE(trace.kernels.size() == 5);
   CHECK(trace.kernels[1].duration_ns == 250000);
-  CHECK(trace.kernels[1].instances == 10);
+  CHECK(trace.instances_of(1) == 10);
   CHECK(trace.kernel_names[1].find("flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64") !=
         std::string::npos);  // a quoted name with commas
   CHECK_THROWS_WITH(read_trace_file(kFixtures + "not-nsys.csv"),
@@ -302,7 +302,7 @@ TEST_CASE("nsys stats CSV: 64-bit instance counts, sums past 2^63 refused", "[pr
   const std::string header = "Time (%),Total Time (ns),Instances,Avg (ns),Name\n";
   const auto trace =
       read_trace_bytes(header + "100.0,5000,4294967296,0,\"flash_fwd\"\n", "big.csv");
-  CHECK(trace.kernels.at(0).instances == 4294967296LL);
+  CHECK(trace.instances_of(0) == 4294967296LL);
   std::string rows = header;
   for (int i = 0; i < 1000; ++i) rows += "0.1,9999999999999999,1,0,k" + std::to_string(i) + "\n";
   CHECK_THROWS_WITH(read_trace_bytes(rows, "sum.csv"),

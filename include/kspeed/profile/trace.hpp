@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kspeed/profile/chunked_vector.hpp"
+
 namespace kspeed::profile {
 
 enum class TraceFormat {
@@ -24,6 +26,8 @@ enum class TraceFormat {
 std::string_view to_string(TraceFormat format);
 
 /// One GPU kernel execution, or (in a summary without a timeline) one row of per-name totals.
+/// 40 bytes: a dense trace holds a million of them (a summary's instance counts are kept apart,
+/// in Trace::instances).
 struct KernelEvent {
   std::uint32_t name_id = 0;      ///< index into Trace::kernel_names
   std::int32_t device = 0;        ///< GPU index
@@ -31,8 +35,6 @@ struct KernelEvent {
   std::uint64_t correlation = 0;  ///< runtime correlation id; 0: none recorded
   std::int64_t start_ns = 0;      ///< GPU start time, ns (0 in a summary)
   std::int64_t duration_ns = 0;   ///< GPU execution time, ns (the total, in a summary)
-  std::int64_t instances = 1;     ///< executions this record stands for (> 1 only in summaries;
-                                  ///< 64-bit: a summary row may count more than 2^32)
 };
 
 /// A CPU-side runtime or driver call that carries a correlation id (cudaLaunchKernel,
@@ -70,8 +72,14 @@ struct Trace {
   bool compressed = false;                ///< read through gzip
   bool has_timeline = true;               ///< false for summaries (no start times, no steps)
   std::vector<std::string> kernel_names;  ///< distinct kernel names, indexed by name_id
-  std::vector<KernelEvent> kernels;
-  std::vector<LaunchEvent> launches;
+  ChunkedVector<KernelEvent> kernels;     ///< chunked: growing never copies (millions in a trace)
+  /// Executions each kernel record stands for, by record (a summary's Instances column, 64-bit:
+  /// a row may count more than 2^32); empty when every record is one execution (a timeline).
+  std::vector<std::int64_t> instances;
+  std::int64_t instances_of(std::size_t kernel) const {
+    return instances.empty() ? 1 : instances[kernel];
+  }
+  ChunkedVector<LaunchEvent> launches;
   std::vector<AnnotationEvent> annotations;
   TraceInfo info;
   std::uint64_t bytes_read = 0;   ///< bytes of trace text parsed (after decompression)

@@ -114,7 +114,9 @@ class GzipSource final : public ByteSource {
 
  private:
   static constexpr std::size_t kBlockBytes = 1 << 20;
-  static constexpr std::size_t kQueuedBlocks = 8;
+  // 4 MB of inflated text in flight is enough to keep the parser fed (inflating is the slower
+  // side); 8 cost 4 MB more peak memory on a dense 1 GB trace for no measurable speed.
+  static constexpr std::size_t kQueuedBlocks = 4;
 
   bool next_block() {
     std::unique_lock lock(mutex_);

@@ -159,8 +159,8 @@ std::optional<profile::Trace> try_read_nsys_stats_csv(TraceInput& input) {
     profile::KernelEvent kernel;
     kernel.name_id = names.intern(column(name_column));
     kernel.duration_ns = total_ns;
-    kernel.instances = instances;
     trace.kernels.push_back(kernel);
+    trace.instances.push_back(instances);
   }
   if (name_column < 0) {
     throw InputError(trace.source +

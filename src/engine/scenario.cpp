@@ -259,7 +259,9 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   const auto from_table = [](const WithProvenance<double>& share) {
     return share.provenance == Provenance::workload || share.provenance == Provenance::measured ||
            share.provenance == Provenance::interpolated ||
-           share.provenance == Provenance::clamped || share.provenance == Provenance::extrapolated;
+           share.provenance == Provenance::clamped ||
+           share.provenance == Provenance::extrapolated ||
+           share.provenance == Provenance::converted;
   };
   // Only a share that moves the answer counts: one of a phase the change applies to.
   const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
@@ -280,20 +282,69 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   scenario.warnings.push_back(std::move(warning));
 }
 
-// A kernel-time or busy-time share belongs to the GPU part of a step. The workload's own TTFT and
-// TPOT are under that denominator (kspeed profile writes them so); a latency typed on the command
-// line is a client's latency, of another kind: warn that the share is applied to all of it.
-void warn_on_latency_kind(const Workload& workload, const EstimateOptions& options,
-                          Scenario& scenario) {
+// A kernel-time or busy-time share is a fraction of the GPU part of a step. The workload's own
+// TTFT and TPOT are under that denominator (kspeed profile writes them so), but a latency typed
+// on the command line (--ttft, --tpot) is a wall time, idle gaps included. The share applied to
+// it must be a share of wall time, so it is converted with the steps the trace measured:
+//   wall share = share x (denominator time / wall time)
+// (kernel-time: x kernel_ms / wall_ms, the steps' busy fraction; busy-time: x busy_ms / wall_ms).
+// Without the steps' wall time the workload cannot say, and the estimate is refused.
+const MeasuredStep* measured_step_of(const Workload& workload, Phase phase) {
+  for (const MeasuredStep& step : workload.measured_steps) {
+    if (step.phase == phase && step.wall_ms > 0) return &step;
+  }
+  return nullptr;
+}
+
+bool from_workload_table(const WithProvenance<double>& share) {
+  return share.provenance != Provenance::given && share.provenance != Provenance::default_value &&
+         share.provenance != Provenance::modelled;
+}
+
+void convert_to_wall_share(const Workload& workload, Phase phase, const std::string& latency_flag,
+                           WithProvenance<double>& share, std::vector<Warning>& warnings) {
+  const MeasuredStep* step = measured_step_of(workload, phase);
+  const bool kernel_time = workload.share_denominator == "kernel-time";
+  const double gpu_ms = step == nullptr ? 0.0 : kernel_time ? step->kernel_ms : step->busy_ms;
+  const std::string share_flag = phase == Phase::prefill ? "share" : "decode-share";
+  if (step == nullptr || gpu_ms <= 0) {
+    throw InputError(
+        "workload '" + workload.name + "' measured its " + std::string(to_string(phase)) +
+        " share against " + workload.share_denominator + " (a fraction of the GPU's time), but " +
+        flag_mark(latency_flag) + " is a wall time, and the workload carries no " +
+        std::string(to_string(phase)) + " step wall time (measured_steps) to convert the share " +
+        "with: profile with `kspeed profile " + flag_mark("denominator") + " wall-time " +
+        flag_mark("emit-workload") + " FILE`, pass the share of wall time with " +
+        flag_mark(share_flag) + " P, or leave out " + flag_mark(latency_flag) +
+        " to use the workload's measured latency");
+  }
+  const double fraction = std::min(1.0, gpu_ms / step->wall_ms);
+  Warning warning;
+  warning.code = WarningCode::latency_of_another_kind;
+  warning.phase = phase;
+  warning.input = latency_flag;
+  warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
+  warning.numbers = {{"share", share.value},
+                     {"gpu_ms", gpu_ms},
+                     {"wall_ms", step->wall_ms},
+                     {"converted_share", share.value * fraction}};
+  warnings.push_back(std::move(warning));
+  share = {share.value * fraction, Provenance::converted};
+}
+
+// Each workload share applied to a wall latency typed on the command line, converted (or
+// refused) as above; a wall-time share, or one of a workload that states no denominator, as is.
+void convert_shares_to_latency_kind(const Workload& workload, const EstimateOptions& options,
+                                    Scenario& scenario) {
   if (workload.share_denominator.empty() || workload.share_denominator == "wall-time") return;
-  for (const auto& [given, input] : {std::pair{options.ttft_ms.has_value(), "ttft"},
-                                     std::pair{options.tpot_ms.has_value(), "tpot"}}) {
-    if (!given) continue;
-    Warning warning;
-    warning.code = WarningCode::latency_of_another_kind;
-    warning.input = input;
-    warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
-    scenario.warnings.push_back(std::move(warning));
+  if (options.ttft_ms && scenario.ttft_ms.value > 0 &&
+      from_workload_table(scenario.prefill_share)) {
+    convert_to_wall_share(workload, Phase::prefill, "ttft", scenario.prefill_share,
+                          scenario.warnings);
+  }
+  if (options.tpot_ms && scenario.decode_share && from_workload_table(*scenario.decode_share)) {
+    convert_to_wall_share(workload, Phase::decode, "tpot", *scenario.decode_share,
+                          scenario.warnings);
   }
 }
 
@@ -338,7 +389,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   }
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
-  warn_on_latency_kind(workload, options, scenario);
+  convert_shares_to_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   warn_on_model_mismatch(workload, scenario);
   if (scenario.phase != Phase::prefill && !scenario.decode_share) {

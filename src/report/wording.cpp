@@ -155,11 +155,15 @@ std::string warning_sentence(const Warning& w) {
              "its decode steps alone (TTFT and the prefill share set aside as 0); pass --ttft "
              "and --share to include the prefill";
     case WarningCode::latency_of_another_kind:
-      return "workload '" + w.text("workload") + "' measured its shares against " +
-             w.text("denominator") + ", but --" + w.input +
-             " is a latency as clients see it: the share is applied to all of it, which "
-             "overstates attention when the GPU idles in the step; pass the step's GPU time "
-             "instead, or profile with --denominator wall-time";
+      return "workload '" + w.text("workload") + "' measured its " + phase_name(w) +
+             " share against " + w.text("denominator") + ", but --" + w.input +
+             " is a wall time (idle gaps included): the share was converted to a share of wall "
+             "time with the steps the trace measured, " +
+             human_percent(w.number("share")) + " x " + human_ms(w.number("gpu_ms")) + " GPU / " +
+             human_ms(w.number("wall_ms")) +
+             " wall = " + human_percent(w.number("converted_share")) +
+             " (provenance converted; profile with --denominator wall-time to measure it "
+             "directly)";
     case WarningCode::memory_exceeded:
       return memory_sentence(w);
     case WarningCode::compute_speedup_no_gain:

@@ -1,0 +1,134 @@
+// One denominator end to end (issue 9): a share measured against kernel or busy time, applied to
+// a wall latency typed on the command line, is converted with the steps' measured busy fraction
+// (provenance converted) or refused with an error that says what to pass.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "kspeed/engine/scenario.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/trace/trace_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "kspeed/profile/analysis.hpp"
+#include "kspeed/profile/workload.hpp"
+
+using namespace kspeed;
+using namespace kspeed::engine;
+
+namespace {
+
+// The SGLang MI300X decode step as kspeed profile emits it: 21.79% of 9.765 ms kernel time,
+// 473.74 ms wall time.
+const char* const kDecodeWorkload = R"({
+  "name": "sglang-decode", "share_origin": "measured", "share_denominator": "kernel-time",
+  "batch": 32,
+  "request": {"prompt_tokens": 1024, "response_tokens": 2, "tpot_ms": 9.765},
+  "attention_share": {"decode": [{"context": 1025, "share": 0.2179}]},
+  "measured_steps": [{"phase": "decode", "context": 1025, "steps": 1, "kernel_ms": 9.765,
+                      "busy_ms": 9.76, "wall_ms": 473.74, "batch": 32}]
+})";
+
+Workload decode_workload(const std::string& denominator = "kernel-time", bool with_steps = true) {
+  Workload w = io::parse_workload(kDecodeWorkload, "decode.json");
+  w.share_denominator = denominator;
+  if (!with_steps) w.measured_steps.clear();
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("the workload's own TPOT takes the kernel-time share as it is", "[denominator]") {
+  const Scenario s = resolve_scenario(decode_workload(), EstimateOptions{});
+  REQUIRE(s.decode_share.has_value());
+  CHECK(s.decode_share->value == Approx(0.2179));
+  CHECK(s.decode_share->provenance == Provenance::measured);
+  CHECK(s.tpot_ms.provenance == Provenance::measured);
+}
+
+TEST_CASE("--tpot converts a kernel-time share to a share of wall time", "[denominator]") {
+  EstimateOptions options;
+  options.tpot_ms = 474;
+  const Scenario s = resolve_scenario(decode_workload(), options);
+  REQUIRE(s.decode_share.has_value());
+  // 0.2179 x 9.765 / 473.74 = 0.004491 (python3 over the trace: core 2.128 ms / 473.74 ms wall)
+  CHECK(s.decode_share->value == Approx(0.2179 * 9.765 / 473.74));
+  CHECK(s.decode_share->value == Approx(0.004491).margin(0.000005));
+  CHECK(s.decode_share->provenance == Provenance::converted);
+  const auto note = std::find_if(s.warnings.begin(), s.warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::latency_of_another_kind;
+  });
+  REQUIRE(note != s.warnings.end());
+  CHECK(note->number("wall_ms") == Approx(473.74));
+  CHECK(note->number("converted_share") == Approx(0.004491).margin(0.000005));
+}
+
+TEST_CASE("a busy-time share converts with the busy time", "[denominator]") {
+  EstimateOptions options;
+  options.tpot_ms = 474;
+  const Scenario s = resolve_scenario(decode_workload("busy-time"), options);
+  CHECK(s.decode_share->value == Approx(0.2179 * 9.76 / 473.74));
+}
+
+TEST_CASE("a wall-time share, or one given on the command line, is not converted",
+          "[denominator]") {
+  EstimateOptions options;
+  options.tpot_ms = 474;
+  CHECK(resolve_scenario(decode_workload("wall-time"), options).decode_share->provenance ==
+        Provenance::measured);
+  options.decode_share = 0.1;
+  const Scenario given = resolve_scenario(decode_workload(), options);
+  CHECK(given.decode_share->value == 0.1);
+  CHECK(given.decode_share->provenance == Provenance::given);
+}
+
+TEST_CASE("without the steps' wall time the conversion is refused, saying what to pass",
+          "[denominator]") {
+  EstimateOptions options;
+  options.tpot_ms = 474;
+  CHECK_THROWS_AS(resolve_scenario(decode_workload("kernel-time", false), options), InputError);
+  CHECK_THROWS_WITH(resolve_scenario(decode_workload("kernel-time", false), options),
+                    Catch::Contains("kernel-time") && Catch::Contains("wall-time") &&
+                        Catch::Contains("measured_steps"));
+}
+
+TEST_CASE("real traces: profile -> emitted workload -> estimate, every input measured",
+          "[denominator][real]") {
+  const std::string traces = std::string(KSPEED_SOURCE_DIR) + "/../shared/data/traces/";
+  const std::string decode = traces + "sglang-mi300x-qwen3-8b-decode-bs32.trace.json.gz";
+  const std::string prefill = traces + "vllm-b200-gptoss-prefill.trace.json.gz";
+  if (!std::filesystem::exists(decode) || !std::filesystem::exists(prefill)) {
+    WARN("skipped: ../shared/data/traces is not present (it holds the real traces)");
+    return;
+  }
+  const profile::KernelClassifier classifier(profile::builtin_patterns());
+  const auto emitted = [&classifier](const std::string& path) {
+    profile::ProfileResult result;
+    result.files.push_back(
+        profile::analyse_trace(io::trace::read_trace_file(path), classifier, {}));
+    return profile::workload_from_profile(result, profile::ShareScope::core).workload;
+  };
+
+  const Estimate d = run_estimate(emitted(decode), EstimateOptions{}, {});
+  CHECK(d.scenario.phase == Phase::decode);
+  CHECK(d.scenario.prompt_tokens.provenance == Provenance::measured);
+  CHECK(d.scenario.response_tokens.provenance == Provenance::measured);
+  CHECK(d.scenario.tpot_ms.provenance == Provenance::measured);
+  CHECK(d.scenario.tpot_ms.value == Approx(9.765).margin(0.01));
+  REQUIRE(d.scenario.decode_share.has_value());
+  CHECK(d.scenario.decode_share->provenance == Provenance::measured);
+  CHECK(d.scenario.decode_share->value == Approx(0.2179).margin(0.0005));
+
+  // The same workload against the step's wall time: converted to 0.45%.
+  EstimateOptions wall;
+  wall.tpot_ms = 473.74;
+  const Estimate w = run_estimate(emitted(decode), wall, {});
+  CHECK(w.scenario.decode_share->provenance == Provenance::converted);
+  CHECK(w.scenario.decode_share->value == Approx(0.00449).margin(0.00002));
+
+  const Estimate p = run_estimate(emitted(prefill), EstimateOptions{}, {});
+  CHECK(p.scenario.prompt_tokens.provenance == Provenance::measured);
+  CHECK(p.scenario.prompt_tokens.value == 888);
+  CHECK(p.scenario.response_tokens.provenance == Provenance::measured);
+  CHECK(p.scenario.ttft_ms.provenance == Provenance::measured);
+  CHECK(p.scenario.prefill_share.provenance == Provenance::measured);
+  CHECK(p.scenario.prefill_share.value == Approx(0.0447).margin(0.0005));
+}

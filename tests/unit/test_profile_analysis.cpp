@@ -173,6 +173,34 @@ TEST_CASE("busy and wall time count overlap once and include idle gaps", "[profi
   }
 }
 
+TEST_CASE("kernels listed out of order merge per device like sorted ones", "[profile]") {
+  // The analysis merges busy intervals as it walks the kernels in (device, start) order; a file
+  // that lists them out of order (devices interleaved, a late kernel first) must give the same
+  // union. Device 0: 0-40 and 20-60 overlap (busy 60), idle to 100, 100-120: busy 80, gap 40.
+  // Device 1: 5-15 and 30-35: busy 15, gap 15. Busy 95; wall 0-120; attention union 40 + 10.
+  const std::string text = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "step[EXTEND bs=1 toks=64]", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 100, "dur": 20, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 1, "tid": 7, "ts": 5, "dur": 10, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 8, "ts": 20, "dur": 40, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 1, "tid": 7, "ts": 30, "dur": 5, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 0, "dur": 40, "args": {"correlation": 9}}]})";
+  const auto trace = kspeed::io::trace::read_trace_bytes(text, "unsorted.json");
+  AnalysisOptions options;
+  options.denominator = Denominator::busy_time;
+  const FileResult file = analyse_trace(trace, KernelClassifier(builtin_patterns()), options);
+  const GroupTimes& t = file.phases.at(0).times;
+  CHECK(t.kernel_count == 5);
+  CHECK(t.kernel_ns == 115000);
+  CHECK(t.busy_ns == 95000);
+  CHECK(t.wall_ns == 120000);
+  CHECK(t.largest_gap_ns == 40000);
+  CHECK(t.scope_union_ns[0] == 50000);
+  CHECK(t.share_times.shares().core == Approx(50.0 / 95).margin(1e-9));
+  CHECK(file.whole_trace.times.busy_ns == 95000);
+}
+
 TEST_CASE("a trace without steps gives one unphased share and says so", "[profile]") {
   const std::string text =
       R"([{"ph": "X", "cat": "kernel", "name": "paged_attention_v1_kernel", "pid": 0, "tid": 7, "ts": 0, "dur": 1},
@@ -189,9 +217,10 @@ TEST_CASE("a trace without steps gives one unphased share and says so", "[profil
 TEST_CASE("a trace with no kernels is an input error", "[profile]") {
   const std::string text =
       R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})";
-  CHECK_THROWS_WITH(analyse_trace(kspeed::io::trace::read_trace_bytes(text, "cpu.json"),
-                                  KernelClassifier(builtin_patterns()), {}),
-                    Contains("cpu.json: the trace has no GPU kernel events ({count:1} events read)"));
+  CHECK_THROWS_WITH(
+      analyse_trace(kspeed::io::trace::read_trace_bytes(text, "cpu.json"),
+                    KernelClassifier(builtin_patterns()), {}),
+      Contains("cpu.json: the trace has no GPU kernel events ({count:1} events read)"));
 }
 
 TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "[profile]") {

@@ -124,14 +124,18 @@ Document sweep_document(const engine::Sweep& sweep, SweepParts parts) {
     sweep_record(record, sweep, row);
     records.push_back(std::move(record.json()));
   }
-  if (parts != SweepParts::records) {
-    document.tree = sweep_head(sweep);
-    document.tree["rows"] =
-        parts == SweepParts::tree ? ordered_json(std::move(records)) : ordered_json(records);
-  }
-  if (parts != SweepParts::tree) {
+  if (parts == SweepParts::records) {
     document.records = std::move(records);
+    return document;
   }
+  document.tree = sweep_head(sweep);
+  if (parts == SweepParts::tree) {
+    // A 100,000-point sweep's rows are moved, not copied, when only the tree is wanted.
+    document.tree["rows"] = ordered_json(std::move(records));
+    return document;
+  }
+  document.tree["rows"] = records;
+  document.records = std::move(records);
   return document;
 }
 

@@ -15,8 +15,11 @@ trap 'rm -rf "$tmp"' EXIT
 "$kspeed" estimate --ctx 128k --kernel-speedup 2 --plot "$tmp/estimate.svg" >/dev/null 2>&1
 "$kspeed" roofline --model llama-3.1-70b --gpu h100-sxm --batch 32 --ctx 8k --bytes-reduction 2 \
   --plot "$tmp/roofline.svg" >/dev/null
-for name in sweep sweep-kernels estimate roofline; do
+# From the repository root, so the plot's subtitle names the log as the README does.
+(cd "$root" && "$(realpath "$kspeed")" mix tests/fixtures/mix/azure-sample.csv --replay \
+  --replicas 4 --slo-ttft 8s --slo-tpot 60ms --plot "$tmp/mix.svg" >/dev/null 2>&1)
+for name in sweep sweep-kernels estimate roofline mix; do
   cp "$tmp/$name.svg" "$out/$name.svg"
   rsvg-convert -o "$out/$name.png" "$tmp/$name.svg"
 done
-echo "render-plots: wrote docs/img/{sweep,sweep-kernels,estimate,roofline}.{svg,png}"
+echo "render-plots: wrote docs/img/{sweep,sweep-kernels,estimate,roofline,mix}.{svg,png}"

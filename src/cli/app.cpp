@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "completions_command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/wording.hpp"
@@ -40,7 +41,9 @@ std::vector<std::string> option_names(const CLI::App& command) {
 
 std::vector<std::string> subcommand_names(const CLI::App& command) {
   std::vector<std::string> names;
-  for (const CLI::App* sub : command.get_subcommands({})) {
+  // Hidden commands (completions, man: an empty group) are not suggested.
+  for (const CLI::App* sub : command.get_subcommands(
+           [](const CLI::App* candidate) { return !candidate->get_group().empty(); })) {
     names.push_back(sub->get_name());
   }
   return names;
@@ -93,6 +96,7 @@ struct CommandEntry {
   const char* name;
   const char* summary;
   std::unique_ptr<Command> (*make)(CLI::App& command);
+  bool hidden = false;  ///< left out of --help and suggestions (tools for packagers)
 };
 
 const CommandEntry kCommands[] = {
@@ -119,6 +123,9 @@ const CommandEntry kCommands[] = {
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},
+    {kCompletionsCommand, "Print a shell completion script (bash, zsh, fish)",
+     make_completions_command, true},
+    {kManCommand, "Print the man page (roff)", make_man_command, true},
 };
 
 // The command word: kspeed takes no options before it, so it is the first argument.
@@ -129,11 +136,16 @@ std::string requested_command(int argc, const char* const* argv) {
 // Only the requested command registers its flags: one estimate is dominated by process start,
 // and registering every command's options with CLI11 would double the work before main's real
 // job. The others are bare subcommands, enough for --help and did-you-mean.
+// `kspeed completions` and `kspeed man` describe every command, so all of them register then.
 std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::string& requested) {
+  const bool describe_all = requested == kCompletionsCommand || requested == kManCommand;
   std::vector<std::unique_ptr<Command>> commands;
   for (const CommandEntry& entry : kCommands) {
     CLI::App* command = app.add_subcommand(entry.name, entry.summary);
-    if (requested == entry.name) {
+    if (entry.hidden) {
+      command->group("");
+    }
+    if (describe_all || requested == entry.name) {
       commands.push_back(entry.make(*command));
     }
   }
@@ -169,7 +181,7 @@ int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& comma
   }
   std::string names;
   for (const CommandEntry& entry : kCommands) {
-    names += (names.empty() ? "kspeed " : ", kspeed ") + std::string(entry.name);
+    if (!entry.hidden) names += (names.empty() ? "kspeed " : ", kspeed ") + std::string(entry.name);
   }
   throw InputError("a command is required: " + names + " (see kspeed --help)");
 }

@@ -12,6 +12,7 @@
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/mix_plot.hpp"
 #include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
@@ -35,6 +36,7 @@ struct MixFlags {
   std::string percentiles = "50,90,99";
   std::string by = "bucket";
   std::string per_request;
+  std::string plot_path;
   std::string workload = kDefaultWorkload;
   std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
   std::string ttft, ctx, tpot;
@@ -164,6 +166,9 @@ class MixCommand final : public Command {
     const engine::ReplayOptions replay_options = parse_replay();
     check_output_options(flags_.output);
     if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request);
+    if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
+      io::check_output_path(flags_.plot_path, "--plot");
+    }
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
@@ -200,8 +205,11 @@ class MixCommand final : public Command {
 
     std::string per_request;
     if (!flags_.per_request.empty()) per_request = per_request_text(run);
+    const std::string svg =
+        flags_.plot_path.empty() ? std::string() : report::mix_svg(result, run.outcomes());
     render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
                     flags_.output);
+    write_plot(flags_.plot_path, svg);
     if (!flags_.per_request.empty()) {
       io::write_file_atomically(flags_.per_request, per_request, "--per-request");
       std::cerr << "kspeed: wrote " << run.outcomes().size() << " requests to "
@@ -309,6 +317,9 @@ class MixCommand final : public Command {
     app_->add_option("--per-request", flags_.per_request,
                      "Also write one JSON object per request (NDJSON) to FILE, atomically")
         ->type_name("FILE");
+    add_plot_option(*app_, flags_.plot_path,
+                    "Also draw the CDF of TTFT and E2E over the requests, before and after, "
+                    "into FILE");
   }
 
   engine::Slo parse_slo() const {

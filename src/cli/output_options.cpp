@@ -98,6 +98,23 @@ void render_and_emit(const report::Report& report, const OutputOptions& options,
   }
 }
 
+void stream_and_emit(const std::function<void(const report::TextSink&)>& produce,
+                     const report::View& view, const OutputOptions& options) {
+  if (writes_to_stdout(options)) {
+    produce([](std::string_view piece) {
+      std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
+    std::cout.flush();
+  } else {
+    std::string whole;
+    produce([&whole](std::string_view piece) { whole += piece; });
+    io::write_file_atomically(options.output_path, whole);
+  }
+  for (const std::string& warning : view.warnings()) {
+    std::cerr << "kspeed: warning: " << warning << "\n";
+  }
+}
+
 void emit(const std::string& rendered, const OutputOptions& options) {
   if (writes_to_stdout(options)) {
     std::cout << rendered << std::flush;

@@ -2,9 +2,11 @@
 // --format, -o and --color, shared by every command that prints a result.
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::cli {
@@ -45,5 +47,11 @@ void write_plot(const std::string& path, const std::string& svg);
 /// `terminal_extra` (a chart) is appended to text read on a terminal only.
 void render_and_emit(const report::Report& report, const OutputOptions& options,
                      const std::string& terminal_extra = "");
+
+/// For a format for programs, written as it is produced: `produce` hands its text to the sink
+/// in pieces, which go to stdout as they come, or to -o (atomically, once all of it is there).
+/// The warnings of `view` then go to stderr, as render_and_emit does.
+void stream_and_emit(const std::function<void(const report::TextSink&)>& produce,
+                     const report::View& view, const OutputOptions& options);
 
 }  // namespace kspeed::cli

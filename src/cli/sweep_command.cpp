@@ -14,6 +14,7 @@
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 
@@ -75,16 +76,17 @@ engine::SweepAxes take_axes(EstimateFlags& flags, std::int64_t points) {
   return axes;
 }
 
-// Only what the format prints: a sweep may have a million rows, and a table of them or a JSON
-// tree of them is most of the run's time and memory.
-report::Report sweep_report(const engine::Sweep& sweep, report::Format format) {
+// A format for programs as a stream of records; nullopt for a format people read (the table).
+// A sweep may have a million rows: a table of them, or a JSON tree of them, would be most of
+// the run's time and memory.
+std::optional<report::RecordFormat> record_format(report::Format format) {
   if (format.for_people()) {
-    return report::Report{report::sweep_view(sweep), {}};
+    return std::nullopt;
   }
-  const report::SweepParts parts = format == *report::parse_format("json")
-                                       ? report::SweepParts::tree
-                                       : report::SweepParts::records;
-  return report::Report{report::sweep_warnings_view(sweep), report::sweep_document(sweep, parts)};
+  if (format.name() == "csv") {
+    return report::RecordFormat::csv;
+  }
+  return format.name() == "jsonl" ? report::RecordFormat::jsonl : report::RecordFormat::json_rows;
 }
 
 class SweepCommand final : public Command {
@@ -131,10 +133,16 @@ class SweepCommand final : public Command {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
-    const report::Report report = sweep_report(sweep, parse_output_format(flags.output));
-    const std::string chart = flags_.no_chart ? std::string() : report::sweep_terminal_chart(sweep);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
-    render_and_emit(report, flags.output, chart);
+    if (const auto records = record_format(parse_output_format(flags.output))) {
+      stream_and_emit(
+          [&](const report::TextSink& sink) { report::write_sweep(sweep, *records, sink); },
+          report::sweep_warnings_view(sweep), flags.output);
+    } else {
+      const std::string chart =
+          flags_.no_chart ? std::string() : report::sweep_terminal_chart(sweep);
+      render_and_emit(report::Report{report::sweep_view(sweep), {}}, flags.output, chart);
+    }
     write_plot(flags_.plot_path, svg);
     return kExitOk;
   }

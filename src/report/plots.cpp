@@ -10,6 +10,7 @@
 #include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/chart/waterfall_chart.hpp"
 #include "kspeed/report/human.hpp"
+#include "kspeed/report/mix_plot.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -207,6 +208,31 @@ std::string roofline_svg(const engine::RooflineResult& result) {
   }
   out.kernels.push_back(std::move(kernel));
   return chart::render_roofline_svg(out);
+}
+
+chart::CdfChart mix_chart(const MixResult& result,
+                          const std::vector<engine::RequestOutcome>& outcomes) {
+  chart::CdfSeries ttft_before{"TTFT", chart::CdfWhen::before, {}};
+  chart::CdfSeries ttft_after{"TTFT", chart::CdfWhen::after, {}};
+  chart::CdfSeries e2e_before{"E2E", chart::CdfWhen::before, {}};
+  chart::CdfSeries e2e_after{"E2E", chart::CdfWhen::after, {}};
+  for (const engine::RequestOutcome& outcome : outcomes) {
+    ttft_before.samples_ms.push_back(outcome.ttft_before_ms);
+    ttft_after.samples_ms.push_back(outcome.ttft_after_ms);
+    e2e_before.samples_ms.push_back(outcome.e2e_before_ms);  // NaN without a TPOT: skipped
+    e2e_after.samples_ms.push_back(outcome.e2e_after_ms);
+  }
+  chart::CdfChart out;
+  out.title = fmt::format("What a {} attention kernel is worth over {} requests",
+                          human_speedup(result.model.kernel_speedup.value), outcomes.size());
+  out.subtitle = fmt::format("log {} · workload {} · phase {} · kspeed {}", result.log.source,
+                             result.workload_name, to_string(result.model.phase), KSPEED_VERSION);
+  out.series = {ttft_before, ttft_after, e2e_before, e2e_after};
+  return out;
+}
+
+std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes) {
+  return chart::render_cdf_svg(mix_chart(result, outcomes));
 }
 
 }  // namespace kspeed::report

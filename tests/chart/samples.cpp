@@ -17,6 +17,7 @@
 #include "kspeed/report/chart/roofline_chart.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/chart/waterfall_chart.hpp"
+#include "kspeed/report/mix_plot.hpp"
 
 namespace chart = kspeed::report::chart;
 
@@ -181,6 +182,22 @@ chart::CdfChart cdf_sample() {
   return cdf;
 }
 
+// The same mix through `kspeed mix --plot`'s path (report::mix_svg over request outcomes).
+std::string mix_sample_svg() {
+  const chart::CdfChart cdf = cdf_sample();
+  std::vector<kspeed::engine::RequestOutcome> outcomes(cdf.series[0].samples_ms.size());
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    outcomes[i].ttft_before_ms = cdf.series[0].samples_ms[i];
+    outcomes[i].ttft_after_ms = cdf.series[1].samples_ms[i];
+    outcomes[i].e2e_before_ms = cdf.series[2].samples_ms[i];
+    outcomes[i].e2e_after_ms = cdf.series[3].samples_ms[i];
+  }
+  kspeed::report::MixResult result;
+  result.log.source = "sample.csv";
+  result.workload_name = "deepseek-r1-fp8";
+  return kspeed::report::mix_svg(result, outcomes);
+}
+
 bool write(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -200,6 +217,7 @@ int main(int argc, char** argv) {
   ok = write(dir + "/waterfall.svg", chart::render_waterfall_svg(waterfall_sample())) && ok;
   ok = write(dir + "/roofline.svg", chart::render_roofline_svg(roofline_sample())) && ok;
   ok = write(dir + "/cdf.svg", chart::render_cdf_svg(cdf_sample())) && ok;
+  ok = write(dir + "/mix.svg", mix_sample_svg()) && ok;
   std::cout << chart::render_terminal_chart(sweep_sample());
   return ok ? 0 : 1;
 }

@@ -1,0 +1,21 @@
+#pragma once
+// `kspeed mix --plot FILE.svg`: the CDF of TTFT and E2E before and after the change over the
+// log's requests (plots.cpp; drawn by chart::render_cdf_svg).
+
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/mix.hpp"
+#include "kspeed/report/chart/cdf_chart.hpp"
+#include "kspeed/report/mix_result.hpp"
+
+namespace kspeed::report {
+
+/// The four distributions (TTFT and E2E, before and after), one sample per request; requests
+/// without a value (an E2E without a TPOT) are left out by the chart.
+chart::CdfChart mix_chart(const MixResult& result,
+                          const std::vector<engine::RequestOutcome>& outcomes);
+/// mix_chart as a self-contained SVG.
+std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes);
+
+}  // namespace kspeed::report

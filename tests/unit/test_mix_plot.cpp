@@ -1,0 +1,58 @@
+// `kspeed mix --plot`: the CDF of each request's TTFT and E2E, before and after; every plotted
+// point maps back to a request's number.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "chart_xml.hpp"
+#include "kspeed/report/mix_plot.hpp"
+
+using namespace kspeed;
+using chart_test::AxisMap;
+
+namespace {
+
+engine::RequestOutcome request(double ttft_before, double ttft_after, double e2e_before,
+                               double e2e_after) {
+  engine::RequestOutcome outcome;
+  outcome.ttft_before_ms = ttft_before;
+  outcome.ttft_after_ms = ttft_after;
+  outcome.e2e_before_ms = e2e_before;
+  outcome.e2e_after_ms = e2e_after;
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("mix plot: TTFT and E2E before and after, each point at (latency, rank / n)", "[chart]") {
+  report::MixResult result;
+  result.log.source = "azure.csv";
+  result.workload_name = "deepseek-r1-fp8";
+  result.model.kernel_speedup = {2, engine::Provenance::given};
+  // The third request has no TPOT: no E2E, so the E2E curves have two samples.
+  const std::vector<engine::RequestOutcome> outcomes = {
+      request(800, 500, 6000, 5700), request(200, 180, 2200, 2180),
+      request(3000, 1700, std::nan(""), std::nan(""))};
+  const std::string svg = report::mix_svg(result, outcomes);
+  const auto root = chart_test::parse_xml(svg);
+  CHECK(svg.find("What a 2.00× attention kernel is worth over 3 requests") != std::string::npos);
+  CHECK(svg.find("log azure.csv · workload deepseek-r1-fp8 · phase prefill") != std::string::npos);
+  const auto& plot = chart_test::plot_group(root);
+  const AxisMap x = AxisMap::read(plot, 'x');
+  const AxisMap y = AxisMap::read(plot, 'y');
+  const auto points = root.find_all("circle", "point");
+  REQUIRE(points.size() == 3 + 3 + 2 + 2);
+  // TTFT after, sorted: 180, 500, 1700 ms at 1/3, 2/3, 1.
+  const std::vector<double> ttft_after = {180, 500, 1700};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& point = *points[3 + i];
+    CHECK(point.at("data-series") == "TTFT after");
+    CHECK(point.number("data-x") == ttft_after[i]);
+    CHECK(x.within_a_pixel(point.number("cx"), ttft_after[i]));
+    CHECK(y.within_a_pixel(point.number("cy"), static_cast<double>(i + 1) / 3));
+  }
+  // The slowest E2E before (6 s) is the top of its curve.
+  CHECK(points[7]->at("data-series") == "E2E before");
+  CHECK(x.within_a_pixel(points[7]->number("cx"), 6000));
+  CHECK(y.within_a_pixel(points[7]->number("cy"), 1.0));
+}

@@ -123,13 +123,12 @@ const CommandEntry kCommands[] = {
      "after, prefix caching, queues and goodput",
      make_mix_command},
     {"diff",
-     "Before and after: two traces (realized kernel and phase speedups, kspeed's prediction "
-     "beside the measured one) or two benchmark results (latency changes with bootstrap "
-     "intervals)",
+     "Before and after: two traces (kspeed's predicted phase speedup beside the measured one) "
+     "or two benchmark results (latency changes with confidence intervals)",
      make_diff_command},
     {"audit",
-     "Which of the ten conditions of a benchmark figure each result states, and whether "
-     "several results are comparable",
+     "Which of the ten conditions each benchmark result states, and whether results are "
+     "comparable",
      make_audit_command},
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},

@@ -164,8 +164,7 @@ class DiffCommand final : public Command {
     }
     io::BenchResult before = single_result(flags_.files[0]);
     io::BenchResult after = single_result(flags_.files[1]);
-    const engine::Audit audit =
-        engine::audit_conditions({before.conditions, after.conditions});
+    const engine::Audit audit = engine::audit_conditions({before.conditions, after.conditions});
     engine::BenchDiff diff =
         engine::compare_bench(std::move(before.latencies), std::move(after.latencies), bootstrap);
     diff.differing_conditions = audit.differing;

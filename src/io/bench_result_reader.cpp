@@ -414,8 +414,27 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
 
 }  // namespace
 
+// The first line that is not blank.
+std::string_view first_line(std::string_view text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+    start = end + 1;
+  }
+  return {};
+}
+
 std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  // One JSON object a line (AIPerf records, SGLang runs) is decided on the first line: parsing a
+  // long JSONL text as one document is slow (the parser reads on past the first value).
+  if (const std::optional<json> head = parse_whole(first_line(text));
+      head && (is_aiperf_record(*head) || is_sglang_run(*head))) {
+    return parse_lines(text, source);
+  }
   if (const std::optional<json> document = parse_whole(text)) {
     if (is_kspeed_workload(*document)) {
       BenchResult result = blank_result(source, "kspeed-workload");

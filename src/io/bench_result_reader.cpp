@@ -303,9 +303,11 @@ bool is_aiperf_record(const json& object) {
 // ---- SGLang bench_serving JSONL -----------------------------------------------------------
 
 bool is_sglang_run(const json& object) {
+  // SGLang names the request latency e2e_latency (vLLM: e2el) and states the dataset.
   return object.is_object() && member(object, {"backend"}) != nullptr &&
          member(object, {"completed"}) != nullptr &&
-         member(object, {"median_ttft_ms", "mean_e2e_latency_ms"}) != nullptr;
+         member(object, {"mean_e2e_latency_ms", "median_e2e_latency_ms", "dataset_name"}) !=
+             nullptr;
 }
 
 void read_sglang_run(BenchResult& result, const json& run) {
@@ -401,7 +403,7 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
     if (!object || !is_sglang_run(*object)) {
       throw InputError(source + ":" + std::to_string(line_number) +
                        ": not an SGLang bench_serving run: expected one JSON object a line with "
-                       "backend, completed and median_ttft_ms (see docs/audit.md)");
+                       "backend, completed and mean_e2e_latency_ms (see docs/audit.md)");
     }
     BenchResult result =
         blank_result(source + ":" + std::to_string(line_number), "sglang-bench-jsonl");

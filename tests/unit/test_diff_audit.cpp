@@ -401,6 +401,7 @@ TEST_CASE("bench results: unknown formats are errors naming the file", "[audit]"
                     Catch::Contains("x.json: not a benchmark result"));
   CHECK_THROWS_WITH(
       io::parse_bench_results(
-          "{\"backend\": \"sglang\", \"completed\": 1, \"median_ttft_ms\": 1}\nnope\n", "s.jsonl"),
+          "{\"backend\": \"sglang\", \"completed\": 1, \"mean_e2e_latency_ms\": 1}\nnope\n",
+          "s.jsonl"),
       Catch::Contains("s.jsonl:2: not an SGLang bench_serving run"));
 }

@@ -4,6 +4,8 @@
 // docs/reference/json-export-schema.md, SGLang python/sglang/bench_serving.py.
 #include <charconv>
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "kspeed/engine/workload.hpp"
@@ -24,7 +26,8 @@ using engine::LatencyMetric;
 using nlohmann::json;
 using requests::member;
 
-constexpr std::size_t kConditionCount = std::size(engine::kConditionKeys);
+constexpr std::size_t kHeadLineBytes = std::size_t{1}
+                                       << 20;  // a first record longer is not AIPerf's
 
 // A number for people and for comparison: at most 4 significant digits, no trailing zeros.
 std::string number_text(double value) {
@@ -180,7 +183,8 @@ void read_vllm_aggregates(BenchResult& result, const json& document) {
 
 // Per-request values through the request-log readers (vLLM --save-detailed, AIPerf JSONL): the
 // same fields, units and error handling as `kspeed mix`.
-void read_per_request(BenchResult& result, std::string_view text) {
+// `read(sink)` streams the requests to `sink` (from text in memory, or from a file).
+void read_per_request(BenchResult& result, const std::function<void(const RequestSink&)>& read) {
   engine::BenchSide& side = result.latencies;
   side.per_request = true;
   double input_sum = 0;
@@ -191,7 +195,7 @@ void read_per_request(BenchResult& result, std::string_view text) {
     if (value && std::isfinite(*value))
       side.samples.at(static_cast<std::size_t>(metric)).push_back(*value);
   };
-  read_request_log_text(text, result.source, ReadOptions{}, [&](const engine::Request& request) {
+  read([&](const engine::Request& request) {
     ++side.requests;
     input_sum += static_cast<double>(request.prompt_tokens);
     output_sum += static_cast<double>(request.response_tokens);
@@ -395,7 +399,9 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
     if (!aiperf) {
       if (object && is_aiperf_record(*object)) {
         BenchResult result = blank_result(source, "aiperf-jsonl");
-        read_per_request(result, text);
+        read_per_request(result, [&](const RequestSink& sink) {
+          read_request_log_text(text, result.source, ReadOptions{}, sink);
+        });
         return {result};
       }
       aiperf = false;
@@ -452,7 +458,9 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
       BenchResult result = blank_result(source, "vllm-bench-json");
       read_vllm_conditions(result, *document);
       if (member(*document, {"ttfts"}) != nullptr) {
-        read_per_request(result, text);
+        read_per_request(result, [&](const RequestSink& sink) {
+          read_request_log_text(text, result.source, ReadOptions{}, sink);
+        });
       } else {
         read_vllm_aggregates(result, *document);
       }
@@ -464,6 +472,20 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
 }
 
 std::vector<BenchResult> read_bench_results(const std::string& path) {
+  // An AIPerf per-request export can be larger than a whole file kspeed reads into memory: it
+  // is streamed, one record at a time, as kspeed mix reads it.
+  std::ifstream in(path, std::ios::binary);
+  std::string head;
+  if (in && std::getline(in, head) && head.size() < kHeadLineBytes) {
+    if (head.rfind("\xEF\xBB\xBF", 0) == 0) head.erase(0, 3);
+    if (const std::optional<json> record = parse_whole(head); record && is_aiperf_record(*record)) {
+      BenchResult result = blank_result(path, "aiperf-jsonl");
+      read_per_request(result, [&path](const RequestSink& sink) {
+        read_request_log(path, ReadOptions{}, sink);
+      });
+      return {result};
+    }
+  }
   return parse_bench_results(read_text_file(path, "benchmark result"), path);
 }
 

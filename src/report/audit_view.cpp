@@ -109,7 +109,7 @@ View audit_view(const Audit& audit) {
     view.table(comparison_table(audit));
     view.caption(
         "a condition differs when two files state different values; token counts are compared "
-        "per request, not as totals");
+        "per request (means to two significant digits), not as totals");
     view.verdict(audit.comparable ? "comparable (as far as the stated conditions go)"
                                   : "not comparable: " + differ_text(audit.differing),
                  audit.comparable);

@@ -54,7 +54,8 @@ std::string signed_ns(std::int64_t ns) {
 }
 
 std::string signed_ms(double ms) {
-  if (ms == 0) return "0 ms";
+  // Below a nanosecond is rounding in the files' decimal text, not a change.
+  if (std::fabs(ms) < 1e-6) return "0 ms";
   return (ms > 0 ? "+" : "−") + human_kernel_ms(std::fabs(ms));
 }
 

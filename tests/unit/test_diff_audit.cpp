@@ -405,3 +405,20 @@ TEST_CASE("bench results: unknown formats are errors naming the file", "[audit]"
           "s.jsonl"),
       Catch::Contains("s.jsonl:2: not an SGLang bench_serving run"));
 }
+
+TEST_CASE("bench diff: AIPerf's own aggregates equal kspeed's statistics of its per-request export",
+          "[diff][real]") {
+  const std::string records = kShared + "bench/aiperf-gptoss20b-profile_export.jsonl";
+  const std::string aggregate = kShared + "bench/aiperf-gptoss20b-profile_export_aiperf.json";
+  if (!present(records) || !present(aggregate)) return;
+  // AIPerf computed its avg/p50/p99 with numpy; kspeed's linear percentiles must agree.
+  const engine::BenchDiff diff =
+      engine::compare_bench(io::read_bench_results(aggregate).at(0).latencies,
+                            io::read_bench_results(records).at(0).latencies, {});
+  REQUIRE(diff.changes.size() == 9);  // TTFT, TPOT (inter_token_latency), E2E x mean/p50/p99
+  for (const engine::LatencyChange& change : diff.changes) {
+    INFO(to_string(change.metric) << " " << to_string(change.statistic));
+    CHECK(change.after_ms == Approx(change.before_ms).epsilon(1e-9));
+    CHECK(change.no_interval == engine::NoInterval::aggregate);
+  }
+}

@@ -16,8 +16,14 @@ std::string exit_codes_help(ExitCodes codes) {
   std::string gates;
   if (codes == ExitCodes::with_gates) {
     gates = "  1  a --min-* gate was not met (stderr says which, and by how much)\n";
+  } else if (codes == ExitCodes::not_comparable) {
+    gates =
+        "  1  --require-comparable: the files are not comparable (the output names the "
+        "conditions that differ)\n";
   } else if (codes == ExitCodes::all_commands) {
-    gates = "  1  kspeed estimate only: a --min-* gate was not met\n";
+    gates =
+        "  1  kspeed estimate: a --min-* gate was not met; kspeed audit "
+        "--require-comparable: the files are not comparable\n";
   }
   return "\nExit codes:\n"
          "  0  success\n" +
@@ -120,6 +126,14 @@ const CommandEntry kCommands[] = {
      "What a kernel speedup is worth over a request log: TTFT/TPOT/E2E percentiles before and "
      "after, prefix caching, queues and goodput",
      make_mix_command},
+    {"diff",
+     "Before and after: two traces (kspeed's predicted phase speedup beside the measured one) "
+     "or two benchmark results (latency changes with confidence intervals)",
+     make_diff_command},
+    {"audit",
+     "Which of the ten conditions each benchmark result states, and whether results are "
+     "comparable",
+     make_audit_command},
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},

@@ -31,9 +31,12 @@ std::unique_ptr<Command> make_roofline_command(CLI::App& command);
 std::unique_ptr<Command> make_mix_command(CLI::App& command);
 std::unique_ptr<Command> make_gpus_command(CLI::App& command);
 std::unique_ptr<Command> make_models_command(CLI::App& command);
+std::unique_ptr<Command> make_diff_command(CLI::App& command);
+std::unique_ptr<Command> make_audit_command(CLI::App& command);
 
-/// Which exit codes a command's --help lists: exit 1 exists only where a command has gates.
-enum class ExitCodes { without_gates, with_gates, all_commands };
+/// Which exit codes a command's --help lists: exit 1 exists only where a command has gates
+/// (estimate's --min-*, audit's --require-comparable).
+enum class ExitCodes { without_gates, with_gates, all_commands, not_comparable };
 
 /// The exit-code table printed at the end of every --help.
 std::string exit_codes_help(ExitCodes codes = ExitCodes::without_gates);

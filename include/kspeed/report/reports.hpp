@@ -3,13 +3,16 @@
 // file (estimate_view.cpp, estimate_document.cpp, ...). A new command's report: two files and
 // three declarations here.
 
+#include "kspeed/engine/bench_diff.hpp"
+#include "kspeed/engine/conditions_audit.hpp"
 #include "kspeed/engine/measured_analysis.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
-#include "kspeed/report/mix_result.hpp"
+#include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
+#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {
@@ -45,6 +48,14 @@ Document ncu_document(const engine::MeasuredRooflineResult& result);
 
 View profile_view(const profile::ProfileResult& result);
 Document profile_document(const profile::ProfileResult& result);
+
+View trace_diff_view(const profile::TraceDiff& diff);
+Document trace_diff_document(const profile::TraceDiff& diff);
+View bench_diff_view(const engine::BenchDiff& diff);
+Document bench_diff_document(const engine::BenchDiff& diff);
+
+View audit_view(const engine::Audit& audit);
+Document audit_document(const engine::Audit& audit);
 
 View mix_view(const MixResult& result);
 Document mix_document(const MixResult& result);

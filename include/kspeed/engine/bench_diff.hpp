@@ -1,0 +1,99 @@
+#pragma once
+// Two benchmark results compared: the change in mean, p50 and p99 of TTFT, TPOT, ITL and E2E,
+// with a percentile-bootstrap confidence interval when both results carry per-request values,
+// and a verdict ("within noise" when the interval contains 0). Pure: no I/O.
+//
+// The bootstrap (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13): resample
+// each side's requests with replacement (same count), take the statistic of each resample, and
+// keep after - before; the interval is the (1-c)/2 and (1+c)/2 percentiles of those differences.
+// The generator is std::mt19937_64, whose output sequence the C++ standard fixes, seeded with
+// kBootstrapSeed; indices come from its top 53 bits (not std::uniform_int_distribution, whose
+// output is implementation-defined), so the interval is the same on every platform.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kspeed::engine {
+
+enum class LatencyMetric { ttft, tpot, itl, e2e };
+inline constexpr std::array<LatencyMetric, 4> kLatencyMetrics = {
+    LatencyMetric::ttft, LatencyMetric::tpot, LatencyMetric::itl, LatencyMetric::e2e};
+/// "ttft", "tpot", "itl", "e2e".
+std::string_view to_string(LatencyMetric metric);
+
+enum class LatencyStatistic { mean, p50, p99 };
+inline constexpr std::array<LatencyStatistic, 3> kLatencyStatistics = {
+    LatencyStatistic::mean, LatencyStatistic::p50, LatencyStatistic::p99};
+/// "mean", "p50", "p99".
+std::string_view to_string(LatencyStatistic statistic);
+
+/// The fixed seed of the bootstrap's generator (documented in docs/diff.md).
+inline constexpr std::uint64_t kBootstrapSeed = 20260430;
+
+/// One benchmark result as the comparison sees it: per-request latencies (ms) when the file has
+/// them, otherwise the aggregate figures it states.
+struct BenchSide {
+  std::string source;
+  bool per_request = false;  ///< true: `samples` hold the requests' values
+  /// Per-request values in ms, indexed by LatencyMetric; a request without a metric is absent.
+  std::array<std::vector<double>, 4> samples;
+  /// Stated aggregates in ms, [metric][statistic]; filled from `samples` when per_request.
+  std::array<std::array<std::optional<double>, 3>, 4> stated{};
+  std::int64_t requests = 0;  ///< requests behind the figures (0: not stated)
+};
+
+struct BootstrapOptions {
+  std::int64_t resamples = 1000;  ///< --bootstrap N (0: no interval)
+  double confidence = 0.95;       ///< --confidence, in (0, 1)
+  std::uint64_t seed = kBootstrapSeed;
+};
+
+/// Why a change has no interval.
+enum class NoInterval {
+  none,          ///< it has one
+  aggregate,     ///< one side states only aggregates: there is nothing to resample
+  too_few,       ///< fewer than 2 values on a side
+  no_resamples,  ///< --bootstrap 0
+};
+
+/// One statistic of one metric before and after.
+struct LatencyChange {
+  LatencyMetric metric = LatencyMetric::ttft;
+  LatencyStatistic statistic = LatencyStatistic::mean;
+  double before_ms = 0;
+  double after_ms = 0;
+  double change_ms = 0;             ///< after - before
+  double ratio = 0;                 ///< after / before (0 when before is 0)
+  std::optional<double> ci_low_ms;  ///< of after - before
+  std::optional<double> ci_high_ms;
+  NoInterval no_interval = NoInterval::none;
+  /// True when the interval contains 0; unset without an interval.
+  std::optional<bool> within_noise;
+};
+
+struct BenchDiff {
+  BenchSide before;
+  BenchSide after;
+  BootstrapOptions options;
+  std::vector<LatencyChange> changes;  ///< metric-major, then statistic; only those on both sides
+  /// Metrics neither side's pair states (for the report to say what is missing).
+  std::vector<LatencyMetric> missing;
+  /// Conditions (conditions_audit.hpp) the two results state differently; set by the caller.
+  std::vector<std::string> differing_conditions;
+};
+
+/// Mean, p50 and p99 (numpy's linear percentile) of `values`; `values` is reordered.
+std::array<double, 3> latency_statistics(std::vector<double>& values);
+
+/// Fills a per-request side's `stated` from its samples.
+void summarise_samples(BenchSide& side);
+
+/// Compares two results. Throws std::invalid_argument on bad options (resamples < 0,
+/// confidence outside (0, 1)); the CLI checks them first.
+BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOptions& options);
+
+}  // namespace kspeed::engine

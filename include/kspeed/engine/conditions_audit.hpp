@@ -1,0 +1,59 @@
+#pragma once
+// The ten conditions of MODEL.md section 6 (docs/audit.md words them, with sources) checked
+// across benchmark results: which each states, which it omits, and for several results which
+// stated conditions differ. Two results are comparable only when no condition that both state
+// differs; conditions one of them omits cannot be checked and are listed as such. Pure.
+
+#include <string>
+#include <vector>
+
+namespace kspeed::engine {
+
+enum class ConditionStatus {
+  stated,   ///< the file states it
+  partial,  ///< the file states part of it (e.g. token totals but no cached input)
+  omitted,  ///< the file does not say
+};
+/// "stated", "partial", "omitted".
+std::string_view to_string(ConditionStatus status);
+
+/// One condition as one file states it.
+struct ConditionEntry {
+  std::string key;  ///< from kConditionKeys (workload.hpp)
+  ConditionStatus status = ConditionStatus::omitted;
+  std::string value;  ///< what the file says, for people; empty when omitted
+  /// What two files must agree on (the value, normalised: a per-request mean instead of a total
+  /// that grows with the number of requests); empty when omitted.
+  std::string compared;
+  std::string missing;  ///< what a partial condition lacks, for people
+};
+
+/// One benchmark result's conditions, all ten in checklist order.
+struct FileConditions {
+  std::string source;  ///< file name (with ":line" for one run of a multi-run file)
+  std::string format;  ///< "vllm-bench-json", "aiperf-json", ...
+  std::vector<ConditionEntry> conditions;
+};
+
+/// One condition across the files.
+struct ConditionComparison {
+  std::string key;
+  bool differs = false;                 ///< two files state different values
+  std::vector<std::string> omitted_by;  ///< files that omit it
+};
+
+struct Audit {
+  std::vector<FileConditions> files;
+  std::vector<ConditionComparison> comparisons;  ///< one per condition; empty for one file
+  bool comparable = true;              ///< no stated condition differs (meaningful for 2+ files)
+  std::vector<std::string> differing;  ///< keys that differ, in checklist order
+  std::vector<std::string> unchecked;  ///< keys some file omits, in checklist order
+};
+
+/// An entry with no value: the file does not state the condition.
+ConditionEntry omitted_condition(std::string key);
+
+/// Compares the files' conditions (each must hold the ten keys in checklist order).
+Audit audit_conditions(std::vector<FileConditions> files);
+
+}  // namespace kspeed::engine

@@ -1,0 +1,36 @@
+#pragma once
+// Benchmark results as serving benchmarks write them, read for `kspeed diff` and `kspeed audit`:
+// the conditions each states (MODEL.md section 6) and its latency figures, per request when the
+// file has them. Formats, detected by content (docs/audit.md lists their fields):
+// - `vllm bench serve --save-result` JSON (aggregates; per-request `ttfts`/`itls` with
+//   --save-detailed), also InferenceX's fork with the key "request_goodput:";
+// - AIPerf's aggregate profile_export_aiperf.json and per-request profile_export.jsonl;
+// - SGLang `bench_serving` JSONL, one run a line (each line is one result, named FILE:LINE);
+//   Python's bare `Infinity` is read as null;
+// - kspeed workloads, including the one `kspeed profile --emit-workload` writes.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kspeed/engine/bench_diff.hpp"
+#include "kspeed/engine/conditions_audit.hpp"
+
+namespace kspeed::io {
+
+struct BenchResult {
+  std::string source;  ///< the file name, with ":LINE" for one run of a multi-run file
+  std::string format;  ///< "vllm-bench-json", "aiperf-json", "aiperf-jsonl", "sglang-bench-jsonl",
+                       ///< "kspeed-workload"
+  engine::FileConditions conditions;
+  engine::BenchSide latencies;  ///< per-request samples or stated aggregates (source set)
+};
+
+/// The results in the text of one file (several for a multi-run SGLang file). Throws
+/// InputError naming the file when it is none of the formats above.
+std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source);
+
+/// The same over a file (read_text_file's limits and checks).
+std::vector<BenchResult> read_bench_results(const std::string& path);
+
+}  // namespace kspeed::io

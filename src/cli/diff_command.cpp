@@ -1,0 +1,219 @@
+// `kspeed diff BEFORE AFTER`: two traces (kernel and phase speedups, the Amdahl prediction beside
+// the measured phase speedup) or two benchmark results (latency changes with bootstrap intervals).
+// Which kind is decided from the files' content; both must be of the same kind.
+#include <fstream>
+
+#include "choice.hpp"
+#include "command.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/bench_result.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/pattern_reader.hpp"
+#include "kspeed/io/trace/trace_reader.hpp"
+#include "kspeed/io/units.hpp"
+#include "kspeed/profile/trace_diff.hpp"
+#include "kspeed/report/reports.hpp"
+#include "output_options.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+constexpr std::int64_t kMaxResamples = 100000;
+
+struct DiffFlags {
+  std::vector<std::string> files;
+  std::string denominator = "kernel-time";
+  std::string scope = "core";
+  std::string patterns;
+  std::string bootstrap = "1000";
+  std::string confidence = "0.95";
+  OutputOptions output;
+};
+
+// The first bytes of a file ("" when unreadable): enough to tell a trace from a benchmark result.
+std::string file_head(const std::string& path) {
+  constexpr std::size_t kHeadBytes = std::size_t{64} * 1024;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(kHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
+}
+
+// A profiler trace: gzip (the torch profiler's .json.gz), an SQLite file (nsys export), Kineto
+// JSON (traceEvents) or an nsys stats CSV. Anything else is read as a benchmark result.
+bool looks_like_trace(const std::string& head) {
+  return head.rfind("\x1f\x8b", 0) == 0 || head.rfind("SQLite format 3", 0) == 0 ||
+         head.find("\"traceEvents\"") != std::string::npos ||
+         head.find("Time (%)") != std::string::npos || head.find("Time(%)") != std::string::npos;
+}
+
+profile::Denominator parse_denominator(const std::string& text) {
+  Choices<profile::Denominator> choices;
+  for (auto denominator : {profile::Denominator::kernel_time, profile::Denominator::busy_time,
+                           profile::Denominator::wall_time}) {
+    choices.emplace_back(to_string(denominator), denominator);
+  }
+  return parse_choice(text, "--denominator", "denominator", choices);
+}
+
+profile::ShareScope parse_scope(const std::string& text) {
+  Choices<profile::ShareScope> choices;
+  for (profile::ShareScope scope : profile::kShareScopes) {
+    choices.emplace_back(to_string(scope), scope);
+  }
+  return parse_choice(text, "--scope", "attention scope", choices);
+}
+
+std::int64_t parse_resamples(const std::string& text) {
+  std::size_t used = 0;
+  long long value = -1;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < 0 || value > kMaxResamples) {
+    throw InputError("--bootstrap: '" + text + "' is not a whole number from 0 to " +
+                     std::to_string(kMaxResamples) + " (resamples; 0: no interval)");
+  }
+  return value;
+}
+
+double parse_confidence(const std::string& text) {
+  const double value = io::parse_share(text, "--confidence");
+  if (value <= 0 || value >= 1) {
+    throw InputError("--confidence: '" + text +
+                     "' must lie strictly between 0 and 1 (0.95 or 95% for a 95% interval)");
+  }
+  return value;
+}
+
+class DiffCommand final : public Command {
+ public:
+  explicit DiffCommand(CLI::App& command) : app_(&command) {
+    app_->add_option("files", flags_.files,
+                     "BEFORE and AFTER: two profiler traces (as kspeed profile reads them) or two "
+                     "benchmark results (vllm bench serve JSON, AIPerf exports, SGLang "
+                     "bench_serving JSONL)")
+        ->type_name("BEFORE AFTER");
+    app_->add_option("--denominator", flags_.denominator,
+                     "Traces: what phase time is: kernel-time, busy-time or wall-time (idle "
+                     "included); see kspeed profile --help")
+        ->type_name("WHAT")
+        ->capture_default_str();
+    app_->add_option("--scope", flags_.scope,
+                     "Traces: which kernels count as attention: core, core+kv, core+kv+rope")
+        ->type_name("SCOPE")
+        ->capture_default_str();
+    app_->add_option("--patterns", flags_.patterns,
+                     "Traces: a JSON file of kernel-class rules (as kspeed profile --patterns)")
+        ->type_name("FILE");
+    app_->add_option("--bootstrap", flags_.bootstrap,
+                     "Benchmark results: bootstrap resamples for the confidence intervals (0: "
+                     "none)")
+        ->type_name("N")
+        ->capture_default_str();
+    app_->add_option("--confidence", flags_.confidence,
+                     "Benchmark results: the intervals' confidence level (0.95 or 95%)")
+        ->type_name("LEVEL")
+        ->capture_default_str();
+    add_output_options(*app_, flags_.output);
+    app_->footer(footer());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    if (flags_.files.size() != 2) {
+      throw InputError(
+          "kspeed diff needs two files, BEFORE and AFTER (got " +
+          std::to_string(flags_.files.size()) +
+          "): two traces (kspeed diff before.json.gz after.json.gz) or two benchmark results "
+          "(kspeed diff before.json after.json); see kspeed diff --help");
+    }
+    const profile::Denominator denominator = parse_denominator(flags_.denominator);
+    const profile::ShareScope scope = parse_scope(flags_.scope);
+    engine::BootstrapOptions bootstrap;
+    bootstrap.resamples = parse_resamples(flags_.bootstrap);
+    bootstrap.confidence = parse_confidence(flags_.confidence);
+    check_output_options(flags_.output);
+
+    const bool before_trace = looks_like_trace(file_head(flags_.files[0]));
+    const bool after_trace = looks_like_trace(file_head(flags_.files[1]));
+    if (before_trace != after_trace) {
+      const std::string& trace = before_trace ? flags_.files[0] : flags_.files[1];
+      const std::string& other = before_trace ? flags_.files[1] : flags_.files[0];
+      throw InputError("kspeed diff compares two files of one kind: " + trace +
+                       " is a profiler trace and " + other +
+                       " is not: pass two traces or two benchmark results");
+    }
+    if (before_trace) {
+      profile::TraceDiffOptions options;
+      options.denominator = denominator;
+      options.scope = scope;
+      const profile::KernelClassifier classifier(patterns());
+      const profile::Trace before = io::trace::read_trace_file(flags_.files[0], {});
+      const profile::Trace after = io::trace::read_trace_file(flags_.files[1], {});
+      const profile::TraceDiff diff = profile::diff_traces(before, after, classifier, options);
+      render_and_emit(
+          report::make_report(diff, report::trace_diff_view, report::trace_diff_document),
+          flags_.output);
+      return kExitOk;
+    }
+    io::BenchResult before = single_result(flags_.files[0]);
+    io::BenchResult after = single_result(flags_.files[1]);
+    const engine::Audit audit = engine::audit_conditions({before.conditions, after.conditions});
+    engine::BenchDiff diff =
+        engine::compare_bench(std::move(before.latencies), std::move(after.latencies), bootstrap);
+    diff.differing_conditions = audit.differing;
+    render_and_emit(report::make_report(diff, report::bench_diff_view, report::bench_diff_document),
+                    flags_.output);
+    return kExitOk;
+  }
+
+ private:
+  static io::BenchResult single_result(const std::string& path) {
+    std::vector<io::BenchResult> results = io::read_bench_results(path);
+    if (results.size() != 1) {
+      throw InputError(path + " holds " + std::to_string(results.size()) +
+                       " benchmark runs (one a line): kspeed diff compares one run with one "
+                       "run; put the two runs' lines into files of their own");
+    }
+    return std::move(results.front());
+  }
+
+  std::vector<profile::KernelPattern> patterns() const {
+    if (flags_.patterns.empty()) return profile::builtin_patterns();
+    return io::combined_patterns(io::parse_pattern_file(
+        io::read_text_file(flags_.patterns, "patterns file"), flags_.patterns));
+  }
+
+  static std::string footer() {
+    return "\nTwo traces: per phase, the realized attention speedup s and the before-share p give "
+           "kspeed's\nprediction of the phase speedup, 1 / ((1 - p) + p / s) (Amdahl), shown "
+           "beside the measured\none; what the prediction misses is attributed to other kernels "
+           "and to idle time.\nTwo benchmark results: the change in mean, p50 and p99 of TTFT, "
+           "TPOT, ITL and E2E; with\nper-request values, a percentile-bootstrap interval of the "
+           "change (fixed seed) and a verdict:\n\"within noise\" when the interval contains 0.\n"
+           "\nExamples:\n"
+           "  kspeed diff before.pt.trace.json.gz after.pt.trace.json.gz\n"
+           "  kspeed diff base.json new.json --bootstrap 2000 --confidence 0.99   (vllm bench "
+           "serve --save-detailed)\n"
+           "  kspeed diff profile_export.jsonl new/profile_export.jsonl --format json\n"
+           "See docs/diff.md.\n" +
+           exit_codes_help();
+  }
+
+  CLI::App* app_;
+  DiffFlags flags_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_diff_command(CLI::App& command) {
+  return std::make_unique<DiffCommand>(command);
+}
+
+}  // namespace kspeed::cli

@@ -1,0 +1,159 @@
+// The change between two benchmark results and its bootstrap interval (bench_diff.hpp).
+#include "kspeed/engine/bench_diff.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "kspeed/engine/mix_stats.hpp"
+
+namespace kspeed::engine {
+
+std::string_view to_string(LatencyMetric metric) {
+  switch (metric) {
+    case LatencyMetric::ttft:
+      return "ttft";
+    case LatencyMetric::tpot:
+      return "tpot";
+    case LatencyMetric::itl:
+      return "itl";
+    case LatencyMetric::e2e:
+      return "e2e";
+  }
+  return "?";
+}
+
+std::string_view to_string(LatencyStatistic statistic) {
+  switch (statistic) {
+    case LatencyStatistic::mean:
+      return "mean";
+    case LatencyStatistic::p50:
+      return "p50";
+    case LatencyStatistic::p99:
+      return "p99";
+  }
+  return "?";
+}
+
+std::array<double, 3> latency_statistics(std::vector<double>& values) {
+  const Distribution distribution = distribution_of(values, {50.0, 99.0});
+  return {distribution.mean, distribution.percentiles.at(0), distribution.percentiles.at(1)};
+}
+
+void summarise_samples(BenchSide& side) {
+  for (LatencyMetric metric : kLatencyMetrics) {
+    auto& values = side.samples.at(static_cast<std::size_t>(metric));
+    if (values.empty()) continue;
+    std::vector<double> copy = values;
+    const std::array<double, 3> statistics = latency_statistics(copy);
+    for (std::size_t s = 0; s < statistics.size(); ++s) {
+      side.stated.at(static_cast<std::size_t>(metric)).at(s) = statistics.at(s);
+    }
+  }
+}
+
+namespace {
+
+// A uniform index in [0, n): the top 53 bits of the generator as a double in [0, 1), times n.
+// Deterministic across platforms (mt19937_64's sequence is fixed by the standard).
+std::size_t uniform_index(std::mt19937_64& generator, std::size_t n) {
+  constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;
+  const double unit = static_cast<double>(generator() >> 11U) * kTwoToMinus53;
+  return std::min(n - 1, static_cast<std::size_t>(unit * static_cast<double>(n)));
+}
+
+void resample(std::mt19937_64& generator, const std::vector<double>& values,
+              std::vector<double>& out) {
+  out.resize(values.size());
+  for (double& value : out) value = values[uniform_index(generator, values.size())];
+}
+
+// Percentile of sorted values, numpy's linear rule (mix_stats.hpp).
+double sorted_percentile(const std::vector<double>& sorted, double q) {
+  const double h = (static_cast<double>(sorted.size()) - 1) * q;
+  const auto low = static_cast<std::size_t>(std::floor(h));
+  const std::size_t high = std::min(low + 1, sorted.size() - 1);
+  return sorted[low] + (h - std::floor(h)) * (sorted[high] - sorted[low]);
+}
+
+// Bootstrap differences (after - before) of mean, p50 and p99 for one metric; each resample
+// draws both sides, in that order, from the one generator.
+std::array<std::vector<double>, 3> bootstrap_differences(const std::vector<double>& before,
+                                                         const std::vector<double>& after,
+                                                         const BootstrapOptions& options,
+                                                         std::mt19937_64& generator) {
+  std::array<std::vector<double>, 3> differences;
+  std::vector<double> before_sample;
+  std::vector<double> after_sample;
+  for (std::int64_t i = 0; i < options.resamples; ++i) {
+    resample(generator, before, before_sample);
+    resample(generator, after, after_sample);
+    const std::array<double, 3> b = latency_statistics(before_sample);
+    const std::array<double, 3> a = latency_statistics(after_sample);
+    for (std::size_t s = 0; s < 3; ++s) differences.at(s).push_back(a.at(s) - b.at(s));
+  }
+  for (auto& d : differences) std::sort(d.begin(), d.end());
+  return differences;
+}
+
+}  // namespace
+
+BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOptions& options) {
+  if (options.resamples < 0 || !(options.confidence > 0 && options.confidence < 1)) {
+    throw std::invalid_argument("compare_bench: resamples >= 0 and confidence in (0, 1)");
+  }
+  if (before.per_request) summarise_samples(before);
+  if (after.per_request) summarise_samples(after);
+  BenchDiff diff;
+  diff.options = options;
+  // One generator for the whole comparison, metrics in a fixed order: the output depends only on
+  // the inputs, the seed and --bootstrap.
+  std::mt19937_64 generator(options.seed);
+  for (LatencyMetric metric : kLatencyMetrics) {
+    const auto m = static_cast<std::size_t>(metric);
+    const auto& b_samples = before.samples.at(m);
+    const auto& a_samples = after.samples.at(m);
+    const bool both_per_request = before.per_request && after.per_request;
+    const bool enough = b_samples.size() >= 2 && a_samples.size() >= 2;
+    std::array<std::vector<double>, 3> differences;
+    if (both_per_request && enough && options.resamples > 0) {
+      differences = bootstrap_differences(b_samples, a_samples, options, generator);
+    }
+    bool any = false;
+    for (LatencyStatistic statistic : kLatencyStatistics) {
+      const auto s = static_cast<std::size_t>(statistic);
+      const std::optional<double> b = before.stated.at(m).at(s);
+      const std::optional<double> a = after.stated.at(m).at(s);
+      if (!b || !a) continue;
+      any = true;
+      LatencyChange change;
+      change.metric = metric;
+      change.statistic = statistic;
+      change.before_ms = *b;
+      change.after_ms = *a;
+      change.change_ms = *a - *b;
+      change.ratio = *b != 0 ? *a / *b : 0;
+      if (!both_per_request) {
+        change.no_interval = NoInterval::aggregate;
+      } else if (!enough) {
+        change.no_interval = NoInterval::too_few;
+      } else if (options.resamples == 0) {
+        change.no_interval = NoInterval::no_resamples;
+      } else {
+        // Percentile interval: the (1-c)/2 and (1+c)/2 quantiles of the differences.
+        const double tail = (1 - options.confidence) / 2;
+        change.ci_low_ms = sorted_percentile(differences.at(s), tail);
+        change.ci_high_ms = sorted_percentile(differences.at(s), 1 - tail);
+        change.within_noise = *change.ci_low_ms <= 0 && *change.ci_high_ms >= 0;
+      }
+      diff.changes.push_back(change);
+    }
+    if (!any) diff.missing.push_back(metric);
+  }
+  diff.before = std::move(before);
+  diff.after = std::move(after);
+  return diff;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,501 @@
+// Benchmark results for `kspeed diff` and `kspeed audit` (bench_result.hpp): one detector and one
+// reader per format, in this file because each is a handful of field look-ups over one JSON value.
+// Field names are the tools' own: vLLM vllm/benchmarks/serve.py, AIPerf
+// docs/reference/json-export-schema.md, SGLang python/sglang/bench_serving.py.
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "kspeed/engine/workload.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/bench_result.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "requests/request_json.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+using engine::ConditionEntry;
+using engine::ConditionStatus;
+using engine::LatencyMetric;
+using nlohmann::json;
+using requests::member;
+
+constexpr std::size_t kHeadLineBytes = std::size_t{1}
+                                       << 20;  // a first record longer is not AIPerf's
+
+// A number for people and for comparison: at most 4 significant digits, no trailing zeros.
+std::string number_text(double value) {
+  if (!std::isfinite(value)) return value > 0 ? "inf" : "nan";
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
+                                    std::chars_format::general, 4);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::string json_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return number_text(value.get<double>());
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();
+}
+
+const json* non_null(const json& object, std::initializer_list<const char*> keys) {
+  const json* value = member(object, keys);
+  return value != nullptr && !value->is_null() ? value : nullptr;
+}
+
+std::optional<double> number(const json& object, std::initializer_list<const char*> keys) {
+  const json* value = non_null(object, keys);
+  if (value == nullptr || !value->is_number()) return std::nullopt;
+  return value->get<double>();
+}
+
+// The ten conditions, all omitted, to fill in.
+std::vector<ConditionEntry> blank_conditions() {
+  std::vector<ConditionEntry> entries;
+  for (const char* key : engine::kConditionKeys) entries.push_back(engine::omitted_condition(key));
+  return entries;
+}
+
+ConditionEntry& condition(BenchResult& result, std::string_view key) {
+  for (ConditionEntry& entry : result.conditions.conditions) {
+    if (entry.key == key) return entry;
+  }
+  throw std::logic_error("unknown condition key");
+}
+
+void state(BenchResult& result, std::string_view key, std::string value, std::string missing = "") {
+  ConditionEntry& entry = condition(result, key);
+  entry.status = missing.empty() ? ConditionStatus::stated : ConditionStatus::partial;
+  entry.compared = value;
+  entry.value = std::move(value);
+  entry.missing = std::move(missing);
+}
+
+BenchResult blank_result(std::string source, std::string format) {
+  BenchResult result;
+  result.source = source;
+  result.format = format;
+  result.conditions.source = std::move(source);
+  result.conditions.format = std::move(format);
+  result.conditions.conditions = blank_conditions();
+  result.latencies.source = result.source;
+  return result;
+}
+
+// Token counts per request (totals grow with the number of requests; means do not).
+void state_token_means(BenchResult& result, std::optional<double> input_mean,
+                       std::optional<double> output_mean) {
+  if (!input_mean && !output_mean) return;
+  std::string value;
+  if (input_mean) value += number_text(*input_mean) + " input";
+  if (output_mean) value += (value.empty() ? "" : " + ") + number_text(*output_mean) + " output";
+  state(result, "token_counts", value + " tokens per request (mean)",
+        "cached input and reasoning tokens");
+  // Compared to two significant digits: two runs of one random dataset differ in the last
+  // digits of their means (508.4 and 508.5 input tokens), not in what they measure.
+  const auto rounded = [](std::optional<double> mean) {
+    if (!mean || *mean <= 0) return std::string("-");
+    const double scale = std::pow(10.0, std::floor(std::log10(*mean)) - 1);
+    return number_text(std::round(*mean / scale) * scale);
+  };
+  condition(result, "token_counts").compared =
+      rounded(input_mean) + " in, " + rounded(output_mean) + " out";
+}
+
+void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatistic statistic,
+                std::optional<double> value) {
+  if (value) {
+    result.latencies.stated.at(static_cast<std::size_t>(metric))
+        .at(static_cast<std::size_t>(statistic)) = value;
+  }
+}
+
+// ---- vLLM bench serve JSON ----------------------------------------------------------------
+
+bool is_vllm_bench(const json& document) {
+  return document.is_object() && member(document, {"completed"}) != nullptr &&
+         (member(document, {"mean_ttft_ms", "ttfts"}) != nullptr);
+}
+
+// Which percentile keys the file reports ("p90_ttft_ms" -> "p90").
+std::string reported_percentiles(const json& document, const std::string& suffix) {
+  std::string list;
+  for (const auto& item : document.items()) {
+    const std::string& key = item.key();
+    if (key.size() > suffix.size() + 1 && key[0] == 'p' &&
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      list += (list.empty() ? "" : ", ") + key.substr(0, key.size() - suffix.size());
+    }
+  }
+  return list;
+}
+
+void read_vllm_conditions(BenchResult& result, const json& document) {
+  if (const json* model = non_null(document, {"model_id", "model"})) {
+    state(result, "model", json_text(*model));
+  }
+  const std::optional<double> completed = number(document, {"completed"});
+  if (completed && *completed > 0) {
+    const std::optional<double> input = number(document, {"total_input_tokens", "total_input"});
+    const std::optional<double> output = number(document, {"total_output_tokens", "total_output"});
+    state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
+                      output ? std::optional(*output / *completed) : std::nullopt);
+  }
+  std::string load;
+  if (const json* concurrency = member(document, {"max_concurrency"})) {
+    load += "max concurrency " + (concurrency->is_null() ? "unlimited" : json_text(*concurrency));
+  }
+  if (const json* rate = non_null(document, {"request_rate"})) {
+    load += (load.empty() ? "" : ", ") + ("request rate " + json_text(*rate) + "/s");
+  }
+  if (const json* burstiness = non_null(document, {"burstiness"})) {
+    load += (load.empty() ? "" : ", ") + ("burstiness " + json_text(*burstiness));
+  }
+  if (!load.empty()) state(result, "concurrency", load);
+  const json* goodput = non_null(document, {"request_goodput", "request_goodput:"});
+  const std::string percentiles = reported_percentiles(document, "_ttft_ms");
+  if (goodput != nullptr) {
+    state(result, "goodput",
+          "goodput " + json_text(*goodput) + " req/s; percentiles " +
+              (percentiles.empty() ? "none" : percentiles));
+  } else if (!percentiles.empty()) {
+    state(result, "goodput", "percentiles " + percentiles, "a goodput SLO");
+  }
+}
+
+void read_vllm_aggregates(BenchResult& result, const json& document) {
+  using engine::LatencyStatistic;
+  const std::array<std::pair<LatencyMetric, const char*>, 4> names = {
+      {{LatencyMetric::ttft, "ttft"},
+       {LatencyMetric::tpot, "tpot"},
+       {LatencyMetric::itl, "itl"},
+       {LatencyMetric::e2e, "e2el"}}};
+  for (const auto& [metric, name] : names) {
+    const std::string suffix = std::string("_") + name + "_ms";
+    state_stat(result, metric, LatencyStatistic::mean,
+               number(document, {("mean" + suffix).c_str()}));
+    state_stat(result, metric, LatencyStatistic::p50,
+               number(document, {("median" + suffix).c_str(), ("p50" + suffix).c_str()}));
+    state_stat(result, metric, LatencyStatistic::p99, number(document, {("p99" + suffix).c_str()}));
+  }
+  if (const std::optional<double> completed = number(document, {"completed"})) {
+    result.latencies.requests = static_cast<std::int64_t>(*completed);
+  }
+}
+
+// Per-request values through the request-log readers (vLLM --save-detailed, AIPerf JSONL): the
+// same fields, units and error handling as `kspeed mix`.
+// `read(sink)` streams the requests to `sink` (from text in memory, or from a file).
+void read_per_request(BenchResult& result, const std::function<void(const RequestSink&)>& read) {
+  engine::BenchSide& side = result.latencies;
+  side.per_request = true;
+  double input_sum = 0;
+  double output_sum = 0;
+  std::int64_t cached_requests = 0;
+  double cached_sum = 0;
+  const auto push = [&side](LatencyMetric metric, std::optional<double> value) {
+    if (value && std::isfinite(*value))
+      side.samples.at(static_cast<std::size_t>(metric)).push_back(*value);
+  };
+  read([&](const engine::Request& request) {
+    ++side.requests;
+    input_sum += static_cast<double>(request.prompt_tokens);
+    output_sum += static_cast<double>(request.response_tokens);
+    if (request.cached_tokens) {
+      ++cached_requests;
+      cached_sum += static_cast<double>(*request.cached_tokens);
+    }
+    push(LatencyMetric::ttft, request.ttft_ms);
+    // TPOT = (E2E - TTFT) / (n - 1), vLLM's definition, when the file does not give it.
+    std::optional<double> tpot = request.tpot_ms;
+    if (!tpot && request.e2e_ms && request.ttft_ms && request.response_tokens >= 2) {
+      tpot =
+          (*request.e2e_ms - *request.ttft_ms) / static_cast<double>(request.response_tokens - 1);
+    }
+    push(LatencyMetric::tpot, tpot);
+    push(LatencyMetric::itl, request.itl_ms);
+    push(LatencyMetric::e2e, request.e2e_ms);
+  });
+  if (side.requests > 0) {
+    const double n = static_cast<double>(side.requests);
+    state_token_means(result, input_sum / n, output_sum / n);
+    if (cached_requests == side.requests) {
+      state(result, "token_counts",
+            number_text(input_sum / n) + " input (" + number_text(cached_sum / n) + " cached) + " +
+                number_text(output_sum / n) + " output tokens per request (mean)");
+    }
+  }
+  engine::summarise_samples(side);
+}
+
+// ---- AIPerf -----------------------------------------------------------------------------
+
+bool is_aiperf_aggregate(const json& document) {
+  return document.is_object() && non_null(document, {"records"}) != nullptr &&
+         non_null(document, {"input_config"}) != nullptr;
+}
+
+void read_aiperf_aggregate(BenchResult& result, const json& document) {
+  const json& config = document["input_config"];
+  const json* endpoint = non_null(config, {"endpoint"});
+  if (endpoint != nullptr) {
+    if (const json* models = non_null(*endpoint, {"model_names"}); models && models->is_array()) {
+      std::string names;
+      for (const json& name : *models) names += (names.empty() ? "" : ", ") + json_text(name);
+      if (!names.empty()) state(result, "model", names);
+    }
+    if (const json* streaming = non_null(*endpoint, {"streaming"})) {
+      state(result, "metric_definitions", "streaming " + json_text(*streaming),
+            "whether TTFT includes queueing; warm-up");
+    }
+  }
+  if (const json* loadgen = non_null(config, {"loadgen"})) {
+    std::string load;
+    if (const json* concurrency = non_null(*loadgen, {"concurrency"})) {
+      load += "max concurrency " + json_text(*concurrency);
+    }
+    if (const json* rate = non_null(*loadgen, {"request_rate"})) {
+      load += (load.empty() ? "" : ", ") + ("request rate " + json_text(*rate) + "/s");
+    }
+    if (const json* mode = non_null(*loadgen, {"request_rate_mode"})) {
+      load += (load.empty() ? "" : ", ") + ("mode " + json_text(*mode));
+    }
+    if (!load.empty()) state(result, "concurrency", load);
+  }
+  const json& records = document["records"];
+  const auto stat = [&records](const char* tag, const char* field) -> std::optional<double> {
+    const json* metric = non_null(records, {tag});
+    return metric != nullptr && metric->is_object() ? number(*metric, {field}) : std::nullopt;
+  };
+  state_token_means(result, stat("input_sequence_length", "avg"),
+                    stat("output_sequence_length", "avg"));
+  if (const json* ttft = non_null(records, {"ttft"}); ttft && ttft->is_object()) {
+    std::string percentiles;
+    for (const auto& item : ttft->items()) {
+      if (item.key().size() > 1 && item.key()[0] == 'p' && !item.value().is_null()) {
+        percentiles += (percentiles.empty() ? "" : ", ") + item.key();
+      }
+    }
+    if (!percentiles.empty()) {
+      state(result, "goodput", "percentiles " + percentiles, "a goodput SLO");
+    }
+  }
+  using engine::LatencyStatistic;
+  // AIPerf's inter_token_latency is (request latency - TTFT) / (output tokens - 1) per request:
+  // TPOT in vLLM's terms (json-export-schema.md), as the request-log reader reads it too.
+  const std::array<std::pair<LatencyMetric, const char*>, 3> tags = {
+      {{LatencyMetric::ttft, "ttft"},
+       {LatencyMetric::tpot, "inter_token_latency"},
+       {LatencyMetric::e2e, "request_latency"}}};
+  for (const auto& [metric, tag] : tags) {
+    const json* metric_json = non_null(records, {tag});
+    if (metric_json == nullptr || !metric_json->is_object()) continue;
+    const json* unit = non_null(*metric_json, {"unit"});
+    if (unit != nullptr && json_text(*unit) != "ms") continue;  // only ms seen in real files
+    state_stat(result, metric, LatencyStatistic::mean, number(*metric_json, {"avg"}));
+    state_stat(result, metric, LatencyStatistic::p50, number(*metric_json, {"p50"}));
+    state_stat(result, metric, LatencyStatistic::p99, number(*metric_json, {"p99"}));
+    if (const std::optional<double> count = number(*metric_json, {"count"})) {
+      result.latencies.requests = static_cast<std::int64_t>(*count);
+    }
+  }
+}
+
+bool is_aiperf_record(const json& object) {
+  return object.is_object() && member(object, {"metrics"}) != nullptr &&
+         member(object, {"metadata"}) != nullptr;
+}
+
+// ---- SGLang bench_serving JSONL -----------------------------------------------------------
+
+bool is_sglang_run(const json& object) {
+  // SGLang names the request latency e2e_latency (vLLM: e2el) and states the dataset.
+  return object.is_object() && member(object, {"backend"}) != nullptr &&
+         member(object, {"completed"}) != nullptr &&
+         member(object, {"mean_e2e_latency_ms", "median_e2e_latency_ms", "dataset_name"}) !=
+             nullptr;
+}
+
+void read_sglang_run(BenchResult& result, const json& run) {
+  if (const json* model = non_null(run, {"model_id", "model"})) {
+    state(result, "model", json_text(*model));
+  }
+  if (const json* backend = non_null(run, {"backend"})) {
+    state(result, "engine", json_text(*backend), "version and attention backend");
+  }
+  const std::optional<double> completed = number(run, {"completed"});
+  if (completed && *completed > 0) {
+    const std::optional<double> input = number(run, {"total_input_tokens", "total_input"});
+    const std::optional<double> output = number(run, {"total_output_tokens", "total_output"});
+    state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
+                      output ? std::optional(*output / *completed) : std::nullopt);
+    result.latencies.requests = static_cast<std::int64_t>(*completed);
+  }
+  std::string load;
+  if (const json* concurrency = member(run, {"max_concurrency"})) {
+    load += "max concurrency " + (concurrency->is_null() ? "unlimited" : json_text(*concurrency));
+  }
+  // Infinity (offline runs) was read as null: all requests at once.
+  if (const json* rate = member(run, {"request_rate"})) {
+    load += (load.empty() ? "" : ", ") +
+            ("request rate " + (rate->is_null() ? std::string("inf") : json_text(*rate)) + "/s");
+  }
+  if (!load.empty()) state(result, "concurrency", load);
+  using engine::LatencyStatistic;
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::mean, number(run, {"mean_ttft_ms"}));
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p50, number(run, {"median_ttft_ms"}));
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p99, number(run, {"p99_ttft_ms"}));
+  state_stat(result, LatencyMetric::tpot, LatencyStatistic::mean, number(run, {"mean_tpot_ms"}));
+  state_stat(result, LatencyMetric::tpot, LatencyStatistic::p50, number(run, {"median_tpot_ms"}));
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::mean, number(run, {"mean_itl_ms"}));
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::p50, number(run, {"median_itl_ms"}));
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::p99, number(run, {"p99_itl_ms"}));
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::mean,
+             number(run, {"mean_e2e_latency_ms"}));
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p50,
+             number(run, {"median_e2e_latency_ms"}));
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p99,
+             number(run, {"p99_e2e_latency_ms"}));
+}
+
+// ---- kspeed workloads -----------------------------------------------------------------------
+
+bool is_kspeed_workload(const json& document) {
+  return document.is_object() && member(document, {"attention_share", "conditions", "share_origin",
+                                                   "measured_steps"}) != nullptr;
+}
+
+void read_workload_conditions(BenchResult& result, std::string_view text) {
+  const engine::Workload workload = parse_workload(text, result.source);
+  for (const auto& [key, value] : workload.conditions) state(result, key, value);
+}
+
+// ---- detection ------------------------------------------------------------------------------
+
+std::optional<json> parse_whole(std::string_view text) {
+  json document = json::parse(requests::without_nonfinite_literals(text), nullptr, false);
+  if (document.is_discarded()) return std::nullopt;
+  return document;
+}
+
+[[noreturn]] void unknown_format(const std::string& source) {
+  throw InputError(source +
+                   ": not a benchmark result kspeed reads: expected vllm bench serve JSON, "
+                   "AIPerf profile_export_aiperf.json or profile_export.jsonl, SGLang "
+                   "bench_serving JSONL, or a kspeed workload (see docs/audit.md)");
+}
+
+std::vector<BenchResult> parse_lines(std::string_view text, const std::string& source) {
+  std::vector<BenchResult> results;
+  std::size_t start = 0;
+  std::int64_t line_number = 0;
+  std::optional<bool> aiperf;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::optional<json> object = parse_whole(line);
+    if (!aiperf) {
+      if (object && is_aiperf_record(*object)) {
+        BenchResult result = blank_result(source, "aiperf-jsonl");
+        read_per_request(result, [&](const RequestSink& sink) {
+          read_request_log_text(text, result.source, ReadOptions{}, sink);
+        });
+        return {result};
+      }
+      aiperf = false;
+    }
+    if (!object || !is_sglang_run(*object)) {
+      throw InputError(source + ":" + std::to_string(line_number) +
+                       ": not an SGLang bench_serving run: expected one JSON object a line with "
+                       "backend, completed and mean_e2e_latency_ms (see docs/audit.md)");
+    }
+    BenchResult result =
+        blank_result(source + ":" + std::to_string(line_number), "sglang-bench-jsonl");
+    read_sglang_run(result, *object);
+    results.push_back(std::move(result));
+  }
+  if (results.empty()) unknown_format(source);
+  return results;
+}
+
+}  // namespace
+
+// The first line that is not blank.
+std::string_view first_line(std::string_view text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+    start = end + 1;
+  }
+  return {};
+}
+
+std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  // One JSON object a line (AIPerf records, SGLang runs) is decided on the first line: parsing a
+  // long JSONL text as one document is slow (the parser reads on past the first value).
+  if (const std::optional<json> head = parse_whole(first_line(text));
+      head && (is_aiperf_record(*head) || is_sglang_run(*head))) {
+    return parse_lines(text, source);
+  }
+  if (const std::optional<json> document = parse_whole(text)) {
+    if (is_kspeed_workload(*document)) {
+      BenchResult result = blank_result(source, "kspeed-workload");
+      read_workload_conditions(result, text);
+      return {result};
+    }
+    if (is_aiperf_aggregate(*document)) {
+      BenchResult result = blank_result(source, "aiperf-json");
+      read_aiperf_aggregate(result, *document);
+      return {result};
+    }
+    if (is_vllm_bench(*document)) {
+      BenchResult result = blank_result(source, "vllm-bench-json");
+      read_vllm_conditions(result, *document);
+      if (member(*document, {"ttfts"}) != nullptr) {
+        read_per_request(result, [&](const RequestSink& sink) {
+          read_request_log_text(text, result.source, ReadOptions{}, sink);
+        });
+      } else {
+        read_vllm_aggregates(result, *document);
+      }
+      return {result};
+    }
+    if (!is_sglang_run(*document) && !is_aiperf_record(*document)) unknown_format(source);
+  }
+  return parse_lines(text, source);
+}
+
+std::vector<BenchResult> read_bench_results(const std::string& path) {
+  // An AIPerf per-request export can be larger than a whole file kspeed reads into memory: it
+  // is streamed, one record at a time, as kspeed mix reads it.
+  std::ifstream in(path, std::ios::binary);
+  std::string head;
+  if (in && std::getline(in, head) && head.size() < kHeadLineBytes) {
+    if (head.rfind("\xEF\xBB\xBF", 0) == 0) head.erase(0, 3);
+    if (const std::optional<json> record = parse_whole(head); record && is_aiperf_record(*record)) {
+      BenchResult result = blank_result(path, "aiperf-jsonl");
+      read_per_request(result, [&path](const RequestSink& sink) {
+        read_request_log(path, ReadOptions{}, sink);
+      });
+      return {result};
+    }
+  }
+  return parse_bench_results(read_text_file(path, "benchmark result"), path);
+}
+
+}  // namespace kspeed::io

@@ -1,0 +1,366 @@
+// `kspeed diff` for people: two traces (realized speedups per class and phase, kspeed's Amdahl
+// prediction beside the measured phase speedup, and where the difference comes from), or two
+// benchmark results (the change in latency percentiles with bootstrap intervals and a verdict).
+#include <cmath>
+#include <cstdlib>
+
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/reports.hpp"
+#include "kspeed/report/wording.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+using profile::PhaseChange;
+using profile::TraceDiff;
+
+constexpr const char* kMissing = "—";
+constexpr std::size_t kKernelNameWidth = 60;
+constexpr std::size_t kKernelRows = 10;
+constexpr std::int64_t kFewRequests = 100;  // below this a p99 is the top value or two
+
+// The code points of `text` (UTF-8; a malformed byte stands for itself).
+std::vector<std::string> code_points(const std::string& text) {
+  std::vector<std::string> points;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80 && !points.empty()) {
+      points.back() += c;
+    } else {
+      points.emplace_back(1, c);
+    }
+  }
+  return points;
+}
+
+// A long kernel name as its start, "…" and its end: renamed kernels often differ only in their
+// last template arguments, so both ends stay visible.
+std::string short_name(const std::string& name) {
+  const std::vector<std::string> points = code_points(name);
+  if (points.size() <= kKernelNameWidth) return name;
+  const std::size_t tail = kKernelNameWidth / 3;
+  const std::size_t head = kKernelNameWidth - tail - 1;
+  std::string out;
+  for (std::size_t i = 0; i < head; ++i) out += points[i];
+  out += "…";
+  for (std::size_t i = points.size() - tail; i < points.size(); ++i) out += points[i];
+  return out;
+}
+
+// "+1.20 ms", "−350 µs", "0 ns": a signed change of time.
+std::string signed_ns(std::int64_t ns) {
+  if (ns == 0) return "0 ns";
+  return (ns > 0 ? "+" : "−") + human_ns(std::llabs(ns));
+}
+
+std::string signed_ms(double ms) {
+  // Below a nanosecond is rounding in the files' decimal text, not a change.
+  if (std::fabs(ms) < 1e-6) return "0 ms";
+  return (ms > 0 ? "+" : "−") + human_kernel_ms(std::fabs(ms));
+}
+
+std::string speedup_or_missing(const std::optional<double>& speedup) {
+  return speedup ? human_speedup(*speedup) : std::string(kMissing);
+}
+
+// "+0.00%": a signed relative error.
+std::string signed_percent(double fraction) {
+  if (std::fabs(fraction) < 5e-7) return "0.00%";
+  return (fraction > 0 ? "+" : "−") + human_percent(std::fabs(fraction));
+}
+
+std::string phase_name(const PhaseChange& phase) {
+  return phase.whole_trace ? "whole trace" : std::string(to_string(phase.phase));
+}
+
+// The phase the answer speaks about: of the phases with attention in both traces (the whole
+// trace last), the one whose prediction missed most; the first on a tie.
+const PhaseChange* answer_phase(const TraceDiff& diff) {
+  const PhaseChange* chosen = nullptr;
+  for (const PhaseChange& phase : diff.phases) {
+    if (!phase.attention_speedup || !phase.prediction_error) continue;
+    if (chosen == nullptr ||
+        std::fabs(*phase.prediction_error) > std::fabs(*chosen->prediction_error) + 1e-9) {
+      chosen = &phase;
+    }
+  }
+  return chosen;
+}
+
+std::string trace_answer(const TraceDiff& diff) {
+  const PhaseChange* phase = answer_phase(diff);
+  if (phase == nullptr) {
+    return "No phase has attention kernels in both traces: there is no attention speedup to "
+           "predict from.";
+  }
+  std::string text =
+      phase_name(*phase) + ": attention " + human_speedup(*phase->attention_speedup) +
+      " (realized); from the before-share " + human_percent(phase->share_before) +
+      " kspeed predicts " + human_speedup(*phase->predicted_speedup) + ", measured " +
+      human_speedup(phase->measured_speedup) + " (prediction error " +
+      signed_percent(phase->prediction_error.value_or(0)) + ").";
+  if (phase->other_change_ns() != 0 || phase->rest_change_ns() != 0) {
+    text += " The difference: other kernels " + signed_ns(phase->other_change_ns()) +
+            ", idle/overlap " + signed_ns(phase->rest_change_ns()) + ".";
+  }
+  return text;
+}
+
+Table phase_table(const TraceDiff& diff) {
+  Table table;
+  table.header = {"phase",        "steps matched", "attention before", "after", "attention",
+                  "share before", "predicted",     "measured",         "error"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right, Align::right};
+  for (const PhaseChange& phase : diff.phases) {
+    table.rows.push_back(
+        {phase_name(phase),
+         human_count(phase.steps.matched_steps) + " of " +
+             human_count(std::max(phase.steps.before_steps, phase.steps.after_steps)),
+         human_ns(phase.attention_before_ns), human_ns(phase.attention_after_ns),
+         speedup_or_missing(phase.attention_speedup), human_percent(phase.share_before),
+         speedup_or_missing(phase.predicted_speedup), human_speedup(phase.measured_speedup),
+         phase.prediction_error ? signed_percent(*phase.prediction_error) : kMissing});
+  }
+  return table;
+}
+
+Table attribution_table(const TraceDiff& diff) {
+  Table table;
+  table.header = {"phase",     "time before",   "time after",  "change",
+                  "attention", "other kernels", "idle/overlap"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right};
+  for (const PhaseChange& phase : diff.phases) {
+    table.rows.push_back({phase_name(phase), human_ns(phase.total_before_ns),
+                          human_ns(phase.total_after_ns),
+                          signed_ns(phase.total_after_ns - phase.total_before_ns),
+                          signed_ns(phase.attention_change_ns()),
+                          signed_ns(phase.other_change_ns()), signed_ns(phase.rest_change_ns())});
+  }
+  return table;
+}
+
+Table class_table(const TraceDiff& diff) {
+  Table table;
+  table.header = {"kernel class", "before", "after", "speedup"};
+  table.align = {Align::left, Align::right, Align::right, Align::right};
+  for (const profile::ClassChange& change : diff.classes) {
+    if (change.before_ns == 0 && change.after_ns == 0) continue;
+    table.rows.push_back({std::string(to_string(change.kernel_class)), human_ns(change.before_ns),
+                          human_ns(change.after_ns), speedup_or_missing(change.speedup())});
+  }
+  return table;
+}
+
+Table kernel_table(const TraceDiff& diff) {
+  Table table;
+  table.header = {"kernel", "class", "before", "after", "change", ""};
+  table.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left};
+  for (std::size_t i = 0; i < diff.kernels.size() && table.rows.size() < kKernelRows; ++i) {
+    const profile::KernelChange& kernel = diff.kernels[i];
+    if (kernel.after_ns == kernel.before_ns) break;  // sorted by |change|: the rest did not change
+    table.rows.push_back({short_name(kernel.name), std::string(to_string(kernel.kernel_class)),
+                          kernel.is_new() ? kMissing : human_ns(kernel.before_ns),
+                          kernel.vanished() ? kMissing : human_ns(kernel.after_ns),
+                          signed_ns(kernel.after_ns - kernel.before_ns),
+                          kernel.is_new()     ? "new"
+                          : kernel.vanished() ? "vanished"
+                                              : ""});
+  }
+  return table;
+}
+
+std::string name_list(const TraceDiff& diff, bool new_ones) {
+  std::string list;
+  std::size_t count = 0;
+  for (const profile::KernelChange& kernel : diff.kernels) {
+    if (new_ones ? !kernel.is_new() : !kernel.vanished()) continue;
+    // In full: a shortened name may not tell a renamed kernel from the original.
+    if (++count <= 5) list += (list.empty() ? "" : "; ") + kernel.name;
+  }
+  if (count > 5) list += "; and " + human_count(static_cast<std::int64_t>(count - 5)) + " more";
+  return list;
+}
+
+void step_warnings(View& view, const TraceDiff& diff) {
+  for (const PhaseChange& phase : diff.phases) {
+    const std::int64_t steps = std::max(phase.steps.before_steps, phase.steps.after_steps);
+    if (phase.whole_trace || phase.steps.matched_steps == steps) continue;
+    view.warning(phase_name(phase) + ": only " + human_count(phase.steps.matched_steps) + " of " +
+                 human_count(steps) +
+                 " steps have the same token counts in both traces, so the phase times compare "
+                 "different work: capture both traces with the same requests (same prompt and "
+                 "output lengths, same batch)");
+  }
+}
+
+}  // namespace
+
+View trace_diff_view(const TraceDiff& diff) {
+  View view;
+  view.title("kspeed diff: " + diff.before.source + " → " + diff.after.source);
+  view.answer(trace_answer(diff));
+  view.caption(std::string("times are ") + std::string(to_string(diff.options.denominator)) +
+               " sums; attention is the " + std::string(to_string(diff.options.scope)) +
+               " kernels; predicted = Amdahl 1 / ((1 − p) + p / s) with p the before-share and s "
+               "the realized attention speedup; error = predicted / measured − 1");
+  if (!diff.differences.empty()) {
+    view.warning("the traces come from different setups (" +
+                 setup_differences_text(diff.differences, {diff.before, diff.after}) +
+                 "): the change is not a kernel change alone");
+  }
+  step_warnings(view, diff);
+  view.subheading("Per phase: predicted against measured");
+  view.table(phase_table(diff));
+  view.subheading("Where the phase time went (after − before)");
+  view.table(attribution_table(diff));
+  view.subheading("Per kernel class (whole trace, kernel time)");
+  view.table(class_table(diff));
+  const Table kernels = kernel_table(diff);
+  if (!kernels.rows.empty()) {
+    view.subheading("Kernels that changed most");
+    view.table(kernels);
+  }
+  const std::string new_kernels = name_list(diff, true);
+  const std::string vanished = name_list(diff, false);
+  if (!new_kernels.empty()) view.fact("new kernels", new_kernels);
+  if (!vanished.empty()) view.fact("vanished kernels", vanished);
+  if (new_kernels.empty() && vanished.empty()) {
+    view.note("Every kernel name appears in both traces.");
+  }
+  return view;
+}
+
+namespace {
+
+using engine::BenchDiff;
+using engine::LatencyChange;
+using engine::NoInterval;
+
+std::string metric_label(engine::LatencyMetric metric) {
+  switch (metric) {
+    case engine::LatencyMetric::ttft:
+      return "TTFT";
+    case engine::LatencyMetric::tpot:
+      return "TPOT";
+    case engine::LatencyMetric::itl:
+      return "ITL";
+    case engine::LatencyMetric::e2e:
+      return "E2E";
+  }
+  return "?";
+}
+
+std::string verdict_text(const LatencyChange& change) {
+  if (!change.within_noise) return "no interval";
+  if (*change.within_noise) return "within noise";
+  return change.change_ms < 0 ? "faster" : "slower";
+}
+
+std::string interval_text(const LatencyChange& change) {
+  if (!change.ci_low_ms) return kMissing;
+  return "[" + signed_ms(*change.ci_low_ms) + ", " + signed_ms(*change.ci_high_ms) + "]";
+}
+
+Table bench_table(const BenchDiff& diff) {
+  Table table;
+  table.header = {"metric", "", "before", "after", "change", "ratio", "interval", "verdict"};
+  table.align = {Align::left,  Align::left,  Align::right, Align::right,
+                 Align::right, Align::right, Align::left,  Align::left};
+  for (const LatencyChange& change : diff.changes) {
+    table.rows.push_back({metric_label(change.metric), std::string(to_string(change.statistic)),
+                          human_kernel_ms(change.before_ms), human_kernel_ms(change.after_ms),
+                          signed_ms(change.change_ms),
+                          change.ratio > 0 ? human_figure(change.ratio) + "×" : kMissing,
+                          interval_text(change), verdict_text(change)});
+  }
+  return table;
+}
+
+std::string side_text(const engine::BenchSide& side) {
+  return side.per_request
+             ? human_count(side.requests) + " requests with per-request values"
+             : "aggregates only" + (side.requests > 0
+                                        ? " (" + human_count(side.requests) + " requests)"
+                                        : std::string());
+}
+
+// "95%", "99.5%".
+std::string confidence_text(double confidence) {
+  return human_plain(confidence * 100) + "%";
+}
+
+std::string bench_answer(const BenchDiff& diff) {
+  if (diff.changes.empty()) return "The two results state no latency figure in common.";
+  std::int64_t outside = 0;
+  std::int64_t inside = 0;
+  std::int64_t without = 0;
+  for (const LatencyChange& change : diff.changes) {
+    if (!change.within_noise) {
+      ++without;
+    } else {
+      ++(*change.within_noise ? inside : outside);
+    }
+  }
+  if (without == static_cast<std::int64_t>(diff.changes.size())) {
+    return "Changes shown without confidence intervals: " +
+           std::string(
+               diff.before.per_request && diff.after.per_request
+                   ? "too few values or --bootstrap 0."
+                   : "a result with aggregates only has no per-request values to resample, so "
+                     "nobody can tell a change from run-to-run noise.");
+  }
+  if (outside == 0) {
+    return "Every change is within noise: each " + confidence_text(diff.options.confidence) +
+           " interval contains 0.";
+  }
+  return human_count(outside) + " of " + human_count(outside + inside) +
+         " changes are outside noise (their " + confidence_text(diff.options.confidence) +
+         " interval excludes 0); " + human_count(inside) + " are within noise.";
+}
+
+}  // namespace
+
+View bench_diff_view(const BenchDiff& diff) {
+  View view;
+  view.title("kspeed diff: " + diff.before.source + " → " + diff.after.source);
+  view.answer(bench_answer(diff));
+  if (!diff.differing_conditions.empty()) {
+    std::string conditions;
+    for (const std::string& key : diff.differing_conditions) {
+      conditions += (conditions.empty() ? "" : ", ") + key;
+    }
+    view.warning("the two results were measured under different conditions (" + conditions +
+                 "), so the change is not the effect of one change alone: see kspeed audit " +
+                 diff.before.source + " " + diff.after.source);
+  }
+  view.fact("before", side_text(diff.before));
+  view.fact("after", side_text(diff.after));
+  view.table(bench_table(diff));
+  if (diff.before.per_request && diff.after.per_request) {
+    view.caption("interval: " + confidence_text(diff.options.confidence) +
+                 " percentile bootstrap of after − before, " + human_count(diff.options.resamples) +
+                 " resamples of each side's requests, seed " + std::to_string(diff.options.seed) +
+                 "; percentiles by numpy's linear rule; TPOT = (E2E − TTFT) / (output tokens − 1) "
+                 "when the file has no TPOT");
+  } else {
+    view.note("No confidence interval: " +
+              std::string(!diff.before.per_request ? diff.before.source : diff.after.source) +
+              " states only aggregate figures (mean, median, p99), and an interval needs each "
+              "request's value to resample. Save per-request values (vllm bench serve "
+              "--save-detailed, AIPerf's profile_export.jsonl) to tell a change from noise.");
+  }
+  const std::int64_t fewest = std::min(diff.before.requests, diff.after.requests);
+  if (diff.before.per_request && diff.after.per_request && fewest < kFewRequests) {
+    view.note("A p99 of " + human_count(fewest) +
+              " requests rests on the largest one or two values: its interval understates the "
+              "uncertainty. Use the mean and p50 verdicts, or run more requests.");
+  }
+  for (engine::LatencyMetric metric : diff.missing) {
+    view.note(metric_label(metric) + " is not in both results.");
+  }
+  return view;
+}
+
+}  // namespace kspeed::report

@@ -119,6 +119,8 @@ const CommandEntry kCommands[] = {
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},
+    {"kv-layouts", "List the KV cache layouts --kv-layout takes (block scales included)",
+     make_kv_layouts_command},
 };
 
 // The command word: kspeed takes no options before it, so it is the first argument.

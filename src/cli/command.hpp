@@ -31,6 +31,7 @@ std::unique_ptr<Command> make_roofline_command(CLI::App& command);
 std::unique_ptr<Command> make_mix_command(CLI::App& command);
 std::unique_ptr<Command> make_gpus_command(CLI::App& command);
 std::unique_ptr<Command> make_models_command(CLI::App& command);
+std::unique_ptr<Command> make_kv_layouts_command(CLI::App& command);
 
 /// Which exit codes a command's --help lists: exit 1 exists only where a command has gates.
 enum class ExitCodes { without_gates, with_gates, all_commands };

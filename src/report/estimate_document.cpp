@@ -1,5 +1,6 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
+#include "kspeed/engine/moe.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
@@ -104,6 +105,20 @@ ordered_json platform_json(const engine::Platform& p) {
   put_with_provenance(out, "precision", p.precision.value, p.precision.provenance);
   out["peak_tflops"] = p.peak_tflops;
   out["bandwidth_tbs"] = p.gpu.value.hbm_bandwidth_tbs;
+  // Only where they apply, so outputs without them keep their columns.
+  if (p.model.value.from_hf_config) {
+    out["model_format"] = "config.json";
+  }
+  const auto& shapes = p.model.value.shapes;
+  if (shapes && engine::is_moe(shapes->ffn)) {
+    // U(t) + shared at t = batch · q: the expert union one decode step reads (an upper bound)
+    out["experts_read_per_layer"] = engine::experts_read_per_layer(
+        shapes->ffn, static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value);
+  }
+  if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
+    out["spec_tokens_per_step"] = p.spec_tokens_per_step.value;
+    out["spec_mean_accepted"] = p.spec_mean_accepted.value;
+  }
   return out;
 }
 

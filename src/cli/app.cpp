@@ -137,6 +137,8 @@ const CommandEntry kCommands[] = {
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},
+    {"kv-layouts", "List the KV cache layouts --kv-layout takes (block scales included)",
+     make_kv_layouts_command},
     {kCompletionsCommand, "Print a shell completion script (bash, zsh, fish)",
      make_completions_command, true},
     {kManCommand, "Print the man page (roff)", make_man_command, true},

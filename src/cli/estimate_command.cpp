@@ -3,6 +3,7 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
@@ -51,7 +52,8 @@ class EstimateCommand final : public Command {
       platform.precision.clear();
     }
     options.platform =
-        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
+                                    workload.kv_dtype, engine::workload_model_label(workload)});
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);

@@ -28,6 +28,13 @@ engine::Extrapolation parse_extrapolation(const std::string& text) {
       {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
 }
 
+engine::ShareModel parse_share_model(const std::string& text) {
+  return parse_choice<engine::ShareModel>(text, "--share-model", "share model",
+                                          {{"table", engine::ShareModel::table},
+                                           {"analytic", engine::ShareModel::analytic},
+                                           {"calibrated", engine::ShareModel::calibrated}});
+}
+
 void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--workload,-w", flags.workload,
                  "A workload JSON file, or the name of a built-in workload "
@@ -70,6 +77,13 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
                  "warning) or model (continue the edge segment)")
       ->type_name("MODE")
       ->capture_default_str();
+  app.add_option("--share-model", flags.share_model,
+                 "Prefill attention share when --share is not given: table (the workload's "
+                 "measured points), analytic (attention vs GEMM FLOPs of --model's "
+                 "architecture, no measurement) or calibrated (the analytic curve moved onto "
+                 "the table's points by one odds factor)")
+      ->type_name("MODE")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -109,6 +123,7 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
                                        : engine::Phase::prefill;
   options.phase_given = !flags.phase.empty();
   options.extrapolation = parse_extrapolation(flags.extrapolate);
+  options.share_model = parse_share_model(flags.share_model);
   return options;
 }
 

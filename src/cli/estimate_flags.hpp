@@ -22,6 +22,7 @@ struct EstimateFlags {
   std::string ctx, response_tokens, ttft, tpot, kernel_speedup, share, decode_share;
   std::string phase;  // empty: prefill, or both when levers describe the change
   std::string extrapolate = "clamp";
+  std::string share_model = "table";
   PlatformFlags platform;
   LeverFlags levers;
   NcuFlags ncu;  ///< --ncu FILE, --kernel, --launch: the kernel speedup priced from a profile

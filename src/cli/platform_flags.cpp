@@ -1,5 +1,6 @@
 #include "platform_flags.hpp"
 
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
@@ -47,8 +48,23 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
     }
     choice.kv_dtype = flags.kv_dtype;
   }
+  // The workload's KV type is the default for the model its shares were measured on (or any
+  // model when it names none): another model's KV type says nothing about this one.
+  if (!defaults.measured_model ||
+      engine::same_model(*defaults.measured_model, choice.model.value.name)) {
+    choice.workload_kv_dtype = defaults.kv_dtype;
+  }
+  if (!flags.kv_layout.empty()) {
+    choice.kv_layout = flags.kv_layout;
+  }
   if (!flags.precision.empty()) {
     choice.precision = flags.precision;
+  }
+  if (!flags.spec_tokens.empty()) {
+    choice.spec_tokens = io::parse_positive_number(flags.spec_tokens, "--spec-tokens");
+  }
+  if (!flags.spec_accept.empty()) {
+    choice.spec_accept = io::parse_positive_number(flags.spec_accept, "--spec-accept");
   }
   return engine::make_platform(choice);
 }
@@ -58,8 +74,9 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
 void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
   command
       .add_option("--model", flags.model,
-                  "Model architecture: a built-in name (kspeed models lists them) or a model "
-                  "JSON file")
+                  "Model architecture: a built-in name (kspeed models lists them), a model "
+                  "JSON file, or a Hugging Face config.json (Llama, Mistral, Qwen2/3, Mixtral, "
+                  "Qwen-MoE, DeepSeek-V2/V3/R1, gpt-oss)")
       ->type_name("NAME|FILE");
   command
       .add_option("--gpu", flags.gpu,
@@ -82,6 +99,22 @@ void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
                   "Compute precision, which picks the GPU's dense peak: bf16 or fp8. "
                   "Default: bf16")
       ->type_name("TYPE");
+  command
+      .add_option("--kv-layout", flags.kv_layout,
+                  "KV cache layout, block scales included: bf16, fp8, fp8-ds-mla (vLLM's "
+                  "656-byte MLA entry), nvfp4, mxfp4 (kspeed kv-layouts lists them); instead "
+                  "of --kv-dtype")
+      ->type_name("NAME");
+  command
+      .add_option("--spec-tokens", flags.spec_tokens,
+                  "Speculative decoding / MTP: tokens verified per sequence per decode step "
+                  "(1 + draft tokens, >= 1); decode attention intensity grows q-fold. Default: 1")
+      ->type_name("Q");
+  command
+      .add_option("--spec-accept", flags.spec_accept,
+                  "Speculative decoding: mean tokens accepted per step, between 1 and "
+                  "--spec-tokens; a response of n tokens takes about n / TAU steps")
+      ->type_name("TAU");
 }
 
 void add_lever_flags(CLI::App& command, LeverFlags& flags) {
@@ -148,7 +181,10 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
     for (const auto& [text, flag] : {std::pair{flags.batch, "--batch"},
                                      {flags.tp, "--tp"},
                                      {flags.kv_dtype, "--kv-dtype"},
-                                     {flags.precision, "--precision"}}) {
+                                     {flags.kv_layout, "--kv-layout"},
+                                     {flags.precision, "--precision"},
+                                     {flags.spec_tokens, "--spec-tokens"},
+                                     {flags.spec_accept, "--spec-accept"}}) {
       if (!text.empty()) {
         throw InputError(std::string(flag) + " describes a deployment: it needs --model and --gpu");
       }

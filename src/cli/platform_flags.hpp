@@ -15,7 +15,7 @@ namespace kspeed::cli {
 
 /// Flag values exactly as typed; empty means not given.
 struct PlatformFlags {
-  std::string model, gpu, batch, tp, kv_dtype, precision;
+  std::string model, gpu, batch, tp, kv_dtype, kv_layout, precision, spec_tokens, spec_accept;
 };
 
 struct LeverFlags {
@@ -32,6 +32,8 @@ std::optional<engine::Levers> parse_levers(const LeverFlags& flags);
 struct PlatformDefaults {
   std::optional<std::string> model, gpu;
   std::optional<std::int64_t> batch, tp;
+  std::optional<std::string> kv_dtype;        ///< the workload's KV cache type (--kv-dtype default)
+  std::optional<std::string> measured_model;  ///< the model the workload's KV type belongs to
 };
 
 /// The platform when both a model and a GPU are known (flags first, then `defaults` with source

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "kspeed/engine/kv_layout.hpp"
 #include "kspeed/engine/roofline.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
@@ -113,7 +114,43 @@ class PresetsCommand final : public Command {
   std::string name_;
 };
 
+// `kspeed kv-layouts`: the KV cache layouts --kv-layout takes, with their storage per value.
+class KvLayoutsCommand final : public Command {
+ public:
+  explicit KvLayoutsCommand(CLI::App& command) : app_(&command) {
+    app_->footer(
+        "\nExamples:\n  kspeed kv-layouts\n  kspeed estimate --model deepseek-r1 "
+        "--gpu h200-sxm --kv-layout fp8-ds-mla\n" +
+        exit_codes_help());
+  }
+
+  CLI::App& app() override { return *app_; }
+
+  int execute() override {
+    report::Table table;
+    table.header = {"name", "bits/value", "description", "source"};
+    table.align = {report::Align::left, report::Align::right, report::Align::left,
+                   report::Align::left};
+    for (const engine::KvLayout& layout : engine::kv_layouts()) {
+      const std::string bits = layout.packed_mla_bytes_per_token > 0
+                                   ? fmt::format("{} B/token", layout.packed_mla_bytes_per_token)
+                                   : fmt::format("{}", layout.bits_per_value);
+      table.rows.push_back({std::string(layout.name), bits, std::string(layout.description),
+                            std::string(layout.source)});
+    }
+    std::cout << report::render_text_table(table) << std::flush;
+    return 0;
+  }
+
+ private:
+  CLI::App* app_;
+};
+
 }  // namespace
+
+std::unique_ptr<Command> make_kv_layouts_command(CLI::App& command) {
+  return std::make_unique<KvLayoutsCommand>(command);
+}
 
 std::unique_ptr<Command> make_gpus_command(CLI::App& command) {
   return std::make_unique<PresetsCommand>(

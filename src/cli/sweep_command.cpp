@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
@@ -127,7 +128,8 @@ class SweepCommand final : public Command {
 
     const engine::Workload workload = io::load_workload(flags.workload);
     options.platform = resolve_platform(
-        flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp});
+        flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
+                         workload.kv_dtype, engine::workload_model_label(workload)});
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);

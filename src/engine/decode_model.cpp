@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/moe.hpp"
 
 namespace kspeed::engine {
 
@@ -35,6 +36,11 @@ double attended_positions_over_steps(const ModelArch& model, double prompt, doub
   return full + windowed;
 }
 
+// Tokens one decode step computes: batch · q (q = 1 without speculative decoding).
+double tokens_per_step(const Platform& platform) {
+  return as_double(platform.batch.value) * platform.spec_tokens_per_step.value;
+}
+
 double scaled_time_ms(const KernelCost& per_unit, double units, const Roof& roof) {
   // max(aF / P, aB / BW) = a · max(F / P, B / BW): decode intensity does not change with context.
   return roofline_time_ms({per_unit.flops * units, per_unit.bytes * units}, roof, Efficiency{});
@@ -62,16 +68,25 @@ AttentionShape attention_shape(const Platform& platform) {
   shape.activation_bytes_per_element = 2;  // BF16 activations
   shape.tensor_parallel = platform.tensor_parallel.value;
   shape.batch = platform.batch.value;
+  shape.decode_queries = platform.spec_tokens_per_step.value;
   return shape;
 }
 
 KernelCost non_attention_step_cost(const Platform& platform) {
   const ModelArch& m = platform.model.value;
+  if (m.shapes) {
+    // From the shapes: non-expert weights + MoE layers · (U(t) + shared) experts, t = batch
+    // (moe.hpp; a dense model reads its active weights). Tensor parallelism splits every
+    // matrix: bytes / tp and FLOPs / tp per GPU.
+    const DecodeWeights weights = decode_weights(m, *m.shapes, tokens_per_step(platform));
+    const double tp = as_double(platform.tensor_parallel.value);
+    return {weights.flops / tp, weights.bytes / tp};
+  }
   const double params_per_rank =
       m.active_params_billions * kBillion / as_double(platform.tensor_parallel.value);
-  // Every active weight is read once per step and used by each sequence in the batch:
-  // bytes = P·bytes_per_param / tp, FLOPs = 2·P·batch / tp.
-  return {2.0 * params_per_rank * as_double(platform.batch.value),
+  // Every active weight is read once per step and used by each token of the step:
+  // bytes = P·bytes_per_param / tp, FLOPs = 2·P·batch·q / tp.
+  return {2.0 * params_per_rank * tokens_per_step(platform),
           params_per_rank * m.weight_bytes_per_param};
 }
 
@@ -91,10 +106,14 @@ DecodeResponse decode_over_response(const Platform& platform, std::int64_t promp
   const double positions = attended_positions_over_steps(
                                platform.model.value, as_double(prompt_tokens), as_double(steps)) *
                            as_double(platform.batch.value);
+  // Speculative decoding: about n / τ steps, each at a context τ tokens past the last, so every
+  // sum over the tokens' steps is divided by τ (MODEL.md section 8).
+  const double tau = platform.spec_mean_accepted.value;
   const double attention_ms =
-      scaled_time_ms(decode_cost_per_attended_token(attention_shape(platform)), positions, roof);
+      scaled_time_ms(decode_cost_per_attended_token(attention_shape(platform)), positions, roof) /
+      tau;
   const double other_ms =
-      as_double(steps) * roofline_time_ms(non_attention_step_cost(platform), roof, {});
+      as_double(steps) * roofline_time_ms(non_attention_step_cost(platform), roof, {}) / tau;
   return finish(platform, prompt_tokens, steps, attention_ms, other_ms);
 }
 
@@ -105,8 +124,8 @@ DecodeResponse decode_over_response_stepwise(const Platform& platform, std::int6
   double other_ms = 0;
   for (std::int64_t k = 1; k <= steps; ++k) {
     const DecodeStepTime step = decode_step_time(platform, prompt_tokens + k);
-    attention_ms += step.attention_ms;
-    other_ms += step.other_ms;
+    attention_ms += step.attention_ms / platform.spec_mean_accepted.value;
+    other_ms += step.other_ms / platform.spec_mean_accepted.value;
   }
   return finish(platform, prompt_tokens, steps, attention_ms, other_ms);
 }

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/kv_layout.hpp"
+#include "kspeed/engine/moe.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -33,6 +35,29 @@ std::string gpu_precisions(const Gpu& gpu) {
   return list;
 }
 
+// --kv-layout NAME: the layout's bytes per token and layer (block scales, packed MLA entries)
+// over the values a token caches, as bytes per cached element.
+void apply_kv_layout(const std::string& name, const PlatformChoice& choice, Platform& platform) {
+  if (choice.kv_dtype) {
+    throw InputError(flag_mark("kv-layout") + " " + name + " and " + flag_mark("kv-dtype") + " " +
+                     *choice.kv_dtype + " both describe the KV cache: give one");
+  }
+  const std::optional<KvLayout> layout = find_kv_layout(name);
+  if (!layout) {
+    std::string names;
+    for (const KvLayout& known : kv_layouts()) {
+      names += (names.empty() ? "" : ", ") + std::string(known.name);
+    }
+    throw InputError(flag_mark("kv-layout") + " " + name + ": unknown KV layout (kspeed knows " +
+                     names + "; kspeed kv-layouts describes them)");
+  }
+  const ModelArch& model = choice.model.value;
+  // bytes per element = bytes per token and layer / values per token and layer
+  platform.kv_bytes_per_element =
+      kv_bytes_per_token_per_layer(*layout, model) / kv_values_per_token_per_layer(model);
+  platform.kv_dtype = {std::string(layout->name), Provenance::given};
+}
+
 }  // namespace
 
 std::optional<double> peak_tflops(const Gpu& gpu, std::string_view precision) {
@@ -52,15 +77,21 @@ Platform make_platform(const PlatformChoice& choice) {
   platform.gpu = choice.gpu;
   platform.batch = choice.batch;
   platform.tensor_parallel = choice.tensor_parallel;
-  platform.kv_dtype = choice.kv_dtype
-                          ? WithProvenance<std::string>{*choice.kv_dtype, Provenance::given}
-                          : WithProvenance<std::string>{model.kv_dtype, Provenance::default_value};
+  // --kv-dtype, else the workload's KV type (its shares were measured with it), else the model's.
+  platform.kv_dtype =
+      choice.kv_dtype ? WithProvenance<std::string>{*choice.kv_dtype, Provenance::given}
+      : choice.workload_kv_dtype
+          ? WithProvenance<std::string>{*choice.workload_kv_dtype, Provenance::workload}
+          : WithProvenance<std::string>{model.kv_dtype, Provenance::default_value};
   const std::optional<double> kv_bytes = dtype_bytes(platform.kv_dtype.value);
   if (!kv_bytes) {
     // Checked where it is read (--kv-dtype in the CLI, kv_dtype in a model file): a bug here.
     throw std::invalid_argument("make_platform: unknown KV cache type " + platform.kv_dtype.value);
   }
   platform.kv_bytes_per_element = *kv_bytes;
+  if (choice.kv_layout) {
+    apply_kv_layout(*choice.kv_layout, choice, platform);
+  }
   platform.precision =
       choice.precision
           ? WithProvenance<std::string>{*choice.precision, Provenance::given}
@@ -72,6 +103,20 @@ Platform make_platform(const PlatformChoice& choice) {
                      " peak (it has: " + gpu_precisions(choice.gpu.value) + ")");
   }
   platform.peak_tflops = *peak;
+  // Speculation: what q tokens per step are worth depends on how many are accepted, so q > 1
+  // needs τ; check_speculation words q < 1 and τ outside [1, q]. The example in the message is
+  // DeepSeek-V3's: its MTP module's second token is accepted 85-90% of the time (DeepSeek-V3
+  // Technical Report, arXiv:2412.19437, section 5.4.3), so τ ≈ 1.85 at q = 2.
+  if (choice.spec_tokens && *choice.spec_tokens > 1 && !choice.spec_accept) {
+    throw InputError(flag_mark("spec-tokens") + " " + number_mark(*choice.spec_tokens) +
+                     " needs the mean accepted length per step: pass " + flag_mark("spec-accept") +
+                     " TAU (between 1 and the tokens verified per step; e.g. 1.7 to 1.9 for "
+                     "DeepSeek-V3's one-token MTP, whose second token is accepted 85-90% of the "
+                     "time)");
+  }
+  platform.spec_tokens_per_step = given_or_default(choice.spec_tokens, 1.0);
+  platform.spec_mean_accepted = given_or_default(choice.spec_accept, 1.0);
+  check_speculation({platform.spec_tokens_per_step.value, platform.spec_mean_accepted.value});
   return platform;
 }
 

@@ -116,12 +116,12 @@ KernelCost decode_cost_per_attended_token(const AttentionShape& shape) {
     // per token, read once for all heads on the rank (the latent is replicated across ranks).
     const double r = as_double(m.mla.kv_lora_rank);
     const double rope = as_double(m.mla.qk_rope_head_dim);
-    return {2.0 * hq * (2.0 * r + rope), (r + rope) * b};
+    return {2.0 * hq * (2.0 * r + rope) * shape.decode_queries, (r + rope) * b};
   }
   // GQA: q·k and p·v per query head, 2·d FLOPs each: 4·Hq·d. K and V of each KV head: 2·Hkv·d·b.
-  // AI = 4·Hq·d / (2·Hkv·d·b) = 2·G / b with G = Hq / Hkv.
+  // AI = 4·Hq·d / (2·Hkv·d·b) = 2·G / b with G = Hq / Hkv; q queries per step: 2·G·q / b.
   const double d = as_double(m.head_dim);
-  return {4.0 * hq * d, 2.0 * kv_heads_per_rank(shape) * d * b};
+  return {4.0 * hq * d * shape.decode_queries, 2.0 * kv_heads_per_rank(shape) * d * b};
 }
 
 double attended_positions(const ModelArch& model, double context_tokens) {

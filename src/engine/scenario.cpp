@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "kspeed/engine/analytic_share.hpp"
 #include "kspeed/engine/scenario_roofline.hpp"
 #include "kspeed/error.hpp"
 
@@ -67,7 +68,8 @@ void check_nothing_missing(const Workload& workload, const EstimateOptions& opti
   need(options.tpot_ms || request.tpot_ms || response == 1,
        "request.tpot_ms (" + flag_mark("tpot") + " D)");
   if (!prefill_aside) {
-    need(options.prefill_share || !workload.prefill_shares.empty(),
+    need(options.prefill_share || !workload.prefill_shares.empty() ||
+             options.share_model == ShareModel::analytic,
          "attention_share.prefill (" + flag_mark("share") + " P)");
     need(options.ttft_ms || request.ttft_ms, "request.ttft_ms (" + flag_mark("ttft") + " D)");
   }
@@ -124,11 +126,41 @@ Provenance table_point_source(const Workload& workload, Provenance lookup_source
   return lookup_source == Provenance::workload ? workload.share_origin : lookup_source;
 }
 
+// --share-model analytic|calibrated: p(L) = A / (A + G) from the model's shapes, calibrated
+// onto the workload's table by one odds factor (analytic_share.hpp).
+WithProvenance<double> modelled_prefill_share(const Workload& workload,
+                                              const EstimateOptions& options,
+                                              double prompt_tokens) {
+  if (!options.platform || !options.platform->model.value.shapes) {
+    throw InputError(flag_mark("share-model") +
+                     " computes the prefill share from the model's shapes: pass " +
+                     flag_mark("model") + " NAME (a built-in or a config.json) and " +
+                     flag_mark("gpu") + " NAME");
+  }
+  const ModelArch& model = options.platform->model.value;
+  if (options.share_model == ShareModel::analytic) {
+    return {analytic_prefill_share(model, *model.shapes, prompt_tokens), Provenance::modelled};
+  }
+  if (workload.prefill_shares.empty()) {
+    throw InputError(flag_mark("share-model") +
+                     " calibrated fits the analytic curve to the "
+                     "workload's prefill share table, and workload '" +
+                     workload.name + "' has none: use " + flag_mark("share-model") + " analytic");
+  }
+  const ShareCalibration calibration =
+      calibrate_share(model, *model.shapes, workload.prefill_shares);
+  return {calibrated_prefill_share(model, *model.shapes, prompt_tokens, calibration),
+          Provenance::modelled};
+}
+
 WithProvenance<double> resolve_prefill_share(const Workload& workload,
                                              const EstimateOptions& options, double prompt_tokens,
                                              std::vector<Warning>& warnings) {
   if (options.prefill_share) {
     return {*options.prefill_share, Provenance::given};
+  }
+  if (options.share_model != ShareModel::table) {
+    return modelled_prefill_share(workload, options, prompt_tokens);
   }
   if (workload.prefill_shares.empty()) {
     throw InputError(

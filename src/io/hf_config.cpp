@@ -373,6 +373,11 @@ bool is_hf_config(const json& document) {
          (document.contains("architectures") || document.contains("model_type"));
 }
 
+bool looks_like_hf_config_text(std::string_view text) {
+  const json document = json::parse(python_floats_as_null(text), nullptr, false);
+  return !document.is_discarded() && document.is_object() && document.contains("architectures");
+}
+
 HfModel read_hf_config(const json& document, std::string_view source, const std::string& name) {
   const JsonReader reader{std::string(source)};
   if (!document.is_object()) {
@@ -400,6 +405,8 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
   shapes.ffn = read_ffn(reader, document, kind.family, arch.layers);
   read_weight_types(reader, document, arch, shapes);
   fill_parameters(arch, shapes);
+  arch.shapes = shapes;
+  arch.from_hf_config = true;
   // config.json does not say how the KV cache is stored: the engines cache in the activation
   // type unless told otherwise.
   arch.kv_dtype = "bf16";

@@ -1,8 +1,12 @@
 #include "kspeed/io/model_reader.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include "kspeed/engine/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
+#include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/json_fields.hpp"
 #include "kspeed/io/preset_lookup.hpp"
@@ -17,7 +21,7 @@ using nlohmann::json;
 const std::vector<std::string> kTopKeys = {"name",         "description", "source",
                                            "layers",       "attention",   "parameters",
                                            "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
-                                           "sources"};
+                                           "sources",      "shapes"};
 const std::vector<std::string> kAttentionKeys = {
     "type",          "query_heads",      "kv_heads",         "head_dim",
     "kv_lora_rank",  "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
@@ -27,8 +31,17 @@ const std::vector<std::string> kMlaKeys = {"query_heads", "kv_lora_rank", "qk_ro
                                            "qk_nope_head_dim", "v_head_dim"};
 const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
 const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
-const std::vector<std::string> kFigureKeys = {
-    "layers", "attention", "parameters", "weight_dtype", "kv_dtype", "weight_bytes_per_param"};
+const std::vector<std::string> kFigureKeys = {"layers",       "attention", "parameters",
+                                              "weight_dtype", "kv_dtype",  "weight_bytes_per_param",
+                                              "shapes"};
+// Names follow Hugging Face config.json (engine::FfnSpec, engine::ModelShapes).
+const std::vector<std::string> kShapeKeys = {"hidden_size", "vocab_size", "tied_embeddings",
+                                             "q_lora_rank", "ffn",        "weight_types"};
+const std::vector<std::string> kFfnKeys = {
+    "intermediate_size",     "experts",        "top_k",
+    "moe_intermediate_size", "shared_experts", "shared_expert_intermediate_size",
+    "dense_layers"};
+const std::vector<std::string> kWeightTypeKeys = {"experts", "dense", "embedding"};
 
 // Plausible figures, far outside today's models (8 to 671 billion parameters, 0.5 to 4 bytes a
 // weight): they stop a typo or a 5e-324 from reaching the roofline as inf or NaN.
@@ -136,6 +149,99 @@ void read_parameters(const JsonReader& reader, const json& object, engine::Model
   }
 }
 
+// A count that may be absent (0: the part does not exist), >= 1 when given.
+std::int64_t optional_count(const JsonReader& reader, const json& object, const std::string& path,
+                            const std::string& key) {
+  return object.contains(key) ? positive_count(reader, object[key], path + "." + key) : 0;
+}
+
+// A gated FFN per layer: dense (intermediate_size), or routed experts (experts, top_k,
+// moe_intermediate_size) with optional shared experts and leading dense layers.
+engine::FfnSpec read_ffn(const JsonReader& reader, const json& object, std::int64_t layers) {
+  const std::string path = "shapes.ffn";
+  reader.expect_object(object, path, kFfnKeys);
+  engine::FfnSpec ffn;
+  ffn.intermediate_size = optional_count(reader, object, path, "intermediate_size");
+  ffn.experts = optional_count(reader, object, path, "experts");
+  ffn.shared_experts = optional_count(reader, object, path, "shared_experts");
+  ffn.dense_layers = optional_count(reader, object, path, "dense_layers");
+  if (ffn.experts == 0) {
+    for (const char* key : {"top_k", "moe_intermediate_size", "shared_experts",
+                            "shared_expert_intermediate_size", "dense_layers"}) {
+      if (object.contains(key)) {
+        reader.fail(path + "." + key, std::string("'") + key +
+                                          "' describes a mixture of experts: give 'experts' too, "
+                                          "or remove it for a dense model");
+      }
+    }
+    ffn.intermediate_size = count_at(reader, object, path, "intermediate_size");
+    return ffn;
+  }
+  ffn.top_k = count_at(reader, object, path, "top_k");
+  ffn.moe_intermediate_size = count_at(reader, object, path, "moe_intermediate_size");
+  if (ffn.top_k > ffn.experts) {
+    reader.fail(path + ".top_k", "each token uses " + std::to_string(ffn.top_k) +
+                                     " experts, more than the " + std::to_string(ffn.experts) +
+                                     " a layer has");
+  }
+  if (ffn.shared_experts > 0) {
+    ffn.shared_expert_intermediate_size =
+        count_at(reader, object, path, "shared_expert_intermediate_size");
+  }
+  if (ffn.dense_layers >= layers) {
+    reader.fail(path + ".dense_layers", "dense layers (" + std::to_string(ffn.dense_layers) +
+                                            ") must be fewer than the model's layers (" +
+                                            std::to_string(layers) + ")");
+  }
+  if (ffn.dense_layers > 0) {
+    ffn.intermediate_size = count_at(reader, object, path, "intermediate_size");
+  }
+  return ffn;
+}
+
+double storage_bytes(const JsonReader& reader, const json& object, const std::string& key) {
+  const std::string path = "shapes.weight_types." + key;
+  const std::string name =
+      reader.string_value(reader.required(object, "shapes.weight_types", key), path);
+  const auto bytes = engine::dtype_bytes(name);
+  if (!bytes) {
+    reader.fail(path, "unknown data type '" + excerpt(name) + "'" +
+                          suggestion_suffix(name, engine::dtype_names()));
+  }
+  return *bytes;
+}
+
+// What the decode weight bytes and the analytic share need beyond the attention (presets.md).
+engine::ModelShapes read_shapes(const JsonReader& reader, const json& object,
+                                const engine::ModelArch& model) {
+  reader.expect_object(object, "shapes", kShapeKeys);
+  engine::ModelShapes shapes;
+  shapes.hidden_size = count_at(reader, object, "shapes", "hidden_size");
+  shapes.vocab_size = count_at(reader, object, "shapes", "vocab_size");
+  if (object.contains("tied_embeddings")) {
+    if (!object["tied_embeddings"].is_boolean()) {
+      reader.fail("shapes.tied_embeddings",
+                  "expected true or false, found " + describe_json_type(object["tied_embeddings"]));
+    }
+    shapes.tied_embeddings = object["tied_embeddings"].get<bool>();
+  }
+  if (object.contains("q_lora_rank")) {
+    if (model.attention != engine::AttentionType::mla) {
+      reader.fail("shapes.q_lora_rank",
+                  "'q_lora_rank' is MLA's query compression: remove it, or "
+                  "set attention.type to \"mla\"");
+    }
+    shapes.q_lora_rank = count_at(reader, object, "shapes", "q_lora_rank");
+  }
+  shapes.ffn = read_ffn(reader, reader.required(object, "shapes", "ffn"), model.layers);
+  const json& types = reader.required(object, "shapes", "weight_types");
+  reader.expect_object(types, "shapes.weight_types", kWeightTypeKeys);
+  shapes.expert_bytes_per_param = storage_bytes(reader, types, "experts");
+  shapes.dense_bytes_per_param = storage_bytes(reader, types, "dense");
+  shapes.embedding_bytes_per_param = storage_bytes(reader, types, "embedding");
+  return shapes;
+}
+
 void read_dtypes(const JsonReader& reader, const json& document, engine::ModelArch& model) {
   model.weight_dtype = dtype_at(reader, document, "weight_dtype");
   model.weight_bytes_per_param = *engine::dtype_bytes(model.weight_dtype);
@@ -160,6 +266,9 @@ engine::ModelArch parse_model(std::string_view text, std::string_view source) {
   read_attention(reader, reader.required(document, "", "attention"), model);
   read_parameters(reader, reader.required(document, "", "parameters"), model);
   read_dtypes(reader, document, model);
+  if (document.contains("shapes")) {
+    model.shapes = read_shapes(reader, document["shapes"], model);
+  }
   if (document.contains("sources")) {
     reader.expect_object(document["sources"], "sources", kFigureKeys);
     for (const auto& item : document["sources"].items()) {
@@ -179,6 +288,16 @@ std::string_view builtin_model_text(std::string_view name) {
 }
 
 engine::ModelArch load_model(const std::string& file_or_name) {
+  // An existing .json file naming `architectures` is a Hugging Face config.json; anything else
+  // is kspeed's own model format (a file or a built-in name).
+  const std::filesystem::path path(file_or_name);
+  std::error_code error;
+  if (path.extension() == ".json" && std::filesystem::is_regular_file(path, error)) {
+    const std::string text = read_text_file(file_or_name, "model file");
+    if (looks_like_hf_config_text(text)) {
+      return load_hf_config(file_or_name).arch;
+    }
+  }
   return load_named(file_or_name, kModelKind, parse_model);
 }
 

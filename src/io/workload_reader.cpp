@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kspeed/engine/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
 #include "kspeed/io/json_document.hpp"
@@ -17,9 +18,9 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {
-    "name",          "description", "source", "share_origin", "request", "attention_share",
-    "conditions",    "model",       "gpu",    "batch",        "tp",      "share_denominator",
-    "measured_steps"};
+    "name",           "description", "source", "share_origin", "request", "attention_share",
+    "conditions",     "model",       "gpu",    "batch",        "tp",      "share_denominator",
+    "measured_steps", "kv_dtype"};
 const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
 const std::vector<std::string> kMeasuredStepKeys = {"phase",   "context", "steps", "kernel_ms",
                                                     "busy_ms", "wall_ms", "batch"};
@@ -202,6 +203,14 @@ void read_deployment(const JsonReader& reader, const json& document, engine::Wor
   }
   if (document.contains("tp")) {
     workload.tp = positive_count(reader, document["tp"], "tp");
+  }
+  if (document.contains("kv_dtype")) {
+    std::string name = reader.string_value(document["kv_dtype"], "kv_dtype");
+    if (!engine::dtype_bytes(name)) {
+      reader.fail("kv_dtype", "unknown KV cache type '" + excerpt(name) + "'" +
+                                  suggestion_suffix(name, engine::dtype_names()));
+    }
+    workload.kv_dtype = std::move(name);
   }
 }
 

@@ -1,6 +1,8 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
+#include "kspeed/engine/moe.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -103,6 +105,20 @@ ordered_json platform_json(const engine::Platform& p) {
   put_with_provenance(out, "precision", p.precision.value, p.precision.provenance);
   out["peak_tflops"] = p.peak_tflops;
   out["bandwidth_tbs"] = p.gpu.value.hbm_bandwidth_tbs;
+  // Only where they apply, so outputs without them keep their columns.
+  if (p.model.value.from_hf_config) {
+    out["model_format"] = "config.json";
+  }
+  const auto& shapes = p.model.value.shapes;
+  if (shapes && engine::is_moe(shapes->ffn)) {
+    // U(t) + shared at t = batch · q: the expert union one decode step reads (an upper bound)
+    out["experts_read_per_layer"] = engine::experts_read_per_layer(
+        shapes->ffn, static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value);
+  }
+  if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
+    out["spec_tokens_per_step"] = p.spec_tokens_per_step.value;
+    out["spec_mean_accepted"] = p.spec_mean_accepted.value;
+  }
   return out;
 }
 
@@ -131,12 +147,22 @@ void add_roofline_json(ordered_json& out, const engine::Scenario& s) {
   }
 }
 
-ordered_json conditions_json(const engine::Workload& workload) {
-  ordered_json conditions = ordered_json::object();
-  for (const auto& [key, value] : workload.conditions) {
-    conditions[key] = value;
+ordered_json conditions_json(const std::vector<Condition>& conditions) {
+  ordered_json out = ordered_json::object();
+  for (const Condition& c : conditions) {
+    out[c.key] = c.value;
   }
-  return conditions;
+  return out;
+}
+
+// Where each condition came from: "workload", "given" (--model, --gpu, --tp, --kv-dtype,
+// --precision) or "preset" (the workload's own model / gpu), "+config.json" when read from one.
+ordered_json conditions_provenance_json(const std::vector<Condition>& conditions) {
+  ordered_json out = ordered_json::object();
+  for (const Condition& c : conditions) {
+    out[c.key] = std::string(to_string(c.provenance)) + (c.origin.empty() ? "" : "+" + c.origin);
+  }
+  return out;
 }
 
 ordered_json gates_json(const std::vector<engine::GateCheck>& gates) {
@@ -165,8 +191,10 @@ ordered_json estimate_tree(const Estimate& estimate) {
   add_roofline_json(out, s);
   out["request"] = request_json(estimate);
   out["chain"] = chain_json(estimate);
-  out["conditions"] = conditions_json(estimate.workload);
-  out["conditions_missing"] = engine::missing_conditions(estimate.workload);
+  const auto conditions = run_conditions(estimate.workload, s.platform);
+  out["conditions"] = conditions_json(conditions);
+  out["conditions_provenance"] = conditions_provenance_json(conditions);
+  out["conditions_missing"] = missing_conditions(conditions);
   out["warnings"] = warnings_json(s.warnings);
   out["gates"] = gates_json(estimate.gates);
   return out;

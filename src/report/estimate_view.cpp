@@ -2,8 +2,10 @@
 // number came from, the workload's conditions, warnings and gates.
 #include <fmt/format.h>
 
+#include "kspeed/engine/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -139,18 +141,48 @@ void add_lever_inputs(Table& inputs, const Scenario& s) {
   }
 }
 
+// "111.2 of 128 routed (top-4, 64 tokens per step)": the expert union a decode step reads.
+std::optional<std::string> expert_union_text(const engine::Platform& p) {
+  const auto& shapes = p.model.value.shapes;
+  if (!shapes || !engine::is_moe(shapes->ffn)) {
+    return std::nullopt;
+  }
+  const engine::FfnSpec& ffn = shapes->ffn;
+  // t = batch · q: speculative decoding verifies q tokens of each sequence in one step
+  const double tokens = static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value;
+  std::string text =
+      fmt::format("{} of {} routed (top-{}, {} tokens per step)",
+                  human_fixed(engine::expected_distinct_experts(ffn.experts, ffn.top_k, tokens), 1),
+                  ffn.experts, ffn.top_k, human_plain(tokens));
+  if (ffn.shared_experts > 0) {
+    text += fmt::format(" + {} shared", ffn.shared_experts);
+  }
+  return text;
+}
+
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   if (!s.platform) {
     return;
   }
   const engine::Platform& p = *s.platform;
-  add_input(inputs, "model", p.model.value.name, to_string(p.model.provenance));
+  add_input(inputs, "model", p.model.value.name,
+            p.model.value.from_hf_config ? "config.json" : to_string(p.model.provenance));
   add_input(inputs, "GPU", p.gpu.value.name, to_string(p.gpu.provenance));
   add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.provenance));
+  if (const auto union_text = expert_union_text(p)) {
+    add_input(inputs, "experts read per MoE layer", *union_text, "modelled");
+  }
   add_input(inputs, "tensor parallel", human_count(p.tensor_parallel.value),
             to_string(p.tensor_parallel.provenance));
   add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
+  if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
+    add_input(
+        inputs, "speculative decoding",
+        fmt::format("{} verified, {} accepted per step", human_plain(p.spec_tokens_per_step.value),
+                    human_plain(p.spec_mean_accepted.value)),
+        "given");
+  }
   add_input(inputs, "compute precision", p.precision.value, to_string(p.precision.provenance));
   if (s.prefill_roofline) {
     add_input(inputs, "prefill attention intensity",
@@ -237,17 +269,22 @@ std::string summary_sentence(const Estimate& estimate) {
   return change + ": " + why + ".";
 }
 
-std::string conditions_line(const engine::Workload& workload) {
+// "model: llama-3.1-70b (given); hardware: 8 × h100-sxm (given); precision: ..."
+std::string conditions_line(const std::vector<Condition>& conditions) {
   std::string line;
-  for (const auto& [key, value] : workload.conditions) {
-    line.append(line.empty() ? "" : "; ").append(key).append(": ").append(value);
+  for (const Condition& c : conditions) {
+    line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(c.value);
+    if (c.provenance != engine::Provenance::workload) {
+      line += " (" + std::string(to_string(c.provenance)) +
+              (c.origin.empty() ? "" : ", " + c.origin) + ")";
+    }
   }
   return line.empty() ? "none stated" : line;
 }
 
-std::string missing_conditions_line(const engine::Workload& workload) {
+std::string missing_conditions_line(const std::vector<Condition>& conditions) {
   std::string line;
-  for (const std::string& key : engine::missing_conditions(workload)) {
+  for (const std::string& key : missing_conditions(conditions)) {
     line += (line.empty() ? "" : ", ") + key;
   }
   return line;
@@ -272,10 +309,14 @@ View estimate_view(const Estimate& estimate) {
   view.table(chain_table(estimate));
   view.answer(summary_sentence(estimate));
   view.table(inputs_table(estimate));
-  view.fact("conditions", conditions_line(estimate.workload));
-  const std::string missing = missing_conditions_line(estimate.workload);
+  const auto conditions = run_conditions(estimate.workload, s.platform);
+  view.fact("conditions", conditions_line(conditions));
+  const std::string missing = missing_conditions_line(conditions);
   if (!missing.empty()) {
     view.fact("not stated", missing);
+  }
+  if (s.platform && expert_union_text(*s.platform)) {
+    view.note(expert_union_note());
   }
   for (const auto& warning : s.warnings) {
     view.warning(warning_sentence(warning));

@@ -405,4 +405,11 @@ std::string ncu_collect_flags(const std::vector<std::string>& metrics) {
   return sections + (sections.empty() ? "" : " ") + "--metrics " + names;
 }
 
+std::string expert_union_note() {
+  return "MoE decode weights: each step reads the experts at least one token chose, "
+         "E·(1 − (1 − k/E)^t) per layer for t tokens under uniform, independent routing (plus "
+         "shared experts). Real routers are skewed, so this is an upper bound on the experts "
+         "read and on the weight time; the decode attention share is a lower bound.";
+}
+
 }  // namespace kspeed::report

@@ -105,10 +105,11 @@ TEST_CASE("TPOT follows the context: by decode share, by decode model, or held",
   choice.model = {io::load_model("llama-3.1-8b"), Source::given};
   choice.gpu = {io::load_gpu("h100-sxm"), Source::given};
   const Platform platform = make_platform(choice);
-  // Step at 4K: 0.16026 ms KV + 4.79403 ms weights; at 64K the KV term is 16×: 2.56416 ms.
+  // Step at 4K: 0.16026 ms KV + 4.48039 ms weights (7.505 B params counted from the shapes);
+  // at 64K the KV term is 16×: 2.56416 ms.
   const TpotAt modelled = tpot_scaled_by_decode_model(platform, 20, 4096, 65536);
   CHECK(modelled.rule == TpotRule::decode_model);
-  CHECK(modelled.scale == Approx((16 * 0.160260 + 4.794030) / (0.160260 + 4.794030)).epsilon(1e-5));
+  CHECK(modelled.scale == Approx((16 * 0.160260 + 4.480393) / (0.160260 + 4.480393)).epsilon(1e-5));
   CHECK(modelled.tpot_ms == Approx(20 * modelled.scale));
 }
 

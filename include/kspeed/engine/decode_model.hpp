@@ -16,7 +16,9 @@ namespace kspeed::engine {
 AttentionShape attention_shape(const Platform& platform);
 
 /// The non-attention work of one decode step on one GPU: weights read once,
-/// bytes = P_active · bytes_per_param / tp; FLOPs = 2 · P_active · batch / tp.
+/// bytes = P_active · bytes_per_param / tp; FLOPs = 2 · P_active · batch / tp. A model with
+/// shapes reads its weights from them, a MoE model the expert union at the batch
+/// (moe.hpp's decode_weights: E · (1 - (1 - k/E)^batch) experts per layer, an upper bound).
 KernelCost non_attention_step_cost(const Platform& platform);
 
 /// One decode step's modelled time on one GPU.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kspeed/engine/ffn_shapes.hpp"
 #include "kspeed/engine/provenance.hpp"
 
 namespace kspeed::engine {
@@ -77,6 +78,11 @@ struct ModelArch {
   double weight_bytes_per_param = 0;       ///< average over the active parameters
   std::string kv_dtype;                    ///< the default KV cache type, e.g. "bf16"
   FigureSources figure_sources;
+  /// Hidden width, FFN / MoE and weight storage, when known (presets, config.json): the decode
+  /// model then reads the weights from them, MoE expert union included (moe.hpp); without
+  /// them, from active_params_billions · weight_bytes_per_param.
+  std::optional<ModelShapes> shapes;
+  bool from_hf_config = false;  ///< read from a Hugging Face config.json (io/hf_config)
 };
 
 /// Layers that attend to the whole context.
@@ -95,6 +101,10 @@ struct Platform {
   double kv_bytes_per_element = 2;
   WithProvenance<std::string> precision;  ///< compute precision, selects the GPU's peak ("bf16")
   double peak_tflops = 0;                 ///< the GPU's dense peak at `precision`
+  /// Speculative decoding / MTP (MODEL.md section 8): q tokens verified per sequence per step
+  /// and τ accepted on average; 1 and 1 without speculation.
+  WithProvenance<double> spec_tokens_per_step{1, Provenance::default_value};
+  WithProvenance<double> spec_mean_accepted{1, Provenance::default_value};
 };
 
 /// What the user chose for a platform; empty optionals take the model's or kspeed's default.
@@ -103,8 +113,12 @@ struct PlatformChoice {
   WithProvenance<Gpu> gpu;
   WithProvenance<std::int64_t> batch{1, Provenance::default_value};
   WithProvenance<std::int64_t> tensor_parallel{1, Provenance::default_value};
-  std::optional<std::string> kv_dtype;   ///< --kv-dtype; default: the model's
+  std::optional<std::string> kv_dtype;  ///< --kv-dtype; default: the workload's, else the model's
+  std::optional<std::string> workload_kv_dtype;  ///< the workload's KV cache type, if it states one
+  std::optional<std::string> kv_layout;  ///< --kv-layout: a named layout (kv_layout.hpp) instead
   std::optional<std::string> precision;  ///< --precision; default: bf16
+  std::optional<double> spec_tokens;     ///< --spec-tokens q (>= 1); default 1
+  std::optional<double> spec_accept;     ///< --spec-accept τ (1 <= τ <= q); needed when q > 1
 };
 
 /// Validates the combination and resolves the defaults. Throws InputError when tp does not split

@@ -110,6 +110,9 @@ struct AttentionShape {
   double activation_bytes_per_element = 2;  ///< Q, O (and MLA's decompressed K/V in prefill)
   std::int64_t tensor_parallel = 1;
   std::int64_t batch = 1;  ///< sequences in the step
+  /// Queries per sequence in a decode step: 1, or q with speculative decoding / MTP (the cache
+  /// is read once for the q tokens verified, so FLOPs and intensity grow q-fold).
+  double decode_queries = 1;
 };
 
 /// One decode step: every sequence reads the KV cache of `context_tokens` (sliding-window
@@ -123,7 +126,7 @@ KernelCost prefill_attention_cost(const AttentionShape& shape, std::int64_t prom
 /// Decode attention work per attended token (one sequence, one layer, one KV position); every
 /// decode step's cost is this times the attended positions, so decode intensity does not depend
 /// on the context. GQA: 4·Hq·d FLOPs, 2·Hkv·d·b bytes (AI = 2·G/b). MLA (absorbed):
-/// 2·Hq·(2r + d_rope) FLOPs, (r + d_rope)·b bytes.
+/// 2·Hq·(2r + d_rope) FLOPs, (r + d_rope)·b bytes. FLOPs × decode_queries (speculation).
 KernelCost decode_cost_per_attended_token(const AttentionShape& shape);
 
 /// Key positions one sequence's new token attends to in a decode step at `context_tokens`,

@@ -23,6 +23,13 @@ namespace kspeed::engine {
 /// The kernel speedup kspeed assumes when none is given (the product's headline question).
 inline constexpr double kDefaultKernelSpeedup = 2.0;
 
+/// Where the prefill attention share comes from when --share does not give it.
+enum class ShareModel {
+  table,       ///< the workload's measured table (interpolated, clamped or extrapolated)
+  analytic,    ///< the architecture's FLOPs (analytic_share.hpp), no measurement: modelled
+  calibrated,  ///< the analytic curve moved by one odds factor onto the table's points
+};
+
 /// What the user overrode; an empty optional means "take it from the workload".
 struct EstimateOptions {
   std::optional<std::int64_t> prompt_tokens;    ///< --ctx
@@ -41,6 +48,7 @@ struct EstimateOptions {
   /// decode (its prefill was not measured).
   bool phase_given = false;
   Extrapolation extrapolation = Extrapolation::clamp;  ///< --extrapolate
+  ShareModel share_model = ShareModel::table;          ///< --share-model
   /// --model and --gpu (or the workload's): places each phase on the roofline and models the
   /// decode share when none is measured.
   std::optional<Platform> platform;

@@ -54,10 +54,11 @@ struct Workload {
   /// Stated conditions as (key, value) in checklist order; keys are from kConditionKeys.
   std::vector<std::pair<std::string, std::string>> conditions;
   /// The deployment, for the roofline and the decode model (docs/presets.md); each optional.
-  std::optional<std::string> model;   ///< a model preset name or file path (kspeed models)
-  std::optional<std::string> gpu;     ///< a GPU preset name or file path (kspeed gpus)
-  std::optional<std::int64_t> batch;  ///< sequences decoded together in one step (>= 1)
-  std::optional<std::int64_t> tp;     ///< tensor parallelism (>= 1)
+  std::optional<std::string> model;     ///< a model preset name or file path (kspeed models)
+  std::optional<std::string> gpu;       ///< a GPU preset name or file path (kspeed gpus)
+  std::optional<std::int64_t> batch;    ///< sequences decoded together in one step (>= 1)
+  std::optional<std::int64_t> tp;       ///< tensor parallelism (>= 1)
+  std::optional<std::string> kv_dtype;  ///< the KV cache type the shares were measured with
   /// What the shares (and a measured TTFT/TPOT) are fractions of: "kernel-time", "busy-time" or
   /// "wall-time" (kspeed profile); empty when the workload does not say.
   std::string share_denominator;

@@ -34,6 +34,10 @@ const std::vector<std::string>& supported_hf_architectures();
 /// `model_type`), so a caller can tell it from a kspeed model file and try the other reader.
 bool is_hf_config(const nlohmann::json& document);
 
+/// True when `text` is a JSON object naming `architectures` (a Hugging Face config.json, with
+/// Python's Infinity/NaN tolerated), so load_model reads it with read_hf_config.
+bool looks_like_hf_config_text(std::string_view text);
+
 /// Reads a parsed config. `source` names it in errors; `name` becomes the model's name.
 /// Throws InputError for an unsupported architecture (listing the supported ones), a missing or
 /// malformed field (naming it), or inconsistent shapes.

@@ -59,4 +59,7 @@ std::string ncu_collect_flags(const std::vector<std::string>& metrics);
 /// The five lever fields, in docs/json-format.md order.
 ordered_json levers_json(const engine::Levers& levers);
 
+/// The assumption behind a MoE model's decode weights (MODEL.md section 8), for a view's note.
+std::string expert_union_note();
+
 }  // namespace kspeed::report

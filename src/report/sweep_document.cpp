@@ -46,7 +46,12 @@ ordered_json sweep_record(const engine::Sweep& sweep, const SweepRow& row) {
   out["prefill_attention_speedup"] = r.prefill.attention.speedup;
   out["prefill_speedup"] = r.prefill.phase.speedup;
   out["prefill_ceiling"] = or_null(r.prefill.phase.ceiling);
-  out["ttft_after_ms"] = r.prefill.phase.time_after_ms;
+  // TTFT = prefill's GPU time + T0 (fitted or given): its own level when T0 > 0, else null
+  out["ttft_fixed_ms"] = r.ttft
+                             ? ordered_json(r.ttft->time_before_ms - r.prefill.phase.time_before_ms)
+                             : ordered_json();
+  out["ttft_speedup"] = r.ttft ? ordered_json(r.ttft->speedup) : ordered_json();
+  out["ttft_after_ms"] = r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms;
   out["decode_speedup"] = r.decode.phase.speedup;
   out["decode_ceiling"] = or_null(r.decode.phase.ceiling);
   out["tpot_after_ms"] = tpot_after(row);

@@ -19,6 +19,7 @@ enum class Provenance {
   modelled,       ///< computed from a hardware/model roofline model
   measured,       ///< measured from a profiler trace
   preset,         ///< read from a GPU or model file (a built-in preset or the user's own)
+  fitted,         ///< from TTFT = T0 + a·L·(1 + odds(L)) fitted to measured points
 };
 
 /// The lower-case name used in every output format ("default" for default_value).
@@ -44,6 +45,8 @@ constexpr std::string_view to_string(Provenance provenance) {
       return "measured";
     case Provenance::preset:
       return "preset";
+    case Provenance::fitted:
+      return "fitted";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 #include "estimate_flags.hpp"
 
 #include "choice.hpp"
+#include "kspeed/error.hpp"
 #include "kspeed/io/units.hpp"
 
 namespace kspeed::cli {
@@ -35,6 +36,21 @@ engine::ShareModel parse_share_model(const std::string& text) {
                                            {"calibrated", engine::ShareModel::calibrated}});
 }
 
+// "8k=474ms" (or "8k:474ms") -> (8,192 tokens, 474 ms): one measured TTFT point.
+engine::LatencyPoint parse_ttft_point(const std::string& text) {
+  const std::size_t sep = text.find_first_of("=:");
+  if (sep == std::string::npos) {
+    throw InputError("--ttft-point: '" + excerpt(text) +
+                     "' is not valid: expected PROMPT=TTFT, a prompt length and the TTFT "
+                     "measured at it, e.g. --ttft-point 8k=474ms");
+  }
+  engine::LatencyPoint point;
+  point.context_tokens = static_cast<double>(
+      io::parse_token_count(std::string_view(text).substr(0, sep), "--ttft-point"));
+  point.latency_ms = io::parse_duration_ms(std::string_view(text).substr(sep + 1), "--ttft-point");
+  return point;
+}
+
 void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--workload,-w", flags.workload,
                  "A workload JSON file, or the name of a built-in workload "
@@ -50,6 +66,16 @@ void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("TOKENS");
   app.add_option("--ttft", flags.ttft,
                  "Measured time to first token at this prompt length: 500, 500ms, 0.5s")
+      ->type_name("DURATION");
+  app.add_option("--ttft-point", flags.ttft_points,
+                 "A measured TTFT at a prompt length, PROMPT=TTFT (repeatable): 8k=474ms. Two or "
+                 "more fit TTFT = T0 + a·L·(1 + odds(L)) and its fixed term T0. Default: the "
+                 "workload's points")
+      ->type_name("L=D");
+  app.add_option("--ttft-overhead", flags.ttft_overhead,
+                 "Time in TTFT no attention kernel touches (scheduling, KV transfer, chunking "
+                 "gaps): TTFT's fixed term, which dilutes the prefill speedup; 0 for none. "
+                 "Default: the fitted T0, none with --ttft")
       ->type_name("DURATION");
   app.add_option("--tpot", flags.tpot, "Measured time per output token: 50, 50ms, 50000us")
       ->type_name("DURATION");
@@ -111,6 +137,14 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
                                                          io::parse_token_count);
   options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
   options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
+  for (const std::string& point : flags.ttft_points) {
+    options.ttft_points.push_back(parse_ttft_point(point));
+  }
+  // "0" asks for no fixed term (pure Amdahl on all of TTFT); any other value is a duration.
+  options.ttft_overhead_ms =
+      flags.ttft_overhead == "0"
+          ? std::optional<double>(0.0)
+          : optional_value<double>(flags.ttft_overhead, "--ttft-overhead", io::parse_duration_ms);
   options.kernel_speedup =
       optional_value<double>(flags.kernel_speedup, "--kernel-speedup", io::parse_positive_number);
   options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/scenario.hpp"
@@ -20,6 +21,8 @@ inline constexpr const char* kDefaultWorkload = "deepseek-r1-fp8";
 struct EstimateFlags {
   std::string workload = kDefaultWorkload;
   std::string ctx, response_tokens, ttft, tpot, kernel_speedup, share, decode_share;
+  std::vector<std::string> ttft_points;  // --ttft-point L=D, repeatable
+  std::string ttft_overhead;
   std::string phase;  // empty: prefill, or both when levers describe the change
   std::string extrapolate = "clamp";
   std::string share_model = "table";

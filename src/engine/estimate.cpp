@@ -40,12 +40,23 @@ PhaseEstimate estimate_phase(const PhaseInput& input, double request_time_ms) {
   return out;
 }
 
-// Request time with an infinitely fast kernel: the targeted phases keep only non-attention time.
+// TTFT = T0 + prefill's GPU time: after = T0 + GPU'; ceiling = TTFT / (T0 + GPU · (1 - p)).
+Level ttft_level(const PhaseInput& prefill, const Level& gpu, double request_time_ms) {
+  const double before = prefill.time_before_ms + prefill.fixed_ms;
+  const double floor_ms = prefill.fixed_ms + (prefill.targeted ? prefill.time_before_ms *
+                                                                     (1.0 - prefill.attention_share)
+                                                               : prefill.time_before_ms);
+  return make_level(request_time_ms, before, prefill.fixed_ms + gpu.time_after_ms,
+                    floor_ms > 0 ? std::optional<double>(before / floor_ms) : std::nullopt);
+}
+
+// Request time with an infinitely fast kernel: the targeted phases keep only non-attention time
+// (and the fixed term).
 std::optional<double> request_ceiling(const PhaseInput& prefill, const PhaseInput& decode,
                                       double request_time_ms) {
   auto floor_of = [](const PhaseInput& phase) {
-    return phase.targeted ? phase.time_before_ms * (1.0 - phase.attention_share)
-                          : phase.time_before_ms;
+    return phase.fixed_ms + (phase.targeted ? phase.time_before_ms * (1.0 - phase.attention_share)
+                                            : phase.time_before_ms);
   };
   const double floor_ms = floor_of(prefill) + floor_of(decode);
   if (floor_ms <= 0) {
@@ -62,16 +73,21 @@ double decode_time_ms(double tpot_ms, double response_tokens) {
 }
 
 EstimateResult estimate_chain(const PhaseInput& prefill, const PhaseInput& decode) {
-  const double request_before = prefill.time_before_ms + decode.time_before_ms;
+  const double ttft_before = prefill.time_before_ms + prefill.fixed_ms;
+  const double request_before = ttft_before + decode.time_before_ms;
   EstimateResult result;
-  result.prefill = estimate_phase(prefill, request_before);
+  // With a fixed term, prefill's parent is TTFT: its share is (TTFT - T0) / TTFT.
+  result.prefill = estimate_phase(prefill, prefill.fixed_ms > 0 ? ttft_before : request_before);
   result.decode = estimate_phase(decode, request_before);
+  if (prefill.fixed_ms > 0) {
+    result.ttft = ttft_level(prefill, result.prefill.phase, request_before);
+  }
   const double request_after =
-      result.prefill.phase.time_after_ms + result.decode.phase.time_after_ms;
+      prefill.fixed_ms + result.prefill.phase.time_after_ms + result.decode.phase.time_after_ms;
   result.request = make_level(request_before, request_before, request_after,
                               request_ceiling(prefill, decode, request_before));
   result.improvement_pct = (result.request.speedup - 1.0) * 100.0;
-  result.prefill_fraction = request_before > 0 ? prefill.time_before_ms / request_before : 0.0;
+  result.prefill_fraction = request_before > 0 ? ttft_before / request_before : 0.0;
   return result;
 }
 

@@ -57,6 +57,15 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
   model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
+  // The workload's measured TTFT points, as estimate and sweep use them away from its prompt
+  // (a --ttft names its own reference instead).
+  if (scenario.ttft_ms.provenance != Provenance::given && !workload.request.ttft_points.empty() &&
+      (!workload.prefill_shares.empty() || model.prefill_share)) {
+    const std::vector<SharePoint> shares = model.prefill_share
+                                               ? std::vector<SharePoint>{{1, *model.prefill_share}}
+                                               : workload.prefill_shares;
+    model.ttft_fit = fit_ttft(workload.request.ttft_points, shares, extrapolation);
+  }
   model.tpot_ms = scenario.tpot_ms;
   return model;
 }
@@ -134,9 +143,18 @@ const RequestOutcome& MixRun::add(const Request& request) {
   // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
   // a = (1 - p(L_ref)) * TTFT_ref / L_ref.
   double ttft = std::numeric_limits<double>::quiet_NaN();
+  double fixed = 0;  // T0 of a fitted TTFT: time no kernel touches
+  // The reference's own prompt, nothing cached: its TTFT as it stands, as estimate does.
+  const bool at_reference =
+      cached == 0 && model_.reference && request.prompt_tokens == model_.reference->prompt_tokens;
   if (request.ttft_ms) {
     ttft = *request.ttft_ms;
     out.ttft_source = LatencySource::measured;
+  } else if (model_.ttft_fit && share < 1.0 && !at_reference) {
+    // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
+    fixed = model_.ttft_fit->fixed_ms;
+    ttft = fixed + model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - share);
+    out.ttft_source = LatencySource::fitted;
   } else if (model_.reference && share < 1.0) {
     const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
     const double reference_share =
@@ -159,7 +177,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
   const double prefill_factor =
       applies_to_prefill(model_.phase) ? time_factor(share, model_.kernel_speedup.value) : 1.0;
   out.ttft_before_ms = static_cast<double>(ttft);
-  out.ttft_after_ms = static_cast<double>(ttft * prefill_factor);
+  out.ttft_after_ms = static_cast<double>(fixed + (ttft - fixed) * prefill_factor);
 
   // TPOT: measured; else vLLM's (E2E - TTFT) / (n_out - 1); else the mean ITL; else the model's.
   const auto steps = static_cast<double>(std::max<std::int64_t>(0, request.response_tokens - 1));
@@ -212,7 +230,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
     ++tpot_missing_;
   }
   out.e2e_before_ms = static_cast<double>(e2e);
-  out.e2e_after_ms = static_cast<double>(ttft * prefill_factor + (e2e - ttft) * decode_factor);
+  out.e2e_after_ms = static_cast<double>(out.ttft_after_ms + (e2e - ttft) * decode_factor);
   outcomes_.push_back(out);
   return outcomes_.back();
 }

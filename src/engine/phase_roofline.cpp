@@ -1,5 +1,6 @@
 #include "kspeed/engine/phase_roofline.hpp"
 
+#include "kspeed/engine/bound.hpp"
 #include "kspeed/engine/decode_model.hpp"
 
 namespace kspeed::engine {
@@ -14,7 +15,16 @@ PhaseRoofline position(const KernelCost& cost, const Roof& roof,
   PhaseRoofline out;
   out.intensity_flop_per_byte = intensity(cost);
   out.ridge_flop_per_byte = ridge_flop_per_byte(roof);
-  out.bound = bound_of(cost, roof, Efficiency{});
+  // The same efficiencies as the levers' "before" kernel, so the label, the warnings and
+  // kspeed roofline agree (one definition: bound.hpp).
+  const Efficiency before =
+      levers ? Efficiency{levers->compute_efficiency, levers->bandwidth_efficiency_before}
+             : Efficiency{};
+  out.effective_ridge_flop_per_byte =
+      effective_ridge(out.ridge_flop_per_byte, before.compute, before.bandwidth);
+  out.bound = bound_of(cost, roof, before);
+  out.near_ridge = near_ridge(out.intensity_flop_per_byte, out.ridge_flop_per_byte, before.compute,
+                              before.bandwidth);
   out.attainable_fraction = attainable_fraction_of_peak(out.intensity_flop_per_byte, roof);
   if (levers) {
     out.attention_speedup = apply_levers(cost, roof, *levers).speedup;

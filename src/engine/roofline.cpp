@@ -1,5 +1,7 @@
 #include "kspeed/engine/roofline.hpp"
 
+#include "kspeed/engine/bound.hpp"
+
 #include <algorithm>
 
 namespace kspeed::engine {
@@ -76,9 +78,9 @@ double roofline_time_ms(const KernelCost& cost, const Roof& roof, const Efficien
 }
 
 Bound bound_of(const KernelCost& cost, const Roof& roof, const Efficiency& efficiency) {
-  const double compute_ms = cost.flops / (roof.peak_tflops * efficiency.compute * kTeraPerMs);
-  const double memory_ms = cost.bytes / (roof.bandwidth_tbs * efficiency.bandwidth * kTeraPerMs);
-  return memory_ms > compute_ms ? Bound::memory : Bound::compute;
+  // The one definition (bound.hpp): compute-bound when AI >= ridge · η_compute / η_bandwidth.
+  return bound_of(intensity(cost), ridge_flop_per_byte(roof), efficiency.compute,
+                  efficiency.bandwidth);
 }
 
 double attainable_fraction_of_peak(double intensity_flop_per_byte, const Roof& roof) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kspeed/engine/bound.hpp"
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/error.hpp"
 
@@ -66,6 +67,9 @@ std::vector<Warning> contradiction_warnings(Phase phase, const KernelCost& cost,
     warning.numbers = {{"factor", c.factor},
                        {"intensity_flop_per_byte", intensity(cost)},
                        {"ridge_flop_per_byte", ridge_flop_per_byte(roof)},
+                       {"effective_ridge_flop_per_byte",
+                        effective_ridge(ridge_flop_per_byte(roof), levers.compute_efficiency,
+                                        levers.bandwidth_efficiency_before)},
                        {"speedup", c.speedup}};
     out.push_back(std::move(warning));
   }
@@ -104,7 +108,11 @@ RooflineResult analyse_roofline(const RooflineQuery& query) {
   const Efficiency before{query.levers.compute_efficiency,
                           query.levers.bandwidth_efficiency_before};
   result.ridge_flop_per_byte = ridge_flop_per_byte(roof);
+  result.effective_ridge_flop_per_byte =
+      effective_ridge(result.ridge_flop_per_byte, before.compute, before.bandwidth);
   result.bound = bound_of(cost, roof, before);
+  result.near_ridge = near_ridge(result.intensity_flop_per_byte, result.ridge_flop_per_byte,
+                                 before.compute, before.bandwidth);
   result.attainable_fraction = attainable_fraction_of_peak(result.intensity_flop_per_byte, roof);
   // attainable FLOP/s = min(peak, AI · bandwidth)
   result.attainable_tflops =

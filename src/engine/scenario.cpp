@@ -31,7 +31,7 @@ std::optional<WithProvenance<T>> given_or_workload(const std::optional<T>& given
 // profile of decode steps emits.
 bool decode_only(const Workload& workload) {
   return workload.prefill_shares.empty() && !workload.request.ttft_ms &&
-         !workload.decode_shares.empty();
+         workload.request.ttft_points.empty() && !workload.decode_shares.empty();
 }
 
 // The phase the change targets: the user's, else decode for a decode-only workload that the
@@ -47,7 +47,8 @@ Phase resolved_phase(const Workload& workload, const EstimateOptions& options) {
 // of prefill is known: the request is then its decode steps, and a warning says so.
 bool prefill_set_aside(const Workload& workload, const EstimateOptions& options, Phase phase) {
   return phase == Phase::decode && workload.prefill_shares.empty() && !workload.request.ttft_ms &&
-         !options.prefill_share && !options.ttft_ms;
+         workload.request.ttft_points.empty() && !options.prefill_share && !options.ttft_ms &&
+         options.ttft_points.empty();
 }
 
 // Every input the estimate needs that neither the command line nor the workload gives, listed
@@ -71,7 +72,9 @@ void check_nothing_missing(const Workload& workload, const EstimateOptions& opti
     need(options.prefill_share || !workload.prefill_shares.empty() ||
              options.share_model == ShareModel::analytic,
          "attention_share.prefill (" + flag_mark("share") + " P)");
-    need(options.ttft_ms || request.ttft_ms, "request.ttft_ms (" + flag_mark("ttft") + " D)");
+    need(options.ttft_ms || request.ttft_ms || !options.ttft_points.empty() ||
+             !request.ttft_points.empty(),
+         "request.ttft_ms (" + flag_mark("ttft") + " D)");
   }
   // A missing decode share alone keeps its own error (after the roofline: levers without a
   // model is the clearer one); with other gaps it is listed with them.
@@ -226,7 +229,8 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
 }
 
 // TTFT(L) = (1 - p(L_ref)) * TTFT_ref * (L / L_ref) / (1 - p(L)): non-attention time grows with
-// the tokens, and attention is whatever share the table gives at the new length.
+// the tokens, and attention is whatever share the table gives at the new length. This is the
+// one-point fit of MODEL.md 4 (T0 = 0): TTFT_ref · x(L) / x(L_ref), x = L · (1 + odds(L)).
 double scaled_ttft_ms(const Workload& workload, const EstimateOptions& options,
                       double prompt_tokens, double share_at_prompt) {
   const auto reference_tokens = static_cast<double>(*workload.request.prompt_tokens);
@@ -236,16 +240,122 @@ double scaled_ttft_ms(const Workload& workload, const EstimateOptions& options,
          (prompt_tokens / reference_tokens) / (1.0 - share_at_prompt);
 }
 
+// One point fixes a with T0 = 0, and T0 is unknown: anywhere in [0, TTFT_ref). Since
+// TTFT(L) = T0 + (TTFT_ref - T0) · x(L) / x(L_ref), the answer lies between TTFT_ref (T0 near
+// TTFT_ref) and the T0 = 0 value; the warning carries that range.
+Warning one_point_warning(double reference_ttft_ms, double reference_tokens, double prompt_tokens,
+                          double ttft_ms) {
+  Warning warning;
+  warning.code = WarningCode::ttft_scaled;
+  warning.input = "ttft";
+  warning.numbers = {{"reference_ttft_ms", reference_ttft_ms},
+                     {"reference_prompt_tokens", reference_tokens},
+                     {"prompt_tokens", prompt_tokens},
+                     {"range_low_ms", std::min(reference_ttft_ms, ttft_ms)},
+                     {"range_high_ms", std::max(reference_ttft_ms, ttft_ms)}};
+  return warning;
+}
+
+// 12 -> "12": a key suffix (the engine formats no numbers for people; wording.cpp does).
+std::string decimal_digits(std::size_t value) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + value % 10));
+    value /= 10;
+  } while (value > 0);
+  return digits;
+}
+
+// Says which measured points TTFT was fitted to and what the fit gave (a note: the user chose
+// nothing); with the workload's points it also says that its illustrative TTFT is not one.
+Warning fitted_note(const Workload& workload, const TtftModel& model,
+                    const std::vector<LatencyPoint>& points, bool given) {
+  Warning note;
+  note.code = WarningCode::ttft_fitted;
+  note.input = "ttft";
+  note.numbers = {{"fixed_ms", model.fixed_ms},
+                  {"ms_per_token", model.ms_per_token},
+                  {"rms_residual_ms", model.rms_residual_ms},
+                  {"points_given", given ? 1.0 : 0.0}};
+  if (!given && workload.request.ttft_ms && workload.request.prompt_tokens) {
+    note.numbers.emplace_back("illustrative_ttft_ms", *workload.request.ttft_ms);
+    note.numbers.emplace_back("illustrative_prompt_tokens",
+                              static_cast<double>(*workload.request.prompt_tokens));
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {  // point_1_tokens, point_1_ms, ...
+    const std::string key = "point_" + decimal_digits(i + 1);
+    note.numbers.emplace_back(key + "_tokens", points[i].context_tokens);
+    note.numbers.emplace_back(key + "_ms", points[i].latency_ms);
+  }
+  note.numbers.emplace_back("points", static_cast<double>(points.size()));
+  if (!given && !workload.request.ttft_points_conditions.empty()) {
+    note.names = {{"conditions", workload.request.ttft_points_conditions}};
+  }
+  return note;
+}
+
+// TTFT from measured points (--ttft-point, else the workload's request.ttft_points): the measured
+// value at a measured length, else TTFT(L) = T0 + a·L·(1 + odds(L)) fitted to them. The fit's
+// T0 is the fixed term of the chain's TTFT level.
+WithProvenance<double> ttft_from_points(const Workload& workload, const EstimateOptions& options,
+                                        std::int64_t prompt_tokens, Scenario& scenario) {
+  const bool given = !options.ttft_points.empty();
+  const std::vector<LatencyPoint>& points =
+      given ? options.ttft_points : workload.request.ttft_points;
+  if (workload.prefill_shares.empty() && !options.prefill_share) {
+    throw InputError(
+        "TTFT points need a prefill share to fit TTFT = T0 + a·L·(1 + odds(L)): "
+        "workload '" +
+        workload.name + "' has no prefill share table; pass " + flag_mark("share") + " P, or " +
+        flag_mark("ttft") + " D measured at this prompt length");
+  }
+  // odds(L) from the workload's table; --share holds it at every length
+  const std::vector<SharePoint> shares = options.prefill_share
+                                             ? std::vector<SharePoint>{{1, *options.prefill_share}}
+                                             : workload.prefill_shares;
+  const TtftModel model = fit_ttft(points, shares, options.extrapolation);
+  scenario.ttft_model = model;
+  scenario.ttft_points = points;
+  if (model.fixed_ms > 0) {
+    scenario.ttft_fixed_ms = WithProvenance<double>{model.fixed_ms, Provenance::fitted};
+  }
+  const auto length = static_cast<double>(prompt_tokens);
+  const TtftAt at = ttft_at(model, length);
+  if (model.fit == TtftFit::one_point) {
+    if (points.front().context_tokens != length) {
+      scenario.warnings.push_back(one_point_warning(
+          points.front().latency_ms, points.front().context_tokens, length, at.ttft_ms));
+    }
+  } else {
+    scenario.notes.push_back(fitted_note(workload, model, points, given));
+  }
+  for (const LatencyPoint& point : points) {
+    if (point.context_tokens == length) {
+      return {point.latency_ms, given ? Provenance::given : workload.share_origin};
+    }
+  }
+  return {at.ttft_ms, model.fit == TtftFit::one_point ? Provenance::scaled : Provenance::fitted};
+}
+
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
                                     const WithProvenance<std::int64_t>& prompt_tokens,
                                     const WithProvenance<double>& prefill_share,
-                                    std::vector<Warning>& warnings) {
+                                    Scenario& scenario) {
+  const RequestShape& reference = workload.request;
   if (options.ttft_ms) {
+    if (!options.ttft_points.empty()) {
+      (void)ttft_from_points(workload, options, prompt_tokens.value, scenario);  // for T0
+    }
     return {*options.ttft_ms, Provenance::given};
   }
-  const RequestShape& reference = workload.request;
-  if (reference.ttft_ms && prompt_tokens.value == reference.prompt_tokens) {
+  // The workload's own TTFT at its own prompt (for the built-in workload, the source analysis's
+  // illustrative 500 ms at 1,024 tokens, MODEL.md 2): no fixed term, as the source has none.
+  if (options.ttft_points.empty() && reference.ttft_ms &&
+      prompt_tokens.value == reference.prompt_tokens) {
     return {*reference.ttft_ms, workload.share_origin};
+  }
+  if (!options.ttft_points.empty() || !reference.ttft_points.empty()) {
+    return ttft_from_points(workload, options, prompt_tokens.value, scenario);
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
@@ -259,14 +369,88 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   }
   const double ttft = scaled_ttft_ms(workload, options, static_cast<double>(prompt_tokens.value),
                                      prefill_share.value);
-  Warning warning;
-  warning.code = WarningCode::ttft_scaled;
-  warning.input = "ttft";
-  warning.numbers = {{"reference_ttft_ms", *reference.ttft_ms},
-                     {"reference_prompt_tokens", static_cast<double>(*reference.prompt_tokens)},
-                     {"prompt_tokens", static_cast<double>(prompt_tokens.value)}};
-  warnings.push_back(std::move(warning));
+  scenario.warnings.push_back(one_point_warning(*reference.ttft_ms,
+                                                static_cast<double>(*reference.prompt_tokens),
+                                                static_cast<double>(prompt_tokens.value), ttft));
   return {ttft, Provenance::scaled};
+}
+
+// --ttft-overhead replaces the fitted fixed term (0: none). It is part of TTFT: below it.
+void resolve_fixed_term(const EstimateOptions& options, Scenario& scenario) {
+  if (options.ttft_overhead_ms) {
+    scenario.ttft_fixed_ms.reset();
+    if (*options.ttft_overhead_ms > 0) {
+      scenario.ttft_fixed_ms = WithProvenance<double>{*options.ttft_overhead_ms, Provenance::given};
+    }
+  }
+  if (!scenario.ttft_fixed_ms) {
+    return;
+  }
+  const double fixed = scenario.ttft_fixed_ms->value;
+  if (!(fixed < scenario.ttft_ms.value)) {
+    throw InputError(
+        "TTFT's fixed term " + number_mark(fixed) + " ms (" +
+        (scenario.ttft_fixed_ms->provenance == Provenance::given
+             ? flag_mark("ttft-overhead")
+             : std::string("fitted to the TTFT points")) +
+        ") is not below TTFT " + number_mark(scenario.ttft_ms.value) +
+        " ms at this prompt length: the fixed term is the part of TTFT no kernel touches; give " +
+        flag_mark("ttft-overhead") + " D below TTFT (the scheduling, transfer and idle time " +
+        "measured within prefill)");
+  }
+}
+
+// The workload's own prompt (no --ctx) below its prefill table: the user chose nothing, and the
+// source analysis reads its first point (4K) for short prompts too. A note, not a warning.
+void note_default_prompt(Scenario& scenario) {
+  if (scenario.prompt_tokens.provenance == Provenance::given) {
+    return;
+  }
+  auto& warnings = scenario.warnings;
+  const auto clamped_below = std::find_if(warnings.begin(), warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::share_clamped && w.phase == Phase::prefill &&
+           w.number("below_table") != 0;
+  });
+  if (clamped_below == warnings.end()) {
+    return;
+  }
+  Warning note = *clamped_below;
+  note.code = WarningCode::default_prompt_below_table;
+  scenario.notes.push_back(std::move(note));
+  warnings.erase(clamped_below);
+}
+
+// Decode reads a KV cache that grows with the context: the workload's TPOT, measured at its own
+// prompt, follows --ctx through the decode model (with a platform), else through the workload's
+// decode share (TPOT(L) = TPOT0 · ((1 - pd) + pd · L / L0)), else it is held, with a note.
+void follow_context_with_tpot(const Workload& workload, const EstimateOptions& options,
+                              Scenario& scenario) {
+  const RequestShape& reference = workload.request;
+  if (options.tpot_ms || !reference.tpot_ms || !reference.prompt_tokens ||
+      *reference.prompt_tokens == scenario.prompt_tokens.value) {
+    return;
+  }
+  const double tpot0 = scenario.tpot_ms.value;
+  const auto l0 = static_cast<double>(*reference.prompt_tokens);
+  const auto l = static_cast<double>(scenario.prompt_tokens.value);
+  if (scenario.platform) {
+    scenario.tpot_ms = {
+        tpot_scaled_by_decode_model(*scenario.platform, tpot0, *reference.prompt_tokens,
+                                    scenario.prompt_tokens.value)
+            .tpot_ms,
+        Provenance::scaled};
+    return;
+  }
+  if (!workload.decode_shares.empty()) {
+    const double pd = share_at(workload.decode_shares, l0, options.extrapolation).share;
+    scenario.tpot_ms = {tpot_scaled_by_share(tpot0, l0, pd, l).tpot_ms, Provenance::scaled};
+    return;
+  }
+  Warning note;
+  note.code = WarningCode::tpot_held;
+  note.input = "tpot";
+  note.numbers = {{"tpot_ms", tpot0}, {"reference_prompt_tokens", l0}, {"prompt_tokens", l}};
+  scenario.notes.push_back(std::move(note));
 }
 
 // "Llama-3.1-70B-Instruct" -> "llama3170binstruct": names compared by letters and digits only.
@@ -416,13 +600,16 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.warnings.push_back(std::move(warning));
   } else {
     scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
-    scenario.ttft_ms = resolve_ttft(workload, options, scenario.prompt_tokens,
-                                    scenario.prefill_share, scenario.warnings);
+    scenario.ttft_ms =
+        resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share, scenario);
+    resolve_fixed_term(options, scenario);
   }
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
+  note_default_prompt(scenario);
   convert_shares_to_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
+  follow_context_with_tpot(workload, options, scenario);
   warn_on_model_mismatch(workload, scenario);
   if (scenario.phase != Phase::prefill && !scenario.decode_share) {
     throw InputError(std::string((flag_mark("phase") + " ")) +
@@ -439,7 +626,9 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
 
 PhaseInput prefill_input(const Scenario& scenario) {
   PhaseInput input;
-  input.time_before_ms = scenario.ttft_ms.value;
+  // TTFT = prefill's GPU time + T0: the share and Amdahl apply to the GPU time only.
+  input.fixed_ms = scenario.ttft_fixed_ms ? scenario.ttft_fixed_ms->value : 0.0;
+  input.time_before_ms = scenario.ttft_ms.value - input.fixed_ms;
   input.attention_share = scenario.prefill_share.value;
   input.attention_speedup = phase_attention_speedup(scenario, Phase::prefill);
   input.targeted = scenario.phase != Phase::decode;

@@ -24,8 +24,10 @@ const std::vector<std::string> kTopKeys = {
 const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
 const std::vector<std::string> kMeasuredStepKeys = {"phase",   "context", "steps", "kernel_ms",
                                                     "busy_ms", "wall_ms", "batch"};
-const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens", "ttft_ms",
-                                               "tpot_ms"};
+const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens",
+                                               "ttft_ms",       "tpot_ms",
+                                               "ttft_points",   "ttft_points_conditions"};
+const std::vector<std::string> kLatencyPointKeys = {"prompt", "ttft_ms"};
 const std::vector<std::string> kShareKeys = {"prefill", "decode"};
 const std::vector<std::string> kPointKeys = {"context", "share"};
 
@@ -48,6 +50,27 @@ engine::Source read_share_origin(const JsonReader& reader, const json& value) {
                                   suggestion_suffix(origin, {"measured", "workload"}));
 }
 
+// [{"prompt": 1024, "ttft_ms": 267}, ...]: measured TTFT at several prompt lengths.
+std::vector<engine::LatencyPoint> read_ttft_points(const JsonReader& reader, const json& array) {
+  const std::string path = "request.ttft_points";
+  if (!array.is_array()) {
+    reader.fail(path, "expected an array of {\"prompt\": N, \"ttft_ms\": D} points, found " +
+                          describe_json_type(array));
+  }
+  std::vector<engine::LatencyPoint> points;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    reader.expect_object(array[i], at, kLatencyPointKeys);
+    engine::LatencyPoint point;
+    point.context_tokens = static_cast<double>(
+        reader.token_count(reader.required(array[i], at, "prompt"), at + ".prompt"));
+    point.latency_ms =
+        reader.duration_ms(reader.required(array[i], at, "ttft_ms"), at + ".ttft_ms");
+    points.push_back(point);
+  }
+  return points;
+}
+
 engine::RequestShape read_request(const JsonReader& reader, const json& object) {
   reader.expect_object(object, "request", kRequestKeys);
   engine::RequestShape request;
@@ -64,6 +87,10 @@ engine::RequestShape read_request(const JsonReader& reader, const json& object) 
   if (object.contains("tpot_ms")) {
     request.tpot_ms = reader.duration_ms(object["tpot_ms"], "request.tpot_ms");
   }
+  if (object.contains("ttft_points")) {
+    request.ttft_points = read_ttft_points(reader, object["ttft_points"]);
+  }
+  request.ttft_points_conditions = optional_string(reader, object, "ttft_points_conditions");
   return request;
 }
 

@@ -55,6 +55,12 @@ std::string workload_to_json_text(const engine::Workload& workload) {
     request["response_tokens"] = *workload.request.response_tokens;
   if (workload.request.ttft_ms) request["ttft_ms"] = *workload.request.ttft_ms;
   if (workload.request.tpot_ms) request["tpot_ms"] = *workload.request.tpot_ms;
+  for (const engine::LatencyPoint& point : workload.request.ttft_points) {
+    request["ttft_points"].push_back({{"prompt", static_cast<std::int64_t>(point.context_tokens)},
+                                      {"ttft_ms", point.latency_ms}});
+  }
+  if (!workload.request.ttft_points_conditions.empty())
+    request["ttft_points_conditions"] = workload.request.ttft_points_conditions;
   if (!request.empty()) out["request"] = request;
   out["attention_share"]["prefill"] = share_table(workload.prefill_shares);
   out["attention_share"]["decode"] = share_table(workload.decode_shares);

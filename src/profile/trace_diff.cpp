@@ -25,10 +25,11 @@ std::int64_t PhaseChange::rest_change_ns() const {
 std::vector<KernelChange> kernel_totals(const Trace& trace, const KernelClassifier& classifier,
                                         bool as_after) {
   std::vector<KernelChange> totals(trace.kernel_names.size());
-  for (const KernelEvent& kernel : trace.kernels) {
+  for (std::size_t index = 0; index < trace.kernels.size(); ++index) {
+    const KernelEvent& kernel = trace.kernels[index];
     KernelChange& total = totals.at(kernel.name_id);
     (as_after ? total.after_ns : total.before_ns) += kernel.duration_ns;
-    (as_after ? total.after_count : total.before_count) += kernel.instances;
+    (as_after ? total.after_count : total.before_count) += trace.instances_of(index);
   }
   for (std::size_t id = 0; id < totals.size(); ++id) {
     totals[id].name = trace.kernel_names[id];

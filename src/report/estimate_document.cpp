@@ -47,7 +47,17 @@ ordered_json phase_json(const engine::PhaseEstimate& phase,
   out["targeted"] = targeted;
   out["attention_speedup"] = phase.attention.speedup;
   put_level_figures(out, phase.phase);
-  out["fraction_of_request"] = phase.phase.share_of_parent;
+  return out;
+}
+
+// TTFT = prefill's GPU time + its fixed term T0, a level of its own when T0 > 0.
+ordered_json ttft_json(const Level& ttft, const engine::WithProvenance<double>& fixed,
+                       const Level& prefill) {
+  ordered_json out;
+  put_with_provenance(out, "fixed_ms", fixed.value, fixed.provenance);
+  out["prefill_share_of_ttft"] = prefill.share_of_parent;  // (TTFT - T0) / TTFT
+  put_level_figures(out, ttft);
+  out["fraction_of_request"] = ttft.share_of_parent;
   return out;
 }
 
@@ -56,7 +66,7 @@ ordered_json phase_json(const engine::PhaseEstimate& phase,
 // not the "% faster" of improvement_pct.
 void put_after_fields(ordered_json& out, const Estimate& estimate) {
   const engine::EstimateResult& r = estimate.result;
-  out["ttft_after_ms"] = r.prefill.phase.time_after_ms;
+  out["ttft_after_ms"] = r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms;
   out["tpot_after_ms"] =
       estimate.tpot_after_ms ? estimate.tpot_after_ms->value : estimate.scenario.tpot_ms.value;
   out["e2e_after_ms"] = r.request.time_after_ms;
@@ -86,7 +96,10 @@ ordered_json chain_json(const Estimate& estimate) {
   const engine::EstimateResult& r = estimate.result;
   ordered_json chain = ordered_json::array();
   chain.push_back(chain_level("prefill_attention", "prefill", r.prefill.attention));
-  chain.push_back(chain_level("prefill", "request", r.prefill.phase));
+  chain.push_back(chain_level("prefill", r.ttft ? "ttft" : "request", r.prefill.phase));
+  if (r.ttft) {
+    chain.push_back(chain_level("ttft", "request", *r.ttft));
+  }
   if (estimate.scenario.decode_share) {
     chain.push_back(chain_level("decode_attention", "decode", r.decode.attention));
   }
@@ -126,7 +139,9 @@ ordered_json position_json(const engine::PhaseRoofline& position) {
   ordered_json out;
   out["intensity_flop_per_byte"] = position.intensity_flop_per_byte;
   out["ridge_flop_per_byte"] = position.ridge_flop_per_byte;
+  out["effective_ridge_flop_per_byte"] = position.effective_ridge_flop_per_byte;
   out["bound"] = bound_name(position.bound);
+  out["near_ridge"] = position.near_ridge;
   out["attainable_fraction"] = position.attainable_fraction;
   out["lever_speedup"] = or_null(position.attention_speedup);
   return out;
@@ -185,8 +200,16 @@ ordered_json estimate_tree(const Estimate& estimate) {
   out["inputs"] = inputs_json(estimate);
   out["prefill"] = phase_json(estimate.result.prefill, std::optional(s.prefill_share),
                               s.phase != engine::Phase::decode);
+  // The phase's time over the request's (with a fixed term, prefill's GPU time over it)
+  const double request_ms = estimate.result.request.time_before_ms;
+  out["prefill"]["fraction_of_request"] =
+      request_ms > 0 ? estimate.result.prefill.phase.time_before_ms / request_ms : 0.0;
+  if (estimate.result.ttft && s.ttft_fixed_ms) {
+    out["ttft"] = ttft_json(*estimate.result.ttft, *s.ttft_fixed_ms, estimate.result.prefill.phase);
+  }
   out["decode"] =
       phase_json(estimate.result.decode, s.decode_share, s.phase != engine::Phase::prefill);
+  out["decode"]["fraction_of_request"] = estimate.result.decode.phase.share_of_parent;
   put_with_provenance(out["decode"], "tpot_after_ms", estimate.tpot_after_ms);
   add_roofline_json(out, s);
   out["request"] = request_json(estimate);
@@ -195,6 +218,7 @@ ordered_json estimate_tree(const Estimate& estimate) {
   out["conditions"] = conditions_json(conditions);
   out["conditions_provenance"] = conditions_provenance_json(conditions);
   out["conditions_missing"] = missing_conditions(conditions);
+  out["notes"] = warnings_json(s.notes);  // assumptions made for the user, with their reason
   out["warnings"] = warnings_json(s.warnings);
   out["gates"] = gates_json(estimate.gates);
   return out;
@@ -205,12 +229,14 @@ ordered_json estimate_record(const ordered_json& tree) {
   ordered_json record;
   record["schema_version"] = tree["schema_version"];
   record["workload_name"] = tree["workload"]["name"];
-  for (const char* object : {"inputs", "prefill", "decode", "platform", "levers", "request"}) {
+  for (const char* object :
+       {"inputs", "prefill", "ttft", "decode", "platform", "levers", "request"}) {
     if (tree.contains(object) && tree[object].is_object()) {
       flatten_into(record, std::string(object) == "inputs" ? "" : object, tree[object]);
     }
   }
   record["conditions_missing"] = joined(tree["conditions_missing"]);
+  record["notes"] = joined(tree["notes"], "code");
   record["warnings"] = joined(tree["warnings"], "code");
   return record;
 }

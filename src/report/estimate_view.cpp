@@ -70,8 +70,14 @@ Table chain_table(const Estimate& estimate) {
   table.rows.push_back(level_row("prefill attention",
                                  share_text(r.prefill.attention.share_of_parent, "prefill"),
                                  r.prefill.attention));
-  table.rows.push_back(level_row("prefill", share_text(r.prefill.phase.share_of_parent, "request"),
-                                 r.prefill.phase));
+  // With a fixed term T0, prefill is TTFT's GPU part and TTFT = prefill + T0 is its own level.
+  table.rows.push_back(
+      level_row("prefill", share_text(r.prefill.phase.share_of_parent, r.ttft ? "TTFT" : "request"),
+                r.prefill.phase));
+  if (r.ttft) {
+    table.rows.push_back(
+        level_row("TTFT", share_text(r.ttft->share_of_parent, "request"), *r.ttft));
+  }
   if (estimate.scenario.decode_share) {
     table.rows.push_back(level_row("decode attention",
                                    share_text(r.decode.attention.share_of_parent, "decode"),
@@ -195,6 +201,13 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
               "modelled");
     add_input(inputs, "ridge",
               human_fixed(s.decode_roofline->ridge_flop_per_byte, 1) + " FLOP/byte", "preset");
+    if (s.decode_roofline->effective_ridge_flop_per_byte !=
+        s.decode_roofline->ridge_flop_per_byte) {
+      // ridge · η_compute / η_bandwidth: where the bound label changes (bound.hpp)
+      add_input(inputs, "effective ridge",
+                human_fixed(s.decode_roofline->effective_ridge_flop_per_byte, 1) + " FLOP/byte",
+                "modelled");
+    }
   }
   if (estimate.tpot_after_ms) {
     add_input(inputs, "TPOT after the change",
@@ -213,6 +226,10 @@ Table inputs_table(const Estimate& estimate) {
   add_input(table, "response", tokens(s.response_tokens.value),
             to_string(s.response_tokens.provenance));
   add_input(table, "TTFT", human_ms(s.ttft_ms.value), to_string(s.ttft_ms.provenance));
+  if (s.ttft_fixed_ms) {
+    add_input(table, "TTFT fixed term (no kernel)", human_ms(s.ttft_fixed_ms->value),
+              to_string(s.ttft_fixed_ms->provenance));
+  }
   add_input(table, "TPOT", human_ms(s.tpot_ms.value), to_string(s.tpot_ms.provenance));
   if (s.levers) {
     add_lever_inputs(table, s);  // the change as levers: no single kernel speedup
@@ -258,8 +275,16 @@ std::string summary_sentence(const Estimate& estimate) {
                         human_ms(r.request.time_before_ms));
   std::string why;
   if (s.phase != engine::Phase::decode) {
-    why = fmt::format("attention is {} of prefill and prefill is {} of the request",
-                      human_percent(s.prefill_share.value), human_percent(r.prefill_fraction));
+    why = r.ttft ? fmt::format(
+                       "attention is {} of prefill's GPU time, which is {} of TTFT (the "
+                       "other {} no kernel touches), and TTFT is {} of the request",
+                       human_percent(s.prefill_share.value),
+                       human_percent(r.prefill.phase.share_of_parent),
+                       human_ms(s.ttft_fixed_ms ? s.ttft_fixed_ms->value : 0.0),
+                       human_percent(r.prefill_fraction))
+                 : fmt::format("attention is {} of prefill and prefill is {} of the request",
+                               human_percent(s.prefill_share.value),
+                               human_percent(r.prefill_fraction));
   }
   if (s.phase != engine::Phase::prefill && s.decode_share) {
     why += fmt::format("{}attention is {} of decode and decode is {} of the request",
@@ -297,6 +322,20 @@ std::string gate_line(const engine::GateCheck& gate) {
                      human_speedup(gate.threshold));
 }
 
+// The near-the-ridge caveat for each attention kernel the change targets that sits there.
+void add_near_ridge_notes(View& view, const Scenario& s) {
+  const auto add = [&view](const std::optional<engine::PhaseRoofline>& position,
+                           std::string_view kernel) {
+    if (position && position->near_ridge) {
+      view.note(near_ridge_note(kernel, position->intensity_flop_per_byte,
+                                position->ridge_flop_per_byte,
+                                position->effective_ridge_flop_per_byte));
+    }
+  };
+  if (s.phase != engine::Phase::decode) add(s.prefill_roofline, "Prefill attention");
+  if (s.phase != engine::Phase::prefill) add(s.decode_roofline, "Decode attention");
+}
+
 }  // namespace
 
 View estimate_view(const Estimate& estimate) {
@@ -318,6 +357,10 @@ View estimate_view(const Estimate& estimate) {
   if (s.platform && expert_union_text(*s.platform)) {
     view.note(expert_union_note());
   }
+  for (const auto& note : s.notes) {
+    view.note(warning_sentence(note));
+  }
+  add_near_ridge_notes(view, s);
   for (const auto& warning : s.warnings) {
     view.warning(warning_sentence(warning));
   }

@@ -88,6 +88,10 @@ ordered_json inputs_json(const MixResult& r) {
     out["reference_prompt_tokens"] = nullptr;
     put_with_provenance<double>(out, "reference_ttft_ms", std::nullopt);
   }
+  // TTFT = T0 + a·n·(1 + odds(2c + n)) fitted to the workload's measured points (null: none)
+  out["ttft_fit_fixed_ms"] = m.ttft_fit ? ordered_json(m.ttft_fit->fixed_ms) : ordered_json();
+  out["ttft_fit_ms_per_token"] =
+      m.ttft_fit ? ordered_json(m.ttft_fit->ms_per_token) : ordered_json();
   put_with_provenance(out, "tpot_ms", m.tpot_ms);
   out["prefix_cache"] = cache_mode_name(m.prefix_cache.mode);
   out["prefix_cache_tokens"] = m.prefix_cache.mode == engine::PrefixCacheOptions::Mode::lru
@@ -263,6 +267,8 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
       return "measured";
     case engine::LatencySource::scaled:
       return "scaled";
+    case engine::LatencySource::fitted:
+      return "fitted";
     case engine::LatencySource::reference:
       return mix.reference ? std::string(engine::to_string(mix.reference->ttft_ms.provenance))
                            : "none";

@@ -43,12 +43,14 @@ std::string percentile_name(double point) {
 }
 
 // "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from.
-std::string ttft_provenance(const MixSummary& s) {
+// Modelled TTFTs are "fitted" when the workload's measured points were fitted, else "scaled".
+std::string ttft_provenance(const MixSummary& s, bool fitted) {
+  const char* modelled = fitted ? "fitted" : "scaled";
   if (s.ttft_measured > 0 && s.ttft_modelled > 0) {
-    return fmt::format("measured {}, scaled {}", human_count(s.ttft_measured),
+    return fmt::format("measured {}, {} {}", human_count(s.ttft_measured), modelled,
                        human_count(s.ttft_modelled));
   }
-  return s.ttft_measured > 0 ? "measured" : "scaled";
+  return s.ttft_measured > 0 ? "measured" : modelled;
 }
 
 void add_metric_rows(Table& table, const std::string& name, const engine::BeforeAfter& metric,
@@ -78,7 +80,7 @@ Table percentile_table(const MixResult& r) {
     table.header.push_back(percentile_name(point));
     table.align.push_back(Align::right);
   }
-  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s));
+  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model.ttft_fit.has_value()));
   const std::string tpot_provenance =
       r.model.tpot_ms && s.ttft_measured == 0
           ? std::string(engine::to_string(r.model.tpot_ms->provenance))
@@ -175,7 +177,12 @@ std::string model_caption(const MixResult& r) {
                      "), each request's at its own effective prompt 2c + n";
   if (r.model.prefill_share)
     text = "prefill share: " + human_percent(*r.model.prefill_share) + " (given) for every request";
-  if (r.model.reference && r.summary.ttft_modelled > 0) {
+  if (r.model.ttft_fit && r.summary.ttft_modelled > 0) {
+    text += fmt::format(
+        "\nTTFT without a measurement: fitted to the workload's measured points, T0 + a·n·(1 + "
+        "odds(2c + n)) with T0 = {} (no kernel touches it) and a = {} ms/token",
+        human_ms(r.model.ttft_fit->fixed_ms), human_fixed(r.model.ttft_fit->ms_per_token, 4));
+  } else if (r.model.reference && r.summary.ttft_modelled > 0) {
     text += fmt::format("\nTTFT without a measurement: {} at {} ({}), scaled to each prompt",
                         human_ms(r.model.reference->ttft_ms.value),
                         human_count(r.model.reference->prompt_tokens) + " tokens",

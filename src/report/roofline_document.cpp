@@ -19,6 +19,7 @@ ordered_json gpu_json(const RooflineResult& r) {
   put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.provenance);
   out["memory_gb"] = or_null(q.memory_gb);
   out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
+  out["effective_ridge_flop_per_byte"] = r.effective_ridge_flop_per_byte;
   return out;
 }
 
@@ -57,6 +58,7 @@ ordered_json kernel_json(const RooflineResult& r) {
 ordered_json position_json(const RooflineResult& r) {
   ordered_json out;
   out["bound"] = bound_name(r.bound);
+  out["near_ridge"] = r.near_ridge;
   out["attainable_fraction"] = r.attainable_fraction;
   out["attainable_tflops"] = r.attainable_tflops;
   out["time_ms"] = or_null(r.time_ms);

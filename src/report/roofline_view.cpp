@@ -71,6 +71,11 @@ Table figures_table(const RooflineResult& r) {
   add("HBM bandwidth", human_plain(q.bandwidth_tbs.value) + " TB/s",
       provenance_of(q.bandwidth_tbs.provenance, q.gpu_name));
   add("ridge (peak / bandwidth)", human_fixed(r.ridge_flop_per_byte, 1) + " FLOP/byte", "modelled");
+  if (r.effective_ridge_flop_per_byte != r.ridge_flop_per_byte) {
+    // ridge · η_compute / η_bandwidth: where the bound label changes (bound.hpp)
+    add("effective ridge (× η_compute / η_bandwidth)",
+        human_fixed(r.effective_ridge_flop_per_byte, 1) + " FLOP/byte", "modelled");
+  }
   add("bound", std::string(to_string(r.bound)), "modelled");
   add("attainable",
       fmt::format("{} of peak ({} TFLOP/s)", human_percent(r.attainable_fraction),
@@ -110,9 +115,14 @@ Table levers_table(const RooflineResult& r) {
 std::string summary_sentence(const RooflineResult& r) {
   const std::string kernel =
       r.query.phase == engine::Phase::prefill ? "Prefill attention" : "Decode attention";
-  const std::string where =
-      fmt::format("intensity {} FLOP/byte against a ridge of {}",
-                  human_figure(r.intensity_flop_per_byte), human_fixed(r.ridge_flop_per_byte, 1));
+  const std::string ridge =
+      r.effective_ridge_flop_per_byte == r.ridge_flop_per_byte
+          ? "a ridge of " + human_fixed(r.ridge_flop_per_byte, 1)
+          : fmt::format("an effective ridge of {} (ridge {} × η_compute / η_bandwidth)",
+                        human_fixed(r.effective_ridge_flop_per_byte, 1),
+                        human_fixed(r.ridge_flop_per_byte, 1));
+  const std::string where = fmt::format("intensity {} FLOP/byte against {}",
+                                        human_figure(r.intensity_flop_per_byte), ridge);
   if (r.bound == engine::Bound::memory) {
     return kernel + " is memory-bound (" + where +
            "): fewer bytes or more of the bandwidth make it faster; faster arithmetic alone does "
@@ -136,6 +146,12 @@ View roofline_view(const RooflineResult& result) {
         "", false);
   }
   view.answer(summary_sentence(result));
+  if (result.near_ridge) {
+    view.note(near_ridge_note(
+        result.query.phase == engine::Phase::prefill ? "Prefill attention" : "Decode attention",
+        result.intensity_flop_per_byte, result.ridge_flop_per_byte,
+        result.effective_ridge_flop_per_byte));
+  }
   for (const auto& warning : result.warnings) {
     view.warning(warning_sentence(warning));
   }

@@ -88,7 +88,14 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   out.number("prefill_attention_speedup", r.prefill.attention.speedup);
   out.number("prefill_speedup", r.prefill.phase.speedup);
   put_optional(out, "prefill_ceiling", r.prefill.phase.ceiling);
-  out.number("ttft_after_ms", r.prefill.phase.time_after_ms);
+  // TTFT = prefill's GPU time + T0 (fitted or given): its own level when T0 > 0, else null
+  const std::optional<double> ttft_fixed_ms =
+      r.ttft ? std::optional<double>(r.ttft->time_before_ms - r.prefill.phase.time_before_ms)
+             : std::nullopt;
+  put_optional(out, "ttft_fixed_ms", ttft_fixed_ms);
+  put_optional(out, "ttft_speedup",
+               r.ttft ? std::optional<double>(r.ttft->speedup) : std::optional<double>());
+  out.number("ttft_after_ms", r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms);
   out.number("decode_speedup", r.decode.phase.speedup);
   put_optional(out, "decode_ceiling", r.decode.phase.ceiling);
   out.number("tpot_after_ms", tpot_after(row));

@@ -66,6 +66,12 @@ Table points_table(const Sweep& sweep) {
     table.header.emplace_back("share");
     table.align.push_back(Align::right);
   }
+  // Over contexts TTFT changes with the prompt: show it and how it was obtained (fitted...).
+  const bool ttft_varies = swept(sweep, "prompt_tokens");
+  if (ttft_varies) {
+    table.header.emplace_back("TTFT");
+    table.align.push_back(Align::right);
+  }
   for (const char* header : {"prefill", "ceiling", "request", "less time"}) {
     table.header.emplace_back(header);
     table.align.push_back(Align::right);
@@ -81,6 +87,10 @@ Table points_table(const Sweep& sweep) {
                       std::string(to_string(row.prefill_share.provenance)));
     }
     const engine::EstimateResult& r = row.result;
+    if (ttft_varies) {
+      cells.push_back(human_ms(row.ttft_ms.value) + " " +
+                      std::string(to_string(row.ttft_ms.provenance)));
+    }
     cells.push_back(human_speedup(r.prefill.phase.speedup));
     cells.push_back(human_ceiling(r.prefill.phase.ceiling));
     cells.push_back(human_speedup(r.request.speedup));
@@ -120,9 +130,22 @@ std::string fixed_inputs_caption(const Sweep& sweep) {
     text += fmt::format("; context {} tokens ({})", human_count(first.prompt_tokens.value),
                         to_string(first.prompt_tokens.provenance));
   }
-  text += fmt::format("; TTFT {} ({}), TPOT {} ({})", human_ms(first.ttft_ms.value),
-                      to_string(first.ttft_ms.provenance), human_ms(first.tpot_ms.value),
+  if (!swept(sweep, "prompt_tokens")) {
+    text += fmt::format("; TTFT {} ({})", human_ms(first.ttft_ms.value),
+                        to_string(first.ttft_ms.provenance));
+  }
+  text += fmt::format("; TPOT {} ({})", human_ms(first.tpot_ms.value),
                       to_string(first.tpot_ms.provenance));
+  // A fixed term in TTFT: say how big it is and that "prefill" stays Amdahl on the GPU time.
+  const auto with_fixed = std::find_if(sweep.rows.begin(), sweep.rows.end(),
+                                       [](const SweepRow& r) { return r.result.ttft.has_value(); });
+  if (with_fixed != sweep.rows.end()) {
+    const engine::EstimateResult& r = with_fixed->result;
+    text += fmt::format(
+        ". TTFT holds a fixed term of {} no kernel touches (fitted to the measured TTFT points, "
+        "or --ttft-overhead): \"prefill\" is Amdahl on TTFT less it, \"request\" includes it",
+        human_ms(r.ttft->time_before_ms - r.prefill.phase.time_before_ms));
+  }
   return text + ". \"less time\" is the request's: 1 − 1/speedup.";
 }
 

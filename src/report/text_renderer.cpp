@@ -10,6 +10,7 @@ namespace kspeed::report {
 namespace {
 
 constexpr std::size_t kWarningLabelWidth = 9;  // "warning: "
+constexpr std::size_t kNoteLabelWidth = 6;     // "note: "
 
 bool continues(const Block& above, const Block& block) {
   switch (block.kind) {
@@ -60,7 +61,9 @@ std::string draw(const Block& block, const Style& style) {
     case BlockKind::subheading:
       return block.text + "\n";
     case BlockKind::note:
-      return paint(style, "note", Ansi::yellow) + ": " + block.text + "\n";
+      // wrapped like a warning: the first line shares its width with "note: " (6 columns)
+      return paint(style, "note", Ansi::yellow) + ": " +
+             wrap_text(block.text, kProseWidth - kNoteLabelWidth, "  ");
     case BlockKind::warning:
       return paint(style, "warning", Ansi::yellow) + ": " +
              wrap_text(block.text, kProseWidth - kWarningLabelWidth, "  ");

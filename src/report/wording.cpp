@@ -46,14 +46,40 @@ std::string outside_table_sentence(const Warning& w) {
          " (extrapolated; a model, not a measurement)";
 }
 
+}  // namespace
+
+std::string ridge_text(double ridge, double effective_ridge) {
+  if (std::abs(effective_ridge - ridge) <= 1e-9 * ridge) {
+    return "ridge " + human_figure(ridge) + " FLOP/byte";
+  }
+  // effective ridge = ridge · η_compute / η_bandwidth: the corner of the roofline the kernel
+  // actually meets (bound.hpp)
+  return "effective ridge " + human_figure(effective_ridge) + " FLOP/byte = ridge " +
+         human_figure(ridge) + " × η_compute / η_bandwidth";
+}
+
+std::string near_ridge_note(std::string_view kernel, double intensity, double ridge,
+                            double effective_ridge) {
+  return std::string(kernel) + " sits near the ridge (intensity " + human_figure(intensity) +
+         " vs " + ridge_text(ridge, effective_ridge) +
+         ", within 1.5×): the roofline's hard corner is a poor guide here; both roofs are in "
+         "reach and real kernels run below the corner, so a lever the bound label rules out may "
+         "still help a little (FlashMLA gained 5–15% from faster arithmetic on MLA decode that "
+         "the roofline puts at the ridge)";
+}
+
+namespace {
+
 std::string contradiction_sentence(const Warning& w) {
   const bool compute = w.code == WarningCode::compute_speedup_no_gain;
   return std::string(compute ? "--compute-speedup " : "--bytes-reduction ") +
          human_plain(w.number("factor")) + " on " + phase_name(w) + " attention: it is " +
          (compute ? "memory-bound" : "compute-bound") + " (intensity " +
-         human_figure(w.number("intensity_flop_per_byte")) + " vs ridge " +
-         human_figure(w.number("ridge_flop_per_byte")) + " FLOP/byte), so " +
-         (compute ? "faster arithmetic" : "moving fewer bytes") + " gains only " +
+         human_figure(w.number("intensity_flop_per_byte")) + " vs " +
+         ridge_text(w.number("ridge_flop_per_byte"), w.number("effective_ridge_flop_per_byte") > 0
+                                                         ? w.number("effective_ridge_flop_per_byte")
+                                                         : w.number("ridge_flop_per_byte")) +
+         "), so " + (compute ? "faster arithmetic" : "moving fewer bytes") + " gains only " +
          human_figure(w.number("speedup")) + "×; " +
          (compute ? "fewer bytes (--bytes-reduction) or more of the bandwidth "
                     "(--bandwidth-efficiency) are what help"
@@ -73,6 +99,42 @@ std::string memory_sentence(const Warning& w) {
   return need + ", " + have +
          ": the deployment does not fit; raise --tp or lower --batch (the figures still follow "
          "the roofline)";
+}
+
+// "267 ms at 1,024 tokens and 474 ms at 8,192 tokens": the points a TTFT fit used.
+std::string ttft_points_text(const Warning& w) {
+  const auto count = static_cast<std::size_t>(w.number("points"));
+  std::string text;
+  for (std::size_t i = 1; i <= count; ++i) {
+    const std::string key = "point_" + std::to_string(i);
+    text += (i == 1       ? ""
+             : i == count ? " and "
+                          : ", ") +
+            human_ms(w.number(key + "_ms")) + " at " + tokens_text(w.number(key + "_tokens"));
+  }
+  return text;
+}
+
+std::string ttft_fitted_sentence(const Warning& w) {
+  std::string text = "TTFT is fitted to " +
+                     std::string(w.number("points_given") != 0 ? "the --ttft-point values "
+                                                               : "the workload's measured TTFT ") +
+                     ttft_points_text(w);
+  if (!w.text("conditions").empty()) {
+    text += " (" + w.text("conditions") + ")";
+  }
+  text += ": TTFT = T0 + a·L·(1 + odds(L)) with T0 = " + human_ms(w.number("fixed_ms")) +
+          " and a = " + human_fixed(w.number("ms_per_token"), 4) + " ms/token";
+  if (w.number("rms_residual_ms") > 0) {
+    text += " (rms misfit " + human_ms(w.number("rms_residual_ms")) + ")";
+  }
+  text += "; T0 is TTFT no attention kernel touches (the TTFT row)";
+  if (w.number("illustrative_ttft_ms") > 0) {
+    text += ". The workload's " + human_ms(w.number("illustrative_ttft_ms")) + " at " +
+            tokens_text(w.number("illustrative_prompt_tokens")) +
+            " is the source analysis's illustrative figure, not one of the points";
+  }
+  return text;
 }
 
 std::string requests_text(const Warning& w) {
@@ -140,10 +202,30 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::share_extrapolated:
       return outside_table_sentence(w);
     case WarningCode::ttft_scaled:
-      return "TTFT " + human_ms(w.number("reference_ttft_ms")) + " was measured at " +
-             tokens_text(w.number("reference_prompt_tokens")) + "; scaled to " +
+      // One point: T0 unknown in [0, TTFT_ref), so TTFT(L) lies between the two range ends.
+      return "TTFT " + human_ms(w.number("reference_ttft_ms")) + " is known at " +
+             tokens_text(w.number("reference_prompt_tokens")) + " only; scaled to " +
              tokens_text(w.number("prompt_tokens")) +
-             " with the cost model (pass --ttft to use a measurement)";
+             " with the cost model and no fixed term. With an unknown fixed term TTFT there "
+             "lies between " +
+             human_ms(w.number("range_low_ms")) + " and " + human_ms(w.number("range_high_ms")) +
+             "; pass --ttft measured at this length, or two or more --ttft-point to fit it";
+    case WarningCode::ttft_fitted:
+      return ttft_fitted_sentence(w);
+    case WarningCode::default_prompt_below_table:
+      return "the workload's " +
+             human_count(static_cast<std::int64_t>(w.number("context_tokens"))) +
+             "-token prompt is below its prefill share table's first point (" +
+             tokens_text(w.number("edge_context_tokens")) + "), so that point's share " +
+             human_percent(w.number("share")) +
+             " is used, as the table's source analysis does for short prompts; pass --ctx to "
+             "ask about another prompt length";
+    case WarningCode::tpot_held:
+      return "TPOT " + human_ms(w.number("tpot_ms")) + " was measured at a " +
+             human_count(static_cast<std::int64_t>(w.number("reference_prompt_tokens"))) +
+             "-token prompt and is held at " + tokens_text(w.number("prompt_tokens")) +
+             ": the workload has no decode share and no deployment to scale it with (decode "
+             "reads a KV cache that grows with the context); pass --tpot, or --model and --gpu";
     case WarningCode::share_model_mismatch:
       return "workload '" + w.text("workload") + "' measured its attention shares on " +
              w.text("workload_model") + ", but --model is " + w.text("model") +

@@ -20,7 +20,7 @@ const std::vector<SharePoint> kDeepSeekTable = {{4096, 0.18}, {131072, 0.85}};
 Workload deepseek_workload() {
   Workload workload;
   workload.name = "deepseek-r1-fp8";
-  workload.request = {1024, 128, 500.0, 50.0};
+  workload.request = {1024, 128, 500.0, 50.0, {}, {}};
   workload.prefill_shares = kDeepSeekTable;
   return workload;
 }
@@ -119,10 +119,18 @@ TEST_CASE("the request example reproduces MODEL.md", "[engine]") {
   CHECK(r.prefill.phase.speedup == Approx(1.0 / 0.91));
   CHECK(r.decode.phase.speedup == 1.0);
   check_invariants(r, 2.0);
-  // The 1K prompt lies below the table: clamped to the 4K share, with a warning.
+  // The workload's own 1K prompt lies below the table: clamped to the 4K share, as the source
+  // analysis does; the user chose nothing, so it is a note, not a warning.
   CHECK(estimate.scenario.prefill_share.provenance == Provenance::clamped);
-  REQUIRE(estimate.scenario.warnings.size() == 1);
-  CHECK(kspeed::report::warning_code(estimate.scenario.warnings[0]) == "prefill_share_clamped");
+  CHECK(estimate.scenario.warnings.empty());
+  REQUIRE(estimate.scenario.notes.size() == 1);
+  CHECK(kspeed::report::warning_code(estimate.scenario.notes[0]) == "default_prompt_below_table");
+  // Asked for with --ctx, the same clamping is a warning.
+  EstimateOptions asked;
+  asked.prompt_tokens = 1024;
+  const Estimate given = run_estimate(deepseek_workload(), asked);
+  REQUIRE(given.scenario.warnings.size() == 1);
+  CHECK(kspeed::report::warning_code(given.scenario.warnings[0]) == "prefill_share_clamped");
   CHECK(estimate.scenario.kernel_speedup.provenance == Provenance::default_value);
 }
 
@@ -170,8 +178,8 @@ TEST_CASE("invariants hold across shares, speedups and phases", "[engine]") {
 }
 
 TEST_CASE("the request ceiling is unbounded only when all time can vanish", "[engine]") {
-  PhaseInput prefill{500.0, 1.0, 2.0, true};
-  PhaseInput decode{0.0, 0.0, 1.0, false};  // one-token response: no decode steps
+  PhaseInput prefill{500.0, 1.0, 2.0, true, 0.0};
+  PhaseInput decode{0.0, 0.0, 1.0, false, 0.0};  // one-token response: no decode steps
   const EstimateResult r = estimate_chain(prefill, decode);
   CHECK_FALSE(r.request.ceiling.has_value());
   CHECK(r.request.speedup == Approx(2.0));

@@ -3,12 +3,12 @@
 #include <sstream>
 
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/table.hpp"
 #include "kspeed/report/wording.hpp"
-#include "kspeed/error.hpp"
 
 using namespace kspeed::report;
 
@@ -88,7 +88,10 @@ TEST_CASE("estimate JSON carries full precision, sources and null ceilings", "[r
   CHECK(json["chain"][0]["ceiling"].is_null());
   CHECK(json["chain"].back()["level"] == "request");
   CHECK(json["conditions_missing"].size() == 8);
-  CHECK(json["warnings"][0]["code"] == "prefill_share_clamped");
+  // The workload's own 1K prompt below the table: a note, not a warning (issue 11).
+  CHECK(json["warnings"].empty());
+  REQUIRE(json["notes"].size() == 1);
+  CHECK(json["notes"][0]["code"] == "default_prompt_below_table");
 }
 
 TEST_CASE("every format renders the default estimate", "[report]") {
@@ -108,7 +111,7 @@ TEST_CASE("every format renders the default estimate", "[report]") {
   CHECK(std::count(jsonl.begin(), jsonl.end(), '\n') == 1);  // one object, one line
   CHECK(nlohmann::json::parse(jsonl)["request_speedup"].get<double>() ==
         Approx(1.0066).epsilon(1e-4));
-  CHECK(report.view.warnings().size() == 1);
+  CHECK(report.view.warnings().empty());  // the 1K prompt below the table is a note
 }
 
 TEST_CASE("prose wraps at word boundaries with an indent", "[report]") {

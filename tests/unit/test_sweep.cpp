@@ -131,8 +131,14 @@ TEST_CASE("sweep document: the same columns for every row; after fields and less
   CHECK(last["latency_reduction_pct"].get<double>() == Approx((1 - 1 / speedup) * 100));
   CHECK(last["e2e_after_ms"].get<double>() ==
         Approx(last["e2e_before_ms"].get<double>() / speedup));
+  // TTFT = prefill GPU time + T0 (fitted): TTFT' = T0 + (TTFT - T0) / prefill speedup
+  const double fixed = last["ttft_fixed_ms"].is_null() ? 0.0 : last["ttft_fixed_ms"].get<double>();
+  CHECK(fixed > 0);
   CHECK(last["ttft_after_ms"].get<double>() ==
-        Approx(last["ttft_ms"].get<double>() / last["prefill_speedup"].get<double>()));
+        Approx(fixed +
+               (last["ttft_ms"].get<double>() - fixed) / last["prefill_speedup"].get<double>()));
+  CHECK(last["ttft_after_ms"].get<double>() ==
+        Approx(last["ttft_ms"].get<double>() / last["ttft_speedup"].get<double>()));
   CHECK(last["tpot_after_ms"].get<double>() == last["tpot_ms"].get<double>());  // prefill only
 }
 

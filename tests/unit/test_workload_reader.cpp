@@ -26,6 +26,13 @@ TEST_CASE("the built-in default workload is NVIDIA's DeepSeek-R1 table", "[workl
   CHECK(workload.request.ttft_ms == 500.0);
   CHECK(workload.request.tpot_ms == 50.0);
   CHECK(workload.source.find("NVIDIA") != std::string::npos);
+  // InferenceX's measured TTFT points (DeepSeek-R1 FP8, 8xH200, SGLang, concurrency 4)
+  REQUIRE(workload.request.ttft_points.size() == 2);
+  CHECK(workload.request.ttft_points[0].context_tokens == 1024);
+  CHECK(workload.request.ttft_points[0].latency_ms == 267);
+  CHECK(workload.request.ttft_points[1].context_tokens == 8192);
+  CHECK(workload.request.ttft_points[1].latency_ms == 474);
+  CHECK(workload.request.ttft_points_conditions.find("8xH200") != std::string::npos);
   CHECK(builtin_workload_names() == std::vector<std::string>{"deepseek-r1-fp8"});
 }
 
@@ -66,6 +73,12 @@ TEST_CASE("bad workloads fail with the place and the fix", "[workload]") {
   CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": "fast"}})"),
                     Catch::Contains("request.ttft_ms"));
   CHECK_THROWS_WITH(parse(R"({"request": {"ttft_ms": -3}})"), Catch::Contains("greater than 0"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_points": 5}})"),
+                    Catch::Contains("request.ttft_points") && Catch::Contains("array"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_points": [{"prompt": "8k"}]}})"),
+                    Catch::Contains("request.ttft_points[0]") && Catch::Contains("ttft_ms"));
+  CHECK_THROWS_WITH(parse(R"({"request": {"ttft_points": [{"prompt": 8, "ttft": 4}]}})"),
+                    Catch::Contains("did you mean 'ttft_ms'"));
   CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 1.5}})"),
                     Catch::Contains("whole number"));
   CHECK_THROWS_WITH(parse(R"({"request": {"prompt_tokens": 0}})"), Catch::Contains("at least 1"));

@@ -8,10 +8,13 @@ namespace kspeed::engine {
 
 /// What the change does to one phase of the request.
 struct PhaseInput {
-  double time_before_ms = 0;     ///< the phase's time: TTFT, or (n_out - 1) * TPOT for decode
+  double time_before_ms = 0;     ///< the phase's GPU time: TTFT - fixed, or (n_out - 1) * TPOT
   double attention_share = 0;    ///< time-weighted attention share of the phase, in [0, 1]
   double attention_speedup = 1;  ///< effective speedup of this phase's attention kernels
   bool targeted = false;         ///< whether the change applies to this phase at all
+  /// Time in the phase's latency no kernel touches (TTFT's fixed term T0: scheduling, weight
+  /// reads, queueing, KV transfer). > 0 adds a level between the phase and the request.
+  double fixed_ms = 0;
 };
 
 /// One level of the chain, with the figures every level reports.
@@ -33,9 +36,12 @@ struct PhaseEstimate {
 struct EstimateResult {
   PhaseEstimate prefill;
   PhaseEstimate decode;
+  /// TTFT = prefill's GPU time + the fixed term, when the fixed term is > 0: the level between
+  /// prefill (pure Amdahl on its GPU time; share_of_parent = (TTFT - T0) / TTFT) and the request.
+  std::optional<Level> ttft;
   Level request;                ///< share_of_parent is 1
   double improvement_pct = 0;   ///< (speedup - 1) * 100: "the request improves 0.66%"
-  double prefill_fraction = 0;  ///< TTFT / request time before the change
+  double prefill_fraction = 0;  ///< TTFT (fixed term included) / request time before the change
 };
 
 /// Applies Amdahl at each level. Inputs must be validated: times >= 0 with a positive total,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/mix_cache.hpp"
 #include "kspeed/engine/mix_queue.hpp"
 #include "kspeed/engine/mix_stats.hpp"
@@ -73,7 +74,10 @@ struct MixModel {
   Extrapolation extrapolation = Extrapolation::clamp;
   WithProvenance<double> kernel_speedup{kDefaultKernelSpeedup, Provenance::default_value};
   Phase phase = Phase::prefill;
-  std::optional<ReferenceLatency> reference;      ///< for requests without a measured TTFT
+  std::optional<ReferenceLatency> reference;  ///< for requests without a measured TTFT
+  /// TTFT fitted to the workload's measured points, TTFT = T0 + a·n·(1 + odds(L_eff)), used
+  /// instead of `reference` when the user gave no --ttft (the same logic as estimate and sweep).
+  std::optional<TtftModel> ttft_fit;
   std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
   PrefixCacheOptions prefix_cache;
   std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
@@ -88,6 +92,7 @@ enum class LatencySource : std::uint8_t {
   measured,   ///< the log's own measurement
   scaled,     ///< the reference TTFT scaled to this request's prompt (ReferenceLatency)
   reference,  ///< the reference TTFT itself (same prompt, nothing cached)
+  fitted,     ///< TTFT = T0 + a·n·(1 + odds(L_eff)) fitted to measured points (ttft_fit)
   given,      ///< a TPOT given by the user or workload, not scaled with context
   missing,    ///< nothing to take it from
 };

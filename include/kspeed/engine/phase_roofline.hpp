@@ -14,10 +14,12 @@
 namespace kspeed::engine {
 
 struct PhaseRoofline {
-  double intensity_flop_per_byte = 0;       ///< attention's arithmetic intensity in this phase
-  double ridge_flop_per_byte = 0;           ///< the GPU's ridge at the platform's precision
-  Bound bound = Bound::memory;              ///< at η = 1 (before the change)
-  double attainable_fraction = 0;           ///< min(1, AI / ridge)
+  double intensity_flop_per_byte = 0;        ///< attention's arithmetic intensity in this phase
+  double ridge_flop_per_byte = 0;            ///< the GPU's ridge at the platform's precision
+  double effective_ridge_flop_per_byte = 0;  ///< ridge · η_compute / η_bandwidth (bound.hpp)
+  Bound bound = Bound::memory;     ///< at the levers' "before" efficiencies (η = 1 without levers)
+  bool near_ridge = false;         ///< within 1.5× of the effective ridge: the corner misleads
+  double attainable_fraction = 0;  ///< min(1, AI / ridge)
   std::optional<double> attention_speedup;  ///< the levers' effective speedup; nullopt: no levers
 };
 

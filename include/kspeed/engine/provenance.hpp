@@ -20,6 +20,7 @@ enum class Provenance {
   measured,       ///< measured from a profiler trace
   preset,         ///< read from a GPU or model file (a built-in preset or the user's own)
   converted,      ///< a measured share turned into a share of wall time (share x busy fraction)
+  fitted,         ///< from TTFT = T0 + a·L·(1 + odds(L)) fitted to measured points
 };
 
 /// The lower-case name used in every output format ("default" for default_value).
@@ -47,6 +48,8 @@ constexpr std::string_view to_string(Provenance provenance) {
       return "preset";
     case Provenance::converted:
       return "converted";
+    case Provenance::fitted:
+      return "fitted";
   }
   return "unknown";
 }

@@ -53,10 +53,12 @@ struct RooflineResult {
   double intensity_flop_per_byte = 0;
   Provenance intensity_source = Provenance::modelled;  ///< modelled, or given (--ai)
   double ridge_flop_per_byte = 0;
-  Bound bound = Bound::memory;     ///< at the levers' "before" efficiencies
-  double attainable_fraction = 0;  ///< min(1, AI / ridge)
-  double attainable_tflops = 0;    ///< min(peak, AI · bandwidth)
-  std::optional<double> time_ms;   ///< roofline time of the step before the change (model mode)
+  double effective_ridge_flop_per_byte = 0;  ///< ridge · η_compute / η_bandwidth (bound.hpp)
+  Bound bound = Bound::memory;               ///< at the levers' "before" efficiencies
+  bool near_ridge = false;                   ///< within 1.5× of the effective ridge
+  double attainable_fraction = 0;            ///< min(1, AI / ridge)
+  double attainable_tflops = 0;              ///< min(peak, AI · bandwidth)
+  std::optional<double> time_ms;  ///< roofline time of the step before the change (model mode)
   std::optional<double> memory_needed_gb;  ///< weights / tp + the batch's KV cache, per GPU
   std::vector<LeverRow> levers;
   bool levers_illustrative = false;  ///< no lever given: 2x compute and 2x bytes for comparison

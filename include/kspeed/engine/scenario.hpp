@@ -11,6 +11,7 @@
 #include "kspeed/engine/estimate.hpp"
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
@@ -36,6 +37,8 @@ struct EstimateOptions {
   std::optional<std::int64_t> response_tokens;  ///< --response-tokens
   std::optional<double> ttft_ms;                ///< --ttft
   std::optional<double> tpot_ms;                ///< --tpot
+  std::vector<LatencyPoint> ttft_points;        ///< --ttft-point L=D (repeatable)
+  std::optional<double> ttft_overhead_ms;       ///< --ttft-overhead: TTFT no kernel touches
   std::optional<double> kernel_speedup;         ///< --kernel-speedup
   /// --ncu: the speedup priced from a profiled kernel's measured position (provenance measured)
   std::optional<double> measured_kernel_speedup;
@@ -62,6 +65,12 @@ struct Scenario {
   WithProvenance<std::int64_t> prompt_tokens;
   WithProvenance<std::int64_t> response_tokens;
   WithProvenance<double> ttft_ms;
+  /// TTFT fitted to measured points (--ttft-point, else the workload's request.ttft_points).
+  std::optional<TtftModel> ttft_model;
+  std::vector<LatencyPoint> ttft_points;  ///< the points ttft_model was fitted to
+  /// TTFT's fixed term T0 (given by --ttft-overhead, or the fit's): TTFT = prefill GPU time +
+  /// T0. Present only when > 0; it adds the TTFT level to the chain.
+  std::optional<WithProvenance<double>> ttft_fixed_ms;
   WithProvenance<double> tpot_ms;
   WithProvenance<double> kernel_speedup;
   std::string kernel_speedup_instrument;  ///< with provenance measured: "ncu"
@@ -71,6 +80,8 @@ struct Scenario {
   std::optional<WithProvenance<double>>
       decode_share;  ///< absent when not given, measured or modelled
   std::vector<Warning> warnings;
+  /// Assumptions the user made no choice about, with their reason: nothing to act on.
+  std::vector<Warning> notes;
   std::optional<Platform> platform;  ///< the model on the GPU, when both are known
   std::optional<Levers> levers;      ///< the change as levers; kernel_speedup is unused then
   std::optional<PhaseRoofline> prefill_roofline;  ///< with a platform: at the prompt length

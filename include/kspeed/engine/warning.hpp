@@ -14,15 +14,19 @@
 namespace kspeed::engine {
 
 enum class WarningCode {
-  share_clamped,            ///< a context outside the share table, held at the nearest point
-  share_extrapolated,       ///< a context outside the share table, edge segment continued
-  ttft_scaled,              ///< TTFT scaled from the workload's reference prompt length
-  share_model_mismatch,     ///< the share table was measured on another model than --model's
-  prefill_not_measured,     ///< a decode-only workload: the request's prefill is set aside
-  latency_of_another_kind,  ///< a GPU-time share applied to a latency typed on the command line
-  memory_exceeded,          ///< weights and KV cache do not fit in the GPU's memory
-  compute_speedup_no_gain,  ///< faster arithmetic on a memory-bound kernel
-  bytes_reduction_no_gain,  ///< fewer bytes on a compute-bound kernel
+  share_clamped,       ///< a context outside the share table, held at the nearest point
+  share_extrapolated,  ///< a context outside the share table, edge segment continued
+  ttft_scaled,         ///< TTFT scaled from one measured point (no fixed term known)
+  // Notes (Scenario::notes): assumptions the user made no choice about, with their reason.
+  default_prompt_below_table,  ///< the workload's own prompt sits below its share table
+  ttft_fitted,                 ///< TTFT fitted to measured points, with a fixed term
+  tpot_held,                   ///< TPOT kept at the workload's though the context changed
+  share_model_mismatch,        ///< the share table was measured on another model than --model's
+  prefill_not_measured,        ///< a decode-only workload: the request's prefill is set aside
+  latency_of_another_kind,     ///< a GPU-time share applied to a latency typed on the command line
+  memory_exceeded,             ///< weights and KV cache do not fit in the GPU's memory
+  compute_speedup_no_gain,     ///< faster arithmetic on a memory-bound kernel
+  bytes_reduction_no_gain,     ///< fewer bytes on a compute-bound kernel
   // Notes from kspeed profile about one trace file:
   summary_without_timeline,  ///< a kernel summary (nsys stats CSV): one share, no phases
   no_step_annotations,       ///< no engine step annotations: one unphased share
@@ -54,6 +58,12 @@ constexpr std::string_view to_string(WarningCode code) {
       return "share_extrapolated";
     case WarningCode::ttft_scaled:
       return "ttft_scaled";
+    case WarningCode::default_prompt_below_table:
+      return "default_prompt_below_table";
+    case WarningCode::ttft_fitted:
+      return "ttft_fitted";
+    case WarningCode::tpot_held:
+      return "tpot_held";
     case WarningCode::share_model_mismatch:
       return "share_model_mismatch";
     case WarningCode::prefill_not_measured:

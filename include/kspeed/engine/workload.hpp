@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/share_table.hpp"
 
@@ -21,6 +22,11 @@ struct RequestShape {
   std::optional<std::int64_t> response_tokens;  ///< response length, tokens (>= 1)
   std::optional<double> ttft_ms;  ///< time to first token (the prefill step), ms (> 0)
   std::optional<double> tpot_ms;  ///< time per output token after the first, ms (> 0)
+  /// Measured TTFT at several prompt lengths (request.ttft_points): TTFT at a prompt other than
+  /// prompt_tokens is fitted to them, TTFT = T0 + a·L·(1 + odds(L)) (latency_model.hpp).
+  std::vector<LatencyPoint> ttft_points;
+  /// Where and how the points were measured (request.ttft_points_conditions), for the output.
+  std::string ttft_points_conditions;
 };
 
 /// The ten conditions of MODEL.md section 6, in checklist order. A workload states any subset.

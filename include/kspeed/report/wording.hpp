@@ -4,6 +4,7 @@
 // lever names and the levers object.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kspeed/engine/roofline.hpp"
@@ -34,6 +35,14 @@ std::string token_counts_condition(const engine::Workload& workload);
 /// each file states for the fields that differ ("-" where a file does not state it).
 std::string setup_differences_text(const std::vector<profile::SetupField>& fields,
                                    const std::vector<profile::FileResult>& files);
+
+/// "ridge 153 FLOP/byte", or "effective ridge 107 FLOP/byte (ridge 153 × η_compute /
+/// η_bandwidth)" when the efficiencies move the corner.
+std::string ridge_text(double ridge, double effective_ridge);
+
+/// The near-the-ridge caveat for `kernel` ("Decode attention"), within 1.5× of the ridge.
+std::string near_ridge_note(std::string_view kernel, double intensity, double ridge,
+                            double effective_ridge);
 
 /// "memory" / "compute": plain words for programs; people get "memory-bound".
 const char* bound_name(engine::Bound bound);

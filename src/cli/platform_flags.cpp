@@ -195,11 +195,12 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
                          {io::load_gpu(gpu->value), gpu->provenance});
 }
 
-engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu) {
+engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu,
+                                     const PlatformDefaults& defaults) {
   if (flags.model.empty()) {
     throw InputError("a model is required: pass --model NAME (kspeed models lists them)");
   }
-  return finish_platform(flags, {}, {io::load_model(flags.model), engine::Provenance::given},
+  return finish_platform(flags, defaults, {io::load_model(flags.model), engine::Provenance::given},
                          {gpu, engine::Provenance::given});
 }
 

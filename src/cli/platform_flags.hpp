@@ -43,7 +43,8 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
                                                  const PlatformDefaults& defaults);
 
 /// The platform of a model on a GPU that is not in a file (a custom roof from --peak-tflops and
-/// --bandwidth-tbs); the flags' --gpu is ignored.
-engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu);
+/// --bandwidth-tbs); the flags' --gpu is ignored. `defaults` supplies the workload's KV type.
+engine::Platform resolve_platform_on(const PlatformFlags& flags, const engine::Gpu& gpu,
+                                     const PlatformDefaults& defaults = {});
 
 }  // namespace kspeed::cli

@@ -1,12 +1,14 @@
 // `kspeed roofline`: flags to a RooflineQuery, then the engine, then a reporter.
 #include "choice.hpp"
 #include "command.hpp"
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
+#include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/reports.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
@@ -21,6 +23,7 @@ struct RooflineFlags {
   LeverFlags levers;
   NcuFlags ncu;
   std::string peak_tflops, bandwidth_tbs, ai, ctx;
+  std::string workload = "deepseek-r1-fp8";  // the built-in workload, as estimate's default
   std::string phase = "decode";
   OutputOptions output;
   std::string plot_path;
@@ -102,7 +105,13 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
   std::optional<std::int64_t> ctx;
   if (!flags.ctx.empty()) ctx = io::parse_token_count(flags.ctx, "--ctx");
   query.context_tokens = engine::given_or_default(ctx, engine::kDefaultRooflineContext);
-  engine::Platform platform = resolve_platform_on(flags.platform, gpu);
+  // The workload's KV cache type is the --kv-dtype default when --model is the model its shares
+  // were measured on, as in estimate, so the two commands price the same bytes.
+  const engine::Workload workload = io::load_workload(flags.workload);
+  engine::Platform platform =
+      resolve_platform_on(flags.platform, gpu,
+                          {std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                           workload.kv_dtype, engine::workload_model_label(workload)});
   platform.gpu.provenance =
       flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;
   query.platform = platform;
@@ -199,6 +208,11 @@ class RooflineCommand final : public Command {
                      "Arithmetic intensity in FLOP/byte, instead of a model (only ratios are "
                      "reported then)")
         ->type_name("X");
+    app_->add_option("--workload,-w", flags_.workload,
+                     "The workload whose KV cache type is the --kv-dtype default when --model "
+                     "is the model it was measured on (a JSON file, or a built-in name)")
+        ->type_name("FILE|NAME")
+        ->capture_default_str();
   }
 
   void add_roof_flags() {

@@ -446,11 +446,13 @@ void follow_context_with_tpot(const Workload& workload, const EstimateOptions& o
     scenario.tpot_ms = {tpot_scaled_by_share(tpot0, l0, pd, l).tpot_ms, Provenance::scaled};
     return;
   }
-  Warning note;
-  note.code = WarningCode::tpot_held;
-  note.input = "tpot";
-  note.numbers = {{"tpot_ms", tpot0}, {"reference_prompt_tokens", l0}, {"prompt_tokens", l}};
-  scenario.notes.push_back(std::move(note));
+  // A warning, not a note: decode reads a KV cache that grew with the context, so the held TPOT
+  // is low by an unknown amount, and the user can act on it (--tpot, or --model and --gpu).
+  Warning held;
+  held.code = WarningCode::tpot_held;
+  held.input = "tpot";
+  held.numbers = {{"tpot_ms", tpot0}, {"reference_prompt_tokens", l0}, {"prompt_tokens", l}};
+  scenario.warnings.push_back(std::move(held));
 }
 
 // "Llama-3.1-70B-Instruct" -> "llama3170binstruct": names compared by letters and digits only.

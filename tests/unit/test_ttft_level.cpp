@@ -108,7 +108,7 @@ TEST_CASE("--ctx 128k: prefill 1.7391, ceiling 6.67; TTFT 17.65 s within LMSYS's
   CHECK_THAT(*e.result.ttft->ceiling, WithinRel(6.1859134158, 1e-8));
   // TPOT is held (no decode table, no deployment), and a note says so.
   CHECK(e.scenario.tpot_ms.value == 50);
-  CHECK(has_code(e.scenario.notes, WarningCode::tpot_held));
+  CHECK(has_code(e.scenario.warnings, WarningCode::tpot_held));
 }
 
 TEST_CASE("--ctx 8k reads InferenceX's measured point, with the fitted fixed term", "[ttft]") {

@@ -397,6 +397,7 @@ MixSummary summarise(const MixRun& run) {
     } else if (outcomes[i].ttft_source != LatencySource::missing) {
       ++out.ttft_modelled;
     }
+    if (outcomes[i].tpot_source == LatencySource::given) ++out.tpot_from_workload;
   }
   for (std::size_t b = 0; b < edges.size(); ++b) {
     if (members[b].empty()) continue;

@@ -188,7 +188,7 @@ std::string model_caption(const MixResult& r) {
                         human_count(r.model.reference->prompt_tokens) + " tokens",
                         engine::to_string(r.model.reference->ttft_ms.provenance));
   }
-  if (r.model.tpot_ms) {
+  if (r.model.tpot_ms && r.summary.tpot_from_workload > 0) {
     text += fmt::format("\nTPOT without a measurement: {} ({}), not scaled with context",
                         human_ms(r.model.tpot_ms->value),
                         engine::to_string(r.model.tpot_ms->provenance));
@@ -337,9 +337,10 @@ void add_log_facts(View& view, const MixResult& r) {
   }
   if (log.out_of_order > 0) {
     view.fact("order",
-              fmt::format("{} timestamps go backwards (first at line {}): kept; the "
-                          "replay sorts by arrival",
-                          human_count(log.out_of_order), human_count(log.first_out_of_order_line)));
+              fmt::format("{} {} backwards (first at line {}): kept; the replay sorts by arrival",
+                          human_count(log.out_of_order),
+                          log.out_of_order == 1 ? "timestamp goes" : "timestamps go",
+                          human_count(log.first_out_of_order_line)));
   }
 }
 

@@ -190,6 +190,7 @@ struct MixSummary {
   /// Prefix cache: token hit rate sum(c) / sum(prompt); 0 without caching.
   double cache_hit_rate = 0;
   std::int64_t ttft_measured = 0, ttft_modelled = 0;  ///< requests by TTFT source
+  std::int64_t tpot_from_workload = 0;  ///< requests whose TPOT is the workload's, not the log's
   std::vector<Warning> warnings;
 };
 

@@ -291,6 +291,10 @@ def main():
     mutations = [
         ("estimate", ["request", "speedup"], "speed_up"),
         ("estimate", ["schema_version"], "schemaVersion"),
+        ("estimate", ["ttft", "fixed_ms"], "t0_ms"),
+        ("estimate", ["notes", 0, "values"], "numbers"),
+        ("estimate-record", ["ttft_fixed_ms"], "ttft_t0_ms"),
+        ("sweep-record", ["ttft_speedup"], "ttft_speed_up"),
         ("sweep", ["rows", 0, "request_speedup"], "request_speed_up"),
         ("sweep-record", ["ttft_after_ms"], "ttft_ms_after"),
         ("roofline", ["position", "bound"], "bounds"),

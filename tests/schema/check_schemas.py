@@ -45,7 +45,29 @@ CASES = [
       "2", "--ctx", "8k"]),
     ("estimate", "json", [f"{GOLDEN}/estimate-workload-platform/w.json"],
      ["estimate", "--workload", "w.json", "--kernel-speedup", "1.5", "--phase", "both"]),
+    # MoE (expert union), speculative decoding, a Hugging Face config.json model, the fitted
+    # TTFT level, a given TTFT overhead
+    ("estimate", "json", [], ["estimate", "--model", "gpt-oss-120b", "--gpu", "b200", "--batch",
+                              "64", "--ctx", "8k", "--phase", "both"]),
+    ("estimate", "json", [], ["estimate", "--model", "gpt-oss-120b", "--gpu", "b200", "--batch",
+                              "64", "--ctx", "8k", "--phase", "both", "--spec-tokens", "2",
+                              "--spec-accept", "1.7"]),
+    ("estimate", "json", [f"{GOLDEN}/estimate-hf-config/Qwen3-8B/"],
+     ["estimate", "--model", "Qwen3-8B/config.json", "--gpu", "h100-sxm", "--batch", "8",
+      "--phase", "both"]),
+    ("estimate", "json", [], ["estimate", "--ctx", "128k"]),
+    ("estimate", "json", [], ["estimate", "--ttft", "18.6s", "--ttft-overhead", "3.38s",
+                              "--share", "0.85", "--kernel-speedup", "1.35"]),
     ("estimate-record", "jsonl", [], ["estimate", "--ctx", "4k"]),
+    ("estimate-record", "jsonl", [], ["estimate", "--ctx", "128k"]),
+    ("estimate-record", "jsonl", [], ["estimate", "--ttft", "18.6s", "--ttft-overhead", "3.38s",
+                                      "--share", "0.85", "--kernel-speedup", "1.35"]),
+    ("estimate-record", "jsonl", [], ["estimate", "--model", "gpt-oss-120b", "--gpu", "b200",
+                                      "--batch", "64", "--ctx", "8k", "--phase", "both",
+                                      "--spec-tokens", "2", "--spec-accept", "1.7"]),
+    ("estimate-record", "jsonl", [f"{GOLDEN}/estimate-hf-config/Qwen3-8B/"],
+     ["estimate", "--model", "Qwen3-8B/config.json", "--gpu", "h100-sxm", "--batch", "8",
+      "--phase", "both"]),
     ("estimate-record", "jsonl", [f"{FIXTURES}/ncu/details-flash-fwd.csv"],
      ["estimate", "--ncu", "details-flash-fwd.csv", "--gpu", "h100-sxm", "--bytes-reduction",
       "2", "--ctx", "8k"]),
@@ -130,7 +152,9 @@ CASES = [
     ("sweep", "json", [], ["sweep", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp",
                            "8", "--ctx", "8k", "--batch", "1,64,512", "--bytes-reduction",
                            "1.5,2", "--phase", "both"]),
+    ("sweep", "json", [], ["sweep", "--ctx", "4k..128k", "--points", "6"]),
     ("sweep-record", "jsonl", [], ["sweep", "--ctx", "4k..128k", "--points", "3"]),
+    ("sweep-record", "jsonl", [], ["sweep", "--ctx", "4k..128k", "--points", "6"]),
     ("sweep-record", "jsonl", [], ["sweep", "--model", "llama-3.1-70b", "--gpu", "h100-sxm",
                                    "--tp", "8", "--ctx", "8k,1m", "--compute-speedup", "1,2",
                                    "--phase", "both"]),
@@ -140,6 +164,41 @@ CASES = [
      ["sweep", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "8", "--ctx", "8k",
       "--ttft", "900", "--tpot", "25", "--phase", "both", "--decode-share", "0.3", "--batch",
       "1,8,64,256", "--kernel-speedup-table", "t.json"]),
+    # kspeed diff: two traces (the first diff output is the traces one, renamed below), two
+    # benchmark results with per-request values (an interval) and aggregate-only ones
+    ("diff", "json", [f"{FIXTURES}/diff/before.trace.json",
+                      f"{FIXTURES}/diff/attention-halved.trace.json"],
+     ["diff", "before.trace.json", "attention-halved.trace.json"]),
+    ("diff", "json", [f"{FIXTURES}/diff/before.trace.json",
+                      f"{FIXTURES}/diff/gemm-changed.trace.json"],
+     ["diff", "before.trace.json", "gemm-changed.trace.json", "--denominator", "wall-time"]),
+    ("diff", "json", [f"{FIXTURES}/diff/vllm-detailed-before.json",
+                      f"{FIXTURES}/diff/vllm-detailed-ttft-0.8.json"],
+     ["diff", "vllm-detailed-before.json", "vllm-detailed-ttft-0.8.json", "--bootstrap", "200"]),
+    ("diff", "json", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json",
+                      f"{FIXTURES}/diff/vllm-aggregate-conc64.json"],
+     ["diff", "vllm-aggregate-conc4.json", "vllm-aggregate-conc64.json"]),
+    ("diff-record", "jsonl", [f"{FIXTURES}/diff/before.trace.json",
+                              f"{FIXTURES}/diff/gemm-changed.trace.json"],
+     ["diff", "before.trace.json", "gemm-changed.trace.json"]),
+    ("diff-record", "jsonl", [f"{FIXTURES}/diff/vllm-detailed-before.json",
+                              f"{FIXTURES}/diff/vllm-detailed-ttft-0.8.json"],
+     ["diff", "vllm-detailed-before.json", "vllm-detailed-ttft-0.8.json", "--bootstrap", "200"]),
+    ("diff-record", "jsonl", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json",
+                              f"{FIXTURES}/diff/vllm-aggregate-conc64.json"],
+     ["diff", "vllm-aggregate-conc4.json", "vllm-aggregate-conc64.json", "--bootstrap", "0"]),
+    # kspeed audit: one result (comparable null), two that differ, two aggregate results
+    ("audit", "json", [f"{FIXTURES}/audit/cache-on.json", f"{FIXTURES}/audit/cache-off.json"],
+     ["audit", "cache-on.json", "cache-off.json"]),
+    ("audit", "json", [f"{FIXTURES}/audit/cache-on.json"], ["audit", "cache-on.json"]),
+    ("audit", "json", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json",
+                       f"{FIXTURES}/diff/vllm-aggregate-conc64.json"],
+     ["audit", "vllm-aggregate-conc4.json", "vllm-aggregate-conc64.json"]),
+    ("audit-record", "jsonl", [f"{FIXTURES}/audit/cache-on.json",
+                               f"{FIXTURES}/audit/cache-off.json"],
+     ["audit", "cache-on.json", "cache-off.json"]),
+    ("audit-record", "jsonl", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json"],
+     ["audit", "vllm-aggregate-conc4.json"]),
 ]
 
 
@@ -155,7 +214,11 @@ def run(kspeed, source_dir, kind, fixtures, args):
     """The documents one command prints: [the JSON document] or [each NDJSON line]."""
     with tempfile.TemporaryDirectory() as scratch:
         for fixture in fixtures:
-            shutil.copy(os.path.join(source_dir, fixture), scratch)
+            if fixture.endswith("/"):  # a folder (a model's config.json): copied under its name
+                shutil.copytree(os.path.join(source_dir, fixture),
+                                os.path.join(scratch, os.path.basename(fixture.rstrip("/"))))
+            else:
+                shutil.copy(os.path.join(source_dir, fixture), scratch)
         extra = {"json": ["--format", "json"], "jsonl": ["--format", "jsonl"],
                  "per-request": ["--format", "json", "-o", "/dev/null", "--per-request",
                                  "out.ndjson"]}[kind]
@@ -228,12 +291,21 @@ def main():
     mutations = [
         ("estimate", ["request", "speedup"], "speed_up"),
         ("estimate", ["schema_version"], "schemaVersion"),
+        ("estimate", ["ttft", "fixed_ms"], "t0_ms"),
+        ("estimate", ["notes", 0, "values"], "numbers"),
+        ("estimate-record", ["ttft_fixed_ms"], "ttft_t0_ms"),
+        ("sweep-record", ["ttft_speedup"], "ttft_speed_up"),
         ("sweep", ["rows", 0, "request_speedup"], "request_speed_up"),
         ("sweep-record", ["ttft_after_ms"], "ttft_ms_after"),
         ("roofline", ["position", "bound"], "bounds"),
         ("profile", ["files", 0, "phases", 0, "kernel_time_ns"], "kernel_ns"),
         ("mix", ["summary", "e2e_ms"], "e2e"),
         ("mix-per-request", ["e2e_speedup"], "speedup"),
+        ("diff", ["phases", 0, "measured_speedup"], "measured_speed_up"),
+        ("diff", ["kind"], "type"),
+        ("diff-record", ["prediction_error"], "predicted_error"),
+        ("audit", ["files", 0, "conditions", 0, "status"], "state"),
+        ("audit-record", ["condition"], "key"),
     ]
     for schema, path, new_name in mutations:
         document = outputs.get(schema)

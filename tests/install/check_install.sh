@@ -57,12 +57,23 @@ done
 if command -v zsh >/dev/null; then
   zsh -n "$prefix/share/zsh/site-functions/_kspeed" && echo "ok   zsh parses _kspeed" ||
     fail "zsh cannot parse _kspeed"
+  # compinit finds the function on fpath and binds it to the command.
+  bound=$(zsh -fc "fpath=('$prefix/share/zsh/site-functions' \$fpath); autoload -U compinit;
+    compinit -u -d '$prefix/zcompdump'; print -r -- \${_comps[kspeed]}" 2>&1)
+  [ "$bound" = _kspeed ] && echo "ok   zsh binds _kspeed to kspeed" ||
+    fail "zsh compinit did not bind _kspeed to kspeed (got '$bound')"
 else
   echo "skip zsh is not installed: _kspeed not parsed"
 fi
 if command -v fish >/dev/null; then
   fish -n "$prefix/share/fish/vendor_completions.d/kspeed.fish" && echo "ok   fish parses kspeed.fish" ||
     fail "fish cannot parse kspeed.fish"
+  # complete -C asks fish what it would offer at the end of the line.
+  offered=$(fish --no-config -c "source '$prefix/share/fish/vendor_completions.d/kspeed.fish';
+    complete -C 'kspeed est'; complete -C 'kspeed estimate --kern'" 2>&1 | cut -f1)
+  grep -qx estimate <<<"$offered" && grep -qx -- --kernel-speedup <<<"$offered" &&
+    echo "ok   fish completes kspeed est<TAB> and estimate --kern<TAB>" ||
+    fail "fish did not offer estimate / --kernel-speedup (got: $(tr '\n' ' ' <<<"$offered"))"
 else
   echo "skip fish is not installed: kspeed.fish not parsed"
 fi

@@ -154,6 +154,28 @@ void BM_AnalyseDenseTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_AnalyseDenseTrace)->Unit(benchmark::kMillisecond);
 
+// The scanner on the dense trace file itself (bench/make_dense_trace.py's 1.08 GB output, named
+// by KSPEED_DENSE_TRACE; skipped when unset): the whole read, page cache to kernel records.
+void BM_ScanDenseTrace(benchmark::State& state) {
+  const char* path = std::getenv("KSPEED_DENSE_TRACE");
+  if (path == nullptr || !std::filesystem::exists(path)) {
+    state.SkipWithError("set KSPEED_DENSE_TRACE to bench/make_dense_trace.py's output");
+    return;
+  }
+  std::uint64_t bytes = 0;
+  std::size_t kernels = 0;
+  for (auto _ : state) {
+    const auto trace = kspeed::io::trace::read_trace_file(path);
+    bytes = trace.bytes_read;
+    kernels = trace.kernels.size();
+    benchmark::DoNotOptimize(trace.kernels.size());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes));
+  state.counters["kernels"] = static_cast<double>(kernels);
+}
+BENCHMARK(BM_ScanDenseTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 void BM_ClassifyKernelNames(benchmark::State& state) {
   const auto trace = kspeed::io::trace::read_trace_bytes(plain_trace_text(), "bench.json");
   const kspeed::profile::KernelClassifier classifier(kspeed::profile::builtin_patterns());

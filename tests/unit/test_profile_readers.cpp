@@ -360,3 +360,76 @@ TEST_CASE("trace messages quote keys and names short and escaped", "[profile]") 
   CHECK_THROWS_WITH(read_trace_bytes("{\"" + std::string(70, 'x') + "\\u001b\": 1}", "k.json"),
                     Contains("(its keys: " + std::string(60, 'x') + "... (71 bytes))"));
 }
+
+// The skip of unused values works on 64-byte blocks (bit masks, strings found by prefix XOR,
+// a slower walk for blocks holding a backslash): shifting the same events by 0..150 bytes puts
+// every quote, escape and bracket at every block position and across block ends.
+TEST_CASE("Kineto: skipped values with brackets in strings and escapes, at every alignment",
+          "[profile]") {
+  std::string text = "[";
+  constexpr int kShifts = 150;
+  for (int shift = 0; shift <= kShifts; ++shift) {
+    // An event skipped after its category: strings that hold brackets, escaped quotes and
+    // backslashes, nested containers, and a backslash pair as a string's last bytes.
+    text +=
+        R"({"ph": "X", "cat": "python_function", "name": ")" +
+        std::string(static_cast<std::size_t>(shift), 'p') +
+        R"(", "args": {"a": "]}[{ \"]\\", "b": [{"c": "\\\\"}, "}", [[]], {}], "d": "x\\\\"}}, )";
+    // A kept kernel whose args hold nested arrays that are skipped too.
+    text += R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(shift) +
+            R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(shift) +
+            R"(, "dur": 2, "args": {"grid": [1, [2, "]"]], "correlation": 5}})";
+    text += shift == kShifts ? "]" : ", ";
+  }
+  const auto trace = read_trace_bytes(text, "shifted.json");
+  REQUIRE(trace.kernels.size() == std::size_t{kShifts + 1});
+  REQUIRE(trace.kernel_names.size() == std::size_t{kShifts + 1});
+  for (int shift = 0; shift <= kShifts; ++shift) {
+    const auto& kernel = trace.kernels[static_cast<std::size_t>(shift)];
+    CHECK(trace.kernel_names[kernel.name_id] == "k" + std::to_string(shift));
+    CHECK(kernel.start_ns == shift * 1000);
+    CHECK(kernel.correlation == 5);
+  }
+  // The same events a few bytes at a time: every block is cut by the window's end somewhere.
+  const auto trickled = read_trace_stream(std::make_unique<TrickleSource>(text, 97), "t");
+  CHECK(trickled.kernel_names == trace.kernel_names);
+}
+
+TEST_CASE("Kineto: a mismatched bracket deep in a skipped value is found at its byte",
+          "[profile]") {
+  for (int shift : {0, 1, 30, 62, 63, 64, 65, 127, 200}) {
+    INFO("shift " << shift);
+    const std::string head = R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": ")" +
+                             std::string(static_cast<std::size_t>(shift), 'n') +
+                             R"(", "args": {"s": "[\"}", "a": [1, {"b": [2]})";
+    const std::string text = head + "}}]}";  // the array "a" closed by '}'
+    CHECK_THROWS_WITH(read_trace_bytes(text, "bad.json"),
+                      Contains("bad.json: byte " + std::to_string(head.size()) +
+                               ": not valid JSON: expected ']', found '}'"));
+  }
+}
+
+// Kernel names that share their length and most bytes (MT32x32 against MT64x32 in the same
+// place) still get their own ids through the recent-name cache.
+TEST_CASE("Kineto: kernel names that differ in one byte are told apart", "[profile]") {
+  const std::string stem = "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT";
+  std::string text = "[";
+  const std::vector<std::string> names = {stem + "32x32x256_MI16",
+                                          stem + "64x32x256_MI16",
+                                          stem + "32x32x256_MI32",
+                                          stem + "32x32x255_MI16",
+                                          stem + "32x32x256_MI16x",
+                                          "a",
+                                          "b",
+                                          "ab"};
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    for (const auto& name : names) text += kernel_event(name, "1", "1") + ", ";
+  }
+  text += kernel_event(names[0], "1", "1") + "]";
+  const auto trace = read_trace_bytes(text, "names.json");
+  REQUIRE(trace.kernel_names == names);
+  REQUIRE(trace.kernels.size() == 3 * names.size() + 1);
+  for (std::size_t i = 0; i < trace.kernels.size(); ++i) {
+    CHECK(trace.kernels[i].name_id == i % names.size());
+  }
+}

@@ -6,6 +6,7 @@
 // of kernels, not the size of the file.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,8 +94,22 @@ class KernelNameTable {
   std::uint32_t intern(std::string_view name);
 
  private:
+  // Looked up by string_view: finding a name already interned allocates nothing.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept {
+      return std::hash<std::string_view>()(name);
+    }
+  };
+  static constexpr std::size_t kRecentSets = 256;
+  static constexpr std::size_t kRecentWays = 4;
+  static constexpr std::uint32_t kNoName = UINT32_MAX;
+
   std::vector<std::string>& names_;
-  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids_;
+  /// Recent names' ids, kRecentWays per cheap key of a few of their bytes (see intern()).
+  std::vector<std::uint32_t> recent_ =
+      std::vector<std::uint32_t>(kRecentSets * kRecentWays, kNoName);
 };
 
 /// True when `name` may be an engine step annotation worth keeping (a cheap prefix test; the

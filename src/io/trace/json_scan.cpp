@@ -19,43 +19,36 @@ namespace {
   throw JsonSyntaxError{where, std::move(expected)};
 }
 
-// The next '"' or '\\' at or after p; end when none. 16 bytes per step with SSE2.
+// The next '"' or '\\' at or after p; end when none. 16 or 64 bytes per step with SSE2.
 const char* find_quote_or_backslash(const char* p, const char* end) {
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
+  const auto hits = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    return _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+  };
+  // Keys and short values end in their first 16 bytes; long strings (kernel names are 100-300
+  // bytes) then go 64 bytes per test, and the 16-byte loop finds the byte in the block that
+  // has one.
+  if (end - p >= 16) {
+    const int mask = _mm_movemask_epi8(hits(p));
+    if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
+    p += 16;
+  }
+  while (end - p >= 64) {
+    const __m128i any =
+        _mm_or_si128(_mm_or_si128(hits(p), hits(p + 16)), _mm_or_si128(hits(p + 32), hits(p + 48)));
+    if (_mm_movemask_epi8(any) != 0) break;
+    p += 64;
+  }
   while (end - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask =
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    const int mask = _mm_movemask_epi8(hits(p));
     if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
     p += 16;
   }
 #endif
   while (p < end && *p != '"' && *p != '\\') ++p;
-  return p;
-}
-
-// The next structural byte of a skipped container: '"', '{', '}', '[' or ']'. With SSE2: c | 0x20
-// turns '[' and ']' into '{' and '}', so three compares find all five.
-const char* find_structural(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i lower = _mm_set1_epi8(0x20);
-  const __m128i open = _mm_set1_epi8('{');
-  const __m128i close = _mm_set1_epi8('}');
-  while (end - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i folded = _mm_or_si128(v, lower);
-    const __m128i hits =
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                     _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return p + std::countr_zero(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']') ++p;
   return p;
 }
 
@@ -70,32 +63,130 @@ const char* skip_string_body(const char* p, const char* end) {
   }
 }
 
-// Scans to the end of the container at `depth` (levels described by `object_bits`, bit 0 the
-// innermost: 1 = object): brackets must balance and match.
-const char* skip_nested(const char* p, const char* end, std::uint64_t object_bits, int depth) {
+// One step of the bracket check: `c` opens or closes a level. Returns true when the level
+// that was open at depth 1 closes (the skipped container ends).
+inline bool enter_or_leave(const char* at, std::uint64_t& object_bits, int& depth) {
   constexpr int kMaxDepth = 64;
-  for (;;) {
-    p = find_structural(p, end);
-    if (p >= end) return nullptr;
-    const char c = *p;
-    if (c == '"') {
-      p = skip_string_body(p + 1, end);
-      if (p == nullptr) return nullptr;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      if (depth == kMaxDepth) fail(p, "nesting of at most 64 levels");
-      object_bits = (object_bits << 1) | (c == '{' ? 1U : 0U);
-      ++depth;
-      ++p;
-      continue;
-    }
-    const bool closes_object = (object_bits & 1U) != 0;
-    if ((c == '}') != closes_object) fail(p, closes_object ? "'}'" : "']'");
-    object_bits >>= 1;
-    ++p;
-    if (--depth == 0) return p;
+  const char c = *at;
+  if (c == '{' || c == '[') {
+    if (depth == kMaxDepth) fail(at, "nesting of at most 64 levels");
+    object_bits = (object_bits << 1) | (c == '{' ? 1U : 0U);
+    ++depth;
+    return false;
   }
+  const bool closes_object = (object_bits & 1U) != 0;
+  if ((c == '}') != closes_object) fail(at, closes_object ? "'}'" : "']'");
+  object_bits >>= 1;
+  return --depth == 0;
+}
+
+#if defined(__SSE2__)
+// Bit i set where byte p[i] of a 64-byte block is '"', '\\', or a bracket ('{' '}' '[' ']';
+// c | 0x20 folds '[' and ']' onto '{' and '}', so two compares find all four).
+struct BlockMasks {
+  std::uint64_t quote = 0, backslash = 0, bracket = 0;
+};
+
+BlockMasks classify_block(const char* p) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i lower = _mm_set1_epi8(0x20);
+  const __m128i open = _mm_set1_epi8('{');
+  const __m128i close = _mm_set1_epi8('}');
+  BlockMasks masks;
+  for (int lane = 0; lane < 64; lane += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + lane));
+    const __m128i folded = _mm_or_si128(v, lower);
+    const auto bits = [lane](__m128i hits) {
+      return std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(hits))} << lane;
+    };
+    masks.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    masks.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
+    masks.bracket |=
+        bits(_mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
+  }
+  return masks;
+}
+
+// Bit i set when an odd number of bits 0..i are set: over the quote bits of a block, the bytes
+// from an opening quote up to (not including) its closing quote. Six shifts, no multiply.
+std::uint64_t prefix_xor(std::uint64_t bits) {
+  for (int shift = 1; shift < 64; shift *= 2) bits ^= bits << shift;
+  return bits;
+}
+#endif
+
+// Scans to the end of the container at `depth` (levels described by `object_bits`, bit 0 the
+// innermost: 1 = object): brackets must balance and match. 64 bytes at a time: the bytes that
+// matter are found with SIMD compares, then visited in order from the bit masks, so a string
+// or a run of plain bytes costs no per-byte work. Inside a string only '"' and '\\' matter
+// (a backslash hides the next byte); outside, '"' and the brackets. A block without a
+// backslash (nearly all) needs no visit to its quotes at all (see prefix_xor).
+const char* skip_nested(const char* p, const char* end, std::uint64_t object_bits, int depth) {
+  bool in_string = false;
+  int skip = 0;  // bytes at the start of the block already consumed (an escaped byte)
+#if defined(__SSE2__)
+  while (end - p >= 64) {
+    const BlockMasks masks = classify_block(p);
+    if (masks.backslash == 0 && skip == 0) {
+      // No escape in the block: the bytes inside strings are the prefix XOR of the quote bits
+      // (set from an opening quote up to its closing one), inverted when a string is open at
+      // the block's start, so only the brackets outside strings need a visit.
+      const std::uint64_t strings = prefix_xor(masks.quote) ^ (in_string ? ~std::uint64_t{0} : 0);
+      for (std::uint64_t brackets = masks.bracket & ~strings; brackets != 0;
+           brackets &= brackets - 1) {
+        const int i = std::countr_zero(brackets);
+        if (enter_or_leave(p + i, object_bits, depth)) return p + i + 1;
+      }
+      in_string = (strings >> 63) != 0;
+      p += 64;
+      continue;
+    }
+    const std::uint64_t inside = masks.quote | masks.backslash;
+    const std::uint64_t outside = masks.quote | masks.bracket;
+    std::uint64_t pending = (in_string ? inside : outside) & (~std::uint64_t{0} << skip);
+    skip = 0;
+    while (pending != 0) {
+      const int i = std::countr_zero(pending);
+      int next = i + 1;
+      if (in_string) {
+        if (p[i] == '\\') {
+          next = i + 2;
+        } else {
+          in_string = false;
+        }
+      } else if (p[i] == '"') {
+        in_string = true;
+      } else if (enter_or_leave(p + i, object_bits, depth)) {
+        return p + i + 1;
+      }
+      if (next >= 64) {
+        skip = next - 64;
+        break;
+      }
+      pending = (in_string ? inside : outside) & (~std::uint64_t{0} << next);
+    }
+    p += 64;
+  }
+#endif
+  // The tail (and every byte without SSE2), one byte at a time with the same rules.
+  if (skip > end - p) return nullptr;
+  for (p += skip; p < end; ++p) {
+    const char c = *p;
+    if (in_string) {
+      if (c == '\\') {
+        if (end - p < 2) return nullptr;
+        ++p;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[' || c == '}' || c == ']') {
+      if (enter_or_leave(p, object_bits, depth)) return p + 1;
+    }
+  }
+  return nullptr;
 }
 
 const char* skip_container(const char* p, const char* end) {
@@ -155,11 +246,6 @@ std::uint32_t read_hex4(std::string_view raw, std::size_t at, const char* where)
 
 const char* skip_rest_of_object(const char* p, const char* end) {
   return skip_nested(p, end, 1, 1);
-}
-
-const char* skip_space(const char* p, const char* end) {
-  while (p < end && is_space(*p)) ++p;
-  return p;
 }
 
 const char* scan_string(const char* p, const char* end, std::string_view& out, bool& escaped) {
@@ -285,13 +371,15 @@ std::int64_t microseconds_text_to_ns(std::string_view text) {
   if (negative) ++i;
   // More than 15 integer digits would overflow the exact path (a timestamp in ns by mistake):
   // the double path below takes those.
-  const std::size_t integer_digits =
-      text.find_first_not_of("0123456789", i) == std::string_view::npos
-          ? text.size() - i
-          : text.find_first_not_of("0123456789", i) - i;
-  if (integer_digits > 15) return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1e3);
+  constexpr std::size_t kExactDigits = 15;
+  const std::size_t first_digit = i;
   std::int64_t whole = 0;
-  while (i < text.size() && is_digit(text[i])) whole = whole * 10 + (text[i++] - '0');
+  while (i < text.size() && is_digit(text[i])) {
+    if (i - first_digit == kExactDigits) {
+      return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1e3);
+    }
+    whole = whole * 10 + (text[i++] - '0');
+  }
   std::int64_t fraction_ns = 0;
   if (i < text.size() && text[i] == '.') {
     ++i;

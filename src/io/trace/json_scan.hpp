@@ -20,8 +20,12 @@ inline bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/// Skips whitespace; returns `end` when the window holds only whitespace.
-const char* skip_space(const char* p, const char* end);
+/// Skips whitespace; returns `end` when the window holds only whitespace. Inline: it runs
+/// between every two tokens, mostly over no byte or one space.
+inline const char* skip_space(const char* p, const char* end) {
+  while (p < end && is_space(*p)) ++p;
+  return p;
+}
 
 /// `p` at the opening quote. On success `out` views the raw (still escaped) contents and
 /// `escaped` says whether they hold backslashes.

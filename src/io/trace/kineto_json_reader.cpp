@@ -278,15 +278,35 @@ class KinetoScanner {
 
   // ---- One event ----
 
+  // Keys are short ("ph", "cat", "External id"): a plain loop over at most 16 bytes finds the
+  // closing quote sooner than the SIMD string scan. nullptr when it does not (a long or escaped
+  // key, or the window's end): scan_string then takes over.
+  static const char* short_key(const char* p, const char* end, std::string_view& key) {
+    const char* body = p + 1;
+    const char* limit = end - body > 16 ? body + 16 : end;
+    for (const char* q = body; q < limit; ++q) {
+      if (*q == '"') {
+        key = std::string_view(body, static_cast<std::size_t>(q - body));
+        return q + 1;
+      }
+      if (*q == '\\') return nullptr;
+    }
+    return nullptr;
+  }
+
   // Reads `"key" :` and returns where the value starts; nullptr when the window ends first (the
   // caller then reads more and retries). Keys of events and args are plain ASCII, so an escaped
   // key is compared as written.
   static const char* parse_key(const char* p, const char* end, std::string_view& key,
                                const char* expected) {
     if (*p != '"') throw JsonSyntaxError{p, expected};
-    bool escaped = false;
-    p = json_scan::scan_string(p, end, key, escaped);
-    if (p == nullptr) return nullptr;
+    const char* after = short_key(p, end, key);
+    if (after == nullptr) {
+      bool escaped = false;
+      after = json_scan::scan_string(p, end, key, escaped);
+      if (after == nullptr) return nullptr;
+    }
+    p = after;
     p = json_scan::skip_space(p, end);
     if (p >= end) return nullptr;
     if (*p != ':') throw JsonSyntaxError{p, "':' after the key"};
@@ -326,24 +346,36 @@ class KinetoScanner {
     return false;
   }
 
+  // The keys kspeed reads are 2 to 4 bytes long: the length picks the candidates, so the other
+  // keys ("id", "bp", "s", "cname", ...) cost one or two comparisons.
   static const char* parse_member(std::string_view key, const char* p, const char* end,
                                   EventFields& f) {
-    if (key == "ph") return string_value(p, end, f.ph);
-    if (key == "cat") {
-      p = string_value(p, end, f.cat);
-      if (p != nullptr) f.category = categorize(f.cat);
-      return p;
+    switch (key.size()) {
+      case 2:
+        if (key == "ph") return string_value(p, end, f.ph);
+        if (key == "ts") return time_value(p, end, f.ts_ns, f.has_ts);
+        break;
+      case 3:
+        if (key == "cat") {
+          p = string_value(p, end, f.cat);
+          if (p != nullptr) f.category = categorize(f.cat);
+          return p;
+        }
+        if (key == "pid") return id_value(p, end, f.pid);
+        if (key == "tid") return id_value(p, end, f.tid);
+        if (key == "dur") return time_value(p, end, f.dur_ns, f.has_dur);
+        break;
+      case 4:
+        if (key == "name") {
+          if (*p != '"') return json_scan::skip_value(p, end);
+          f.name_at = p;
+          return json_scan::scan_string(p, end, f.name, f.name_escaped);
+        }
+        if (key == "args" && *p == '{') return parse_args(p, end, f);
+        break;
+      default:
+        break;
     }
-    if (key == "name") {
-      if (*p != '"') return json_scan::skip_value(p, end);
-      f.name_at = p;
-      return json_scan::scan_string(p, end, f.name, f.name_escaped);
-    }
-    if (key == "pid") return id_value(p, end, f.pid);
-    if (key == "tid") return id_value(p, end, f.tid);
-    if (key == "ts") return time_value(p, end, f.ts_ns, f.has_ts);
-    if (key == "dur") return time_value(p, end, f.dur_ns, f.has_dur);
-    if (key == "args" && *p == '{') return parse_args(p, end, f);
     return json_scan::skip_value(p, end);
   }
 

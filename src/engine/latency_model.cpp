@@ -38,14 +38,14 @@ void check_points(const std::vector<LatencyPoint>& points, const PointKind& kind
     const LatencyPoint& p = points[i];
     if (!(p.context_tokens > 0) || !(p.latency_ms > 0) || !std::isfinite(p.context_tokens) ||
         !std::isfinite(p.latency_ms)) {
-      throw InputError(latency + " point " + count_mark(static_cast<long long>(i + 1)) + " (" +
+      throw InputError(latency + " point " + count_mark(static_cast<long long>(i) + 1) + " (" +
                        point_text(p) + "): expected a positive " + length + " and a positive " +
                        latency);
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (points[j].context_tokens == p.context_tokens) {
-        throw InputError(latency + " points " + count_mark(static_cast<long long>(j + 1)) +
-                         " and " + count_mark(static_cast<long long>(i + 1)) + ": both at " +
+        throw InputError(latency + " points " + count_mark(static_cast<long long>(j) + 1) +
+                         " and " + count_mark(static_cast<long long>(i) + 1) + ": both at " +
                          count_mark(static_cast<long long>(p.context_tokens)) +
                          " tokens: give each " + length + " once (average repeated measurements)");
       }

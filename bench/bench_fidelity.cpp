@@ -1,6 +1,6 @@
-// The fidelity pieces' cost: fitting the TTFT model, reading a config.json, one MoE decode step
-// with the expert union, and calibrating the analytic share. Each runs once per command, so
-// they must stay far below process start (about a millisecond).
+// The fidelity pieces' cost: fitting the TTFT and TPOT models, reading a config.json, one MoE
+// decode step with the expert union, and calibrating the analytic share. Each runs once per
+// command, so they must stay far below process start (about a millisecond).
 #include <benchmark/benchmark.h>
 
 #include "../tests/unit/hf_configs.hpp"
@@ -23,6 +23,14 @@ void BM_FitTtftTwoPoints(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FitTtftTwoPoints);
+
+void BM_FitTpotThreePoints(benchmark::State& state) {
+  const std::vector<engine::LatencyPoint> points = {{1024, 50}, {32768, 62}, {131072, 95}};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine::fit_tpot(points));
+  }
+}
+BENCHMARK(BM_FitTpotThreePoints);
 
 void BM_ParseHfConfigDeepSeekR1(benchmark::State& state) {
   for (auto _ : state) {

@@ -36,18 +36,29 @@ engine::ShareModel parse_share_model(const std::string& text) {
                                            {"calibrated", engine::ShareModel::calibrated}});
 }
 
-// "8k=474ms" (or "8k:474ms") -> (8,192 tokens, 474 ms): one measured TTFT point.
-engine::LatencyPoint parse_ttft_point(const std::string& text) {
+// What a point flag measures, for its error: the flag, its shape and an example.
+struct PointFlag {
+  const char* flag;     // "--ttft-point"
+  const char* shape;    // "PROMPT=TTFT, a prompt length and the TTFT measured at it"
+  const char* example;  // "8k=474ms"
+};
+
+constexpr PointFlag kTtftPointFlag{
+    "--ttft-point", "PROMPT=TTFT, a prompt length and the TTFT measured at it", "8k=474ms"};
+constexpr PointFlag kTpotPointFlag{
+    "--tpot-point", "CONTEXT=TPOT, a context length and the TPOT measured at it", "128k=95ms"};
+
+// "8k=474ms" (or "8k:474ms") -> (8,192 tokens, 474 ms): one measured latency point.
+engine::LatencyPoint parse_latency_point(const std::string& text, const PointFlag& kind) {
   const std::size_t sep = text.find_first_of("=:");
   if (sep == std::string::npos) {
-    throw InputError("--ttft-point: '" + excerpt(text) +
-                     "' is not valid: expected PROMPT=TTFT, a prompt length and the TTFT "
-                     "measured at it, e.g. --ttft-point 8k=474ms");
+    throw InputError(std::string(kind.flag) + ": '" + excerpt(text) + "' is not valid: expected " +
+                     kind.shape + ", e.g. " + kind.flag + " " + kind.example);
   }
   engine::LatencyPoint point;
-  point.context_tokens = static_cast<double>(
-      io::parse_token_count(std::string_view(text).substr(0, sep), "--ttft-point"));
-  point.latency_ms = io::parse_duration_ms(std::string_view(text).substr(sep + 1), "--ttft-point");
+  point.context_tokens =
+      static_cast<double>(io::parse_token_count(std::string_view(text).substr(0, sep), kind.flag));
+  point.latency_ms = io::parse_duration_ms(std::string_view(text).substr(sep + 1), kind.flag);
   return point;
 }
 
@@ -79,6 +90,12 @@ void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("DURATION");
   app.add_option("--tpot", flags.tpot, "Measured time per output token: 50, 50ms, 50000us")
       ->type_name("DURATION");
+  app.add_option("--tpot-point", flags.tpot_points,
+                 "A measured TPOT at a context length, CONTEXT=TPOT (repeatable): "
+                 "--tpot-point 1k=50ms --tpot-point 128k=95ms. Two or more fit TPOT = c + b·L "
+                 "(weights read each step, plus a KV cache growing with L) at --ctx; one is "
+                 "scaled to --ctx like the workload's TPOT. --tpot wins")
+      ->type_name("L=D");
 }
 
 void add_change_flags(CLI::App& app, EstimateFlags& flags) {
@@ -138,7 +155,10 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
   options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
   options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
   for (const std::string& point : flags.ttft_points) {
-    options.ttft_points.push_back(parse_ttft_point(point));
+    options.ttft_points.push_back(parse_latency_point(point, kTtftPointFlag));
+  }
+  for (const std::string& point : flags.tpot_points) {
+    options.tpot_points.push_back(parse_latency_point(point, kTpotPointFlag));
   }
   // "0" asks for no fixed term (pure Amdahl on all of TTFT); any other value is a duration.
   options.ttft_overhead_ms =

@@ -22,6 +22,7 @@ struct EstimateFlags {
   std::string workload = kDefaultWorkload;
   std::string ctx, response_tokens, ttft, tpot, kernel_speedup, share, decode_share;
   std::vector<std::string> ttft_points;  // --ttft-point L=D, repeatable
+  std::vector<std::string> tpot_points;  // --tpot-point L=D, repeatable
   std::string ttft_overhead;
   std::string phase;  // empty: prefill, or both when levers describe the change
   std::string extrapolate = "clamp";

@@ -16,25 +16,38 @@ std::string point_text(const LatencyPoint& point) {
          number_mark(point.latency_ms) + " ms";
 }
 
-void check_points(const std::vector<LatencyPoint>& points) {
+// What a set of latency points measures, for the errors that name it.
+struct PointKind {
+  const char* latency;  // "TTFT"
+  const char* length;   // "prompt length"
+  const char* example;  // "1k:267ms"
+};
+
+constexpr PointKind kTtftPoints{"TTFT", "prompt length", "1k:267ms"};
+constexpr PointKind kTpotPoints{"TPOT", "context length", "1k=50ms"};
+
+void check_points(const std::vector<LatencyPoint>& points, const PointKind& kind) {
+  const std::string latency = kind.latency;
+  const std::string length = kind.length;
   if (points.empty()) {
-    throw InputError(
-        "TTFT points: none given: the TTFT model needs at least one measured (prompt length, "
-        "TTFT) point, e.g. 1k:267ms");
+    throw InputError(latency + " points: none given: the " + latency +
+                     " model needs at least one measured (" + length + ", " + latency +
+                     ") point, e.g. " + kind.example);
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const LatencyPoint& p = points[i];
     if (!(p.context_tokens > 0) || !(p.latency_ms > 0) || !std::isfinite(p.context_tokens) ||
         !std::isfinite(p.latency_ms)) {
-      throw InputError("TTFT point " + count_mark(static_cast<long long>(i + 1)) + " (" +
-                       point_text(p) + "): expected a positive prompt length and a positive TTFT");
+      throw InputError(latency + " point " + count_mark(static_cast<long long>(i) + 1) + " (" +
+                       point_text(p) + "): expected a positive " + length + " and a positive " +
+                       latency);
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (points[j].context_tokens == p.context_tokens) {
-        throw InputError("TTFT points " + count_mark(static_cast<long long>(j + 1)) + " and " +
-                         count_mark(static_cast<long long>(i + 1)) + ": both at " +
+        throw InputError(latency + " points " + count_mark(static_cast<long long>(j) + 1) +
+                         " and " + count_mark(static_cast<long long>(i) + 1) + ": both at " +
                          count_mark(static_cast<long long>(p.context_tokens)) +
-                         " tokens: give each prompt length once (average repeated measurements)");
+                         " tokens: give each " + length + " once (average repeated measurements)");
       }
     }
   }
@@ -84,6 +97,16 @@ double rms_residual(const std::vector<double>& x, const std::vector<double>& y, 
   return std::sqrt(sum / static_cast<double>(x.size()));
 }
 
+// "50 ms at 1,024 tokens, 95 ms at 131,072 tokens": the points, for an error that names them.
+std::string points_text(const std::vector<LatencyPoint>& points) {
+  std::string text;
+  for (const LatencyPoint& p : points) {
+    text += (text.empty() ? "" : ", ") + number_mark(p.latency_ms) + " ms at " +
+            count_mark(static_cast<long long>(p.context_tokens)) + " tokens";
+  }
+  return text;
+}
+
 }  // namespace
 
 double prefill_work_units(const std::vector<SharePoint>& shares, double prompt_tokens,
@@ -95,7 +118,7 @@ double prefill_work_units(const std::vector<SharePoint>& shares, double prompt_t
 
 TtftModel fit_ttft(const std::vector<LatencyPoint>& points, const std::vector<SharePoint>& shares,
                    Extrapolation extrapolation) {
-  check_points(points);
+  check_points(points, kTtftPoints);
   TtftModel model;
   model.shares = shares;
   model.extrapolation = extrapolation;
@@ -129,6 +152,49 @@ TtftModel fit_ttft(const std::vector<LatencyPoint>& points, const std::vector<Sh
   model.ms_per_token = line.slope;
   model.rms_residual_ms = rms_residual(x, y, line);
   return model;
+}
+
+TpotModel fit_tpot(const std::vector<LatencyPoint>& points) {
+  check_points(points, kTpotPoints);
+  TpotModel model;
+  model.points = points.size();
+  if (points.size() == 1) {  // the reference of the scaling rules: held here
+    model.fixed_ms = points.front().latency_ms;
+    return model;
+  }
+  std::vector<double> x(points.size());
+  std::vector<double> y(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    x[i] = points[i].context_tokens;
+    y[i] = points[i].latency_ms;
+  }
+  // TPOT(L) = c + b·L by least squares; c < 0 (no step takes negative time): c = 0, b = Σ L·y / Σ
+  // L²
+  Line line = least_squares(x, y);
+  model.fit = TpotFit::least_squares;
+  if (line.intercept < 0) {
+    line = {0, slope_through_origin(x, y)};
+    model.fit = TpotFit::least_squares_no_c;
+  }
+  if (!(line.slope >= 0) || !std::isfinite(line.slope)) {
+    throw InputError(
+        "TPOT points (" + points_text(points) +
+        "): the fitted TPOT falls as the context grows (slope " + number_mark(line.slope) +
+        " ms per token): TPOT = c + b·L needs a longer context to take at least as long, since "
+        "each decode step reads the whole KV cache; check that the points are (context length, "
+        "TPOT) of the same deployment and batch size");
+  }
+  model.fixed_ms = line.intercept;
+  model.ms_per_token = line.slope;
+  // Two points and a free c: the line passes through both (what is left is rounding).
+  const bool exact = points.size() == 2 && model.fit == TpotFit::least_squares;
+  model.rms_residual_ms = exact ? 0.0 : rms_residual(x, y, line);
+  return model;
+}
+
+double tpot_fitted_at(const TpotModel& model, double context_tokens) {
+  // TPOT(L) = c + b·L
+  return model.fixed_ms + model.ms_per_token * context_tokens;
 }
 
 TtftAt ttft_at(const TtftModel& model, double prompt_tokens) {

@@ -66,7 +66,7 @@ void check_nothing_missing(const Workload& workload, const EstimateOptions& opti
       options.response_tokens ? options.response_tokens : request.response_tokens;
   need(response.has_value(), "request.response_tokens (" + flag_mark("response-tokens") + " N)");
   // A one-token response has no decode step, so no TPOT to apply a share to.
-  need(options.tpot_ms || request.tpot_ms || response == 1,
+  need(options.tpot_ms || !options.tpot_points.empty() || request.tpot_ms || response == 1,
        "request.tpot_ms (" + flag_mark("tpot") + " D)");
   if (!prefill_aside) {
     need(options.prefill_share || !workload.prefill_shares.empty() ||
@@ -420,22 +420,80 @@ void note_default_prompt(Scenario& scenario) {
   warnings.erase(clamped_below);
 }
 
-// Decode reads a KV cache that grows with the context: the workload's TPOT, measured at its own
-// prompt, follows --ctx through the decode model (with a platform), else through the workload's
-// decode share (TPOT(L) = TPOT0 · ((1 - pd) + pd · L / L0)), else it is held, with a note.
+// Says which measured points TPOT was fitted to and what the fit gave (a note: the user chose
+// the points, the fit chose c and b).
+Warning tpot_fitted_note(const TpotModel& model, const std::vector<LatencyPoint>& points) {
+  Warning note;
+  note.code = WarningCode::tpot_fitted;
+  note.input = "tpot";
+  note.numbers = {{"c_ms", model.fixed_ms},
+                  {"ms_per_token", model.ms_per_token},
+                  {"rms_residual_ms", model.rms_residual_ms},
+                  {"c_held_at_zero", model.fit == TpotFit::least_squares_no_c ? 1.0 : 0.0}};
+  for (std::size_t i = 0; i < points.size(); ++i) {  // point_1_tokens, point_1_ms, ...
+    const std::string key = "point_" + decimal_digits(i + 1);
+    note.numbers.emplace_back(key + "_tokens", points[i].context_tokens);
+    note.numbers.emplace_back(key + "_ms", points[i].latency_ms);
+  }
+  note.numbers.emplace_back("points", static_cast<double>(points.size()));
+  return note;
+}
+
+// Two or more --tpot-point: TPOT(L) = c + b·L fitted to them, at the scenario's context (the
+// measured value at a measured length).
+WithProvenance<double> tpot_from_points(const std::vector<LatencyPoint>& points,
+                                        std::int64_t context_tokens, Scenario& scenario) {
+  const TpotModel model = fit_tpot(points);
+  scenario.notes.push_back(tpot_fitted_note(model, points));
+  const auto length = static_cast<double>(context_tokens);
+  for (const LatencyPoint& point : points) {
+    if (point.context_tokens == length) return {point.latency_ms, Provenance::given};
+  }
+  return {tpot_fitted_at(model, length), Provenance::fitted};
+}
+
+// TPOT0 measured at context L0, which the rules below carry to the scenario's context.
+struct TpotReference {
+  double tpot_ms = 0;
+  std::int64_t context_tokens = 0;
+};
+
+// One --tpot-point, else the workload's TPOT at its own prompt; none when --tpot is given.
+std::optional<TpotReference> tpot_reference(const Workload& workload,
+                                            const EstimateOptions& options, Scenario& scenario) {
+  if (options.tpot_ms) return std::nullopt;
+  if (options.tpot_points.size() == 1) {
+    const TpotModel model = fit_tpot(options.tpot_points);  // checks the point
+    scenario.tpot_ms = {model.fixed_ms, Provenance::given};
+    return TpotReference{model.fixed_ms,
+                         static_cast<std::int64_t>(options.tpot_points.front().context_tokens)};
+  }
+  const RequestShape& reference = workload.request;
+  if (!reference.tpot_ms || !reference.prompt_tokens) return std::nullopt;
+  return TpotReference{*reference.tpot_ms, *reference.prompt_tokens};
+}
+
+// Decode reads a KV cache that grows with the context: two or more --tpot-point fit TPOT(L) =
+// c + b·L; otherwise TPOT measured at one context (one --tpot-point, else the workload's own
+// prompt) follows --ctx through the decode model (with a platform), else through the workload's
+// decode share (TPOT(L) = TPOT0 · ((1 - pd) + pd · L / L0)), else it is held, with a warning.
 void follow_context_with_tpot(const Workload& workload, const EstimateOptions& options,
                               Scenario& scenario) {
-  const RequestShape& reference = workload.request;
-  if (options.tpot_ms || !reference.tpot_ms || !reference.prompt_tokens ||
-      *reference.prompt_tokens == scenario.prompt_tokens.value) {
+  if (!options.tpot_ms && options.tpot_points.size() >= 2) {
+    scenario.tpot_ms =
+        tpot_from_points(options.tpot_points, scenario.prompt_tokens.value, scenario);
     return;
   }
-  const double tpot0 = scenario.tpot_ms.value;
-  const auto l0 = static_cast<double>(*reference.prompt_tokens);
+  const std::optional<TpotReference> reference = tpot_reference(workload, options, scenario);
+  if (!reference || reference->context_tokens == scenario.prompt_tokens.value) {
+    return;
+  }
+  const double tpot0 = reference->tpot_ms;
+  const auto l0 = static_cast<double>(reference->context_tokens);
   const auto l = static_cast<double>(scenario.prompt_tokens.value);
   if (scenario.platform) {
     scenario.tpot_ms = {
-        tpot_scaled_by_decode_model(*scenario.platform, tpot0, *reference.prompt_tokens,
+        tpot_scaled_by_decode_model(*scenario.platform, tpot0, reference->context_tokens,
                                     scenario.prompt_tokens.value)
             .tpot_ms,
         Provenance::scaled};

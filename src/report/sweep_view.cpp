@@ -2,9 +2,12 @@
 // speedup), the range in one sentence with both "faster" and "less time", where the numbers
 // come from, and each kind of warning once. Also the sweep's charts (terminal and SVG).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/human.hpp"
@@ -118,6 +121,27 @@ std::string range_sentence(const Sweep& sweep) {
       range("request", [](const SweepRow& r) { return r.result.request.speedup; }));
 }
 
+// "; TPOT 50.0 ms (workload)", or over a swept context where TPOT follows it (decode model,
+// decode share, --tpot-point): "; TPOT 52.5 ms to 95.0 ms (fitted, given)", not the first row's.
+std::string tpot_caption(const Sweep& sweep) {
+  const auto [low, high] = std::minmax_element(
+      sweep.rows.begin(), sweep.rows.end(),
+      [](const SweepRow& a, const SweepRow& b) { return a.tpot_ms.value < b.tpot_ms.value; });
+  std::vector<std::string_view> sources;  // each provenance once, in row order
+  for (const SweepRow& row : sweep.rows) {
+    const std::string_view source = to_string(row.tpot_ms.provenance);
+    if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
+      sources.push_back(source);
+    }
+  }
+  const std::string shown = fmt::format("{}", fmt::join(sources, ", "));
+  if (low->tpot_ms.value == high->tpot_ms.value) {
+    return fmt::format("; TPOT {} ({})", human_ms(low->tpot_ms.value), shown);
+  }
+  return fmt::format("; TPOT {} to {} ({})", human_ms(low->tpot_ms.value),
+                     human_ms(high->tpot_ms.value), shown);
+}
+
 std::string fixed_inputs_caption(const Sweep& sweep) {
   const SweepRow& first = sweep.rows.front();
   std::string text =
@@ -134,8 +158,7 @@ std::string fixed_inputs_caption(const Sweep& sweep) {
     text += fmt::format("; TTFT {} ({})", human_ms(first.ttft_ms.value),
                         to_string(first.ttft_ms.provenance));
   }
-  text += fmt::format("; TPOT {} ({})", human_ms(first.tpot_ms.value),
-                      to_string(first.tpot_ms.provenance));
+  text += tpot_caption(sweep);
   // A fixed term in TTFT: say how big it is and that "prefill" stays Amdahl on the GPU time.
   const auto with_fixed = std::find_if(sweep.rows.begin(), sweep.rows.end(),
                                        [](const SweepRow& r) { return r.result.ttft.has_value(); });

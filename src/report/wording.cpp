@@ -101,7 +101,7 @@ std::string memory_sentence(const Warning& w) {
          "the roofline)";
 }
 
-// "267 ms at 1,024 tokens and 474 ms at 8,192 tokens": the points a TTFT fit used.
+// "267 ms at 1,024 tokens and 474 ms at 8,192 tokens": the points a TTFT or TPOT fit used.
 std::string ttft_points_text(const Warning& w) {
   const auto count = static_cast<std::size_t>(w.number("points"));
   std::string text;
@@ -111,6 +111,23 @@ std::string ttft_points_text(const Warning& w) {
              : i == count ? " and "
                           : ", ") +
             human_ms(w.number(key + "_ms")) + " at " + tokens_text(w.number(key + "_tokens"));
+  }
+  return text;
+}
+
+// TPOT(L) = c + b·L: a decode step reads the weights (c) and a KV cache that grows with L (b).
+std::string tpot_fitted_sentence(const Warning& w) {
+  std::string text = "TPOT is fitted to the --tpot-point values " + ttft_points_text(w) +
+                     ": TPOT = c + b·L with c = " + human_ms(w.number("c_ms")) +
+                     " (the weights a decode step reads) and b = " +
+                     human_fixed(w.number("ms_per_token") * 1000.0, 4) +
+                     " µs per context token for its KV cache";
+  if (w.number("c_held_at_zero") != 0) {
+    text +=
+        "; the unconstrained c came out negative, so c = 0 and b was refitted through the origin";
+  }
+  if (w.number("rms_residual_ms") > 0) {
+    text += " (rms misfit " + human_ms(w.number("rms_residual_ms")) + ")";
   }
   return text;
 }
@@ -220,6 +237,8 @@ std::string warning_sentence(const Warning& w) {
              human_percent(w.number("share")) +
              " is used, as the table's source analysis does for short prompts; pass --ctx to "
              "ask about another prompt length";
+    case WarningCode::tpot_fitted:
+      return tpot_fitted_sentence(w);
     case WarningCode::tpot_held:
       return "TPOT " + human_ms(w.number("tpot_ms")) + " was measured at a " +
              human_count(static_cast<std::int64_t>(w.number("reference_prompt_tokens"))) +

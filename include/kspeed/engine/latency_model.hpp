@@ -70,6 +70,33 @@ double prefill_work_units(const std::vector<SharePoint>& shares, double prompt_t
 /// The model at `prompt_tokens` (> 0).
 TtftAt ttft_at(const TtftModel& model, double prompt_tokens);
 
+/// How the TPOT model's two constants were obtained.
+enum class TpotFit {
+  one_point,           ///< one measured point: the reference (TPOT0 at L0) of the scaling rules
+  least_squares,       ///< two or more points: c and b by least squares, c >= 0 as fitted
+  least_squares_no_c,  ///< two or more points whose unconstrained c was negative: c = 0, b
+                       ///< refitted by least squares through the origin
+};
+
+/// A decode step reads the weights (a constant time c) and the KV cache, which grows with the
+/// context (b per token): TPOT(L) = c + b · L. With one point, c is that point's TPOT and b = 0.
+struct TpotModel {
+  double fixed_ms = 0;      ///< c, ms (>= 0)
+  double ms_per_token = 0;  ///< b: KV-cache read time per context token, ms (>= 0)
+  TpotFit fit = TpotFit::one_point;
+  std::size_t points = 0;      ///< measured points the fit used
+  double rms_residual_ms = 0;  ///< root-mean-square misfit over the points (0: exact)
+};
+
+/// Fits c and b. With two or more points, ordinary least squares of TPOT on L; if that makes
+/// c < 0, c = 0 and b = Σ L·TPOT / Σ L² (least squares through the origin). Throws InputError
+/// when there are no points, a point is not positive, two points share a length, or b < 0 (TPOT
+/// that falls as the context grows).
+TpotModel fit_tpot(const std::vector<LatencyPoint>& points);
+
+/// c + b · L at `context_tokens`.
+double tpot_fitted_at(const TpotModel& model, double context_tokens);
+
 /// How TPOT at another context was obtained.
 enum class TpotRule {
   held,          ///< not scaled: the measured TPOT at its own context is used unchanged

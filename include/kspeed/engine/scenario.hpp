@@ -38,6 +38,7 @@ struct EstimateOptions {
   std::optional<double> ttft_ms;                ///< --ttft
   std::optional<double> tpot_ms;                ///< --tpot
   std::vector<LatencyPoint> ttft_points;        ///< --ttft-point L=D (repeatable)
+  std::vector<LatencyPoint> tpot_points;        ///< --tpot-point L=D (repeatable)
   std::optional<double> ttft_overhead_ms;       ///< --ttft-overhead: TTFT no kernel touches
   std::optional<double> kernel_speedup;         ///< --kernel-speedup
   /// --ncu: the speedup priced from a profiled kernel's measured position (provenance measured)

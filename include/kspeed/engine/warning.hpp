@@ -20,6 +20,7 @@ enum class WarningCode {
   // Notes (Scenario::notes): assumptions the user made no choice about, with their reason.
   default_prompt_below_table,  ///< the workload's own prompt sits below its share table
   ttft_fitted,                 ///< TTFT fitted to measured points, with a fixed term
+  tpot_fitted,                 ///< TPOT = c + b·L fitted to measured points
   tpot_held,                   ///< TPOT kept at the workload's though the context changed
   share_model_mismatch,        ///< the share table was measured on another model than --model's
   prefill_not_measured,        ///< a decode-only workload: the request's prefill is set aside
@@ -62,6 +63,8 @@ constexpr std::string_view to_string(WarningCode code) {
       return "default_prompt_below_table";
     case WarningCode::ttft_fitted:
       return "ttft_fitted";
+    case WarningCode::tpot_fitted:
+      return "tpot_fitted";
     case WarningCode::tpot_held:
       return "tpot_held";
     case WarningCode::share_model_mismatch:

@@ -1,0 +1,75 @@
+#pragma once
+// The time of one engine step from its batch composition: the one model of the user's deployment
+// that every command evaluates (estimate is one request, sweep a curve of them, mix --replay a
+// continuous-batching replay of many).
+//
+// A serving engine (vLLM, SGLang) runs the model once per step over every scheduled token: some
+// prefill tokens (whole prompts or chunks of them) and one token for each running decode. The
+// step's time is a sum of parts, each through the roofline:
+//
+//     step = fixed                                   per-step CPU/launch cost (scheduler, sampling)
+//          + max(weights_ms, ms_per_token · tokens)  non-attention: weights read once per step,
+//                                                    GEMM FLOPs per token beyond that
+//          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
+//          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
+//
+// A kernel speedup divides the attention parts (or the part it targets); nothing else moves.
+// The coefficients come from a calibration (step_calibration.hpp); this header only evaluates.
+
+#include <cstdint>
+
+namespace kspeed::engine {
+
+/// What one step carries, as the sums the model needs (the replay keeps them incrementally, so a
+/// step costs O(1) to time whatever its batch).
+struct BatchComposition {
+  double prefill_tokens = 0;  ///< prompt tokens computed in this step (all chunks)
+  /// Σ over prefill chunks of the (query, key) pairs the chunk computes causally: a chunk of c
+  /// tokens after p already-cached tokens of its prompt computes c·p + c·(c+1)/2 pairs.
+  double prefill_pairs = 0;
+  std::int64_t decode_sequences = 0;  ///< sequences producing one token each in this step
+  double decode_kv_tokens = 0;        ///< Σ over those sequences of the KV tokens each reads
+
+  double tokens() const { return prefill_tokens + static_cast<double>(decode_sequences); }
+};
+
+/// Causal pairs of a chunk of `chunk` tokens after `cached` tokens of its prompt.
+constexpr double causal_pairs(double chunk, double cached) {
+  return chunk * cached + chunk * (chunk + 1) / 2;
+}
+
+/// The coefficients of the step model (all >= 0, times in ms).
+struct StepModel {
+  double fixed_ms = 0;             ///< per step, whatever it carries
+  double weights_ms = 0;           ///< non-attention floor: reading the weights once
+  double ms_per_token = 0;         ///< non-attention compute per scheduled token
+  double ms_per_prefill_pair = 0;  ///< prefill attention per causal (query, key) pair
+  double ms_per_kv_token = 0;      ///< decode attention per cached token read
+};
+
+/// One step's time by part.
+struct StepTime {
+  double fixed_ms = 0;
+  double other_ms = 0;  ///< non-attention GPU work
+  double prefill_attention_ms = 0;
+  double decode_attention_ms = 0;
+
+  double attention_ms() const { return prefill_attention_ms + decode_attention_ms; }
+  double gpu_ms() const { return other_ms + attention_ms(); }
+  double total_ms() const { return fixed_ms + gpu_ms(); }
+};
+
+/// The step's parts; `attention_speedup` (>= 1 for a faster kernel, > 0) divides both attention
+/// parts.
+inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
+                          double attention_speedup = 1.0) {
+  StepTime time;
+  time.fixed_ms = model.fixed_ms;
+  const double compute_ms = model.ms_per_token * batch.tokens();
+  time.other_ms = compute_ms > model.weights_ms ? compute_ms : model.weights_ms;
+  time.prefill_attention_ms = model.ms_per_prefill_pair * batch.prefill_pairs / attention_speedup;
+  time.decode_attention_ms = model.ms_per_kv_token * batch.decode_kv_tokens / attention_speedup;
+  return time;
+}
+
+}  // namespace kspeed::engine

@@ -134,6 +134,10 @@ const CommandEntry kCommands[] = {
      "Which of the ten conditions each benchmark result states, and whether results are "
      "comparable",
      make_audit_command},
+    {"plan",
+     "Before an A/B: the smallest change a benchmark can detect, and the requests or runs "
+     "needed to see a predicted effect",
+     make_plan_command},
     {"workloads", "List the built-in workloads, or print one", make_workloads_command},
     {"gpus", "List the built-in GPU presets, or print one", make_gpus_command},
     {"models", "List the built-in model presets, or print one", make_models_command},

@@ -1,10 +1,14 @@
 // `kspeed audit FILE...`: the ten conditions of MODEL.md section 6 in benchmark results and
 // kspeed workloads; with --require-comparable, exit 1 when several files are not comparable.
+#include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "command.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/engine/workload.hpp"
 #include "kspeed/io/bench_result.hpp"
+#include "kspeed/io/suggest.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 
@@ -15,6 +19,7 @@ namespace {
 struct AuditFlags {
   std::vector<std::string> files;
   bool require_comparable = false;
+  std::string require_stated;
   OutputOptions output;
 };
 
@@ -29,6 +34,10 @@ class AuditCommand final : public Command {
     app_->add_flag("--require-comparable", flags_.require_comparable,
                    "Exit 1 when the results are not comparable (a stated condition differs): a "
                    "gate for benchmark dashboards");
+    app_->add_option("--require-stated", flags_.require_stated,
+                     "Exit 1 unless every file states each condition (comma-separated keys, e.g. "
+                     "model,concurrency,token_counts): partial or omitted fails")
+        ->type_name("COND[,...]");
     add_output_options(*app_, flags_.output);
     app_->footer(
         "\nThe ten conditions (docs/audit.md): model; hardware; engine; precision; token "
@@ -54,6 +63,7 @@ class AuditCommand final : public Command {
           "kspeed audit --help)");
     }
     check_output_options(flags_.output);
+    const std::vector<std::string> required = required_conditions(flags_.require_stated);
     std::vector<engine::FileConditions> files;
     for (const std::string& path : flags_.files) {
       for (io::BenchResult& result : io::read_bench_results(path)) {
@@ -72,10 +82,51 @@ class AuditCommand final : public Command {
                 << "\n";
       return kExitGateFailed;
     }
+    if (const std::string unmet = unstated(audit, required); !unmet.empty()) {
+      std::cerr << "kspeed: gate failed: --require-stated: " << unmet << "\n";
+      return kExitGateFailed;
+    }
     return kExitOk;
   }
 
  private:
+  // The condition keys of --require-stated ("token-counts" is read as token_counts).
+  static std::vector<std::string> required_conditions(const std::string& text) {
+    std::vector<std::string> keys;
+    if (text.empty()) return keys;
+    const std::vector<std::string> known(std::begin(engine::kConditionKeys),
+                                         std::end(engine::kConditionKeys));
+    std::stringstream list(text);
+    std::string key;
+    while (std::getline(list, key, ',')) {
+      std::replace(key.begin(), key.end(), '-', '_');
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        throw InputError("--require-stated: '" + key + "' is not a condition" +
+                         io::suggestion_suffix(key, known));
+      }
+      keys.push_back(key);
+    }
+    return keys;
+  }
+
+  // "concurrency is omitted by a.jsonl; token_counts is partial in b.json (lacks cached
+  // input)", or "" when every file states every required condition.
+  static std::string unstated(const engine::Audit& audit, const std::vector<std::string>& keys) {
+    std::string text;
+    for (const std::string& key : keys) {
+      for (const engine::FileConditions& file : audit.files) {
+        for (const engine::ConditionEntry& entry : file.conditions) {
+          if (entry.key != key || entry.status == engine::ConditionStatus::stated) continue;
+          text += (text.empty() ? "" : "; ") + key +
+                  (entry.status == engine::ConditionStatus::omitted
+                       ? " is omitted by " + file.source
+                       : " is partial in " + file.source + " (lacks " + entry.missing + ")");
+        }
+      }
+    }
+    return text;
+  }
+
   CLI::App* app_;
   AuditFlags flags_;
 };

@@ -33,6 +33,7 @@ std::unique_ptr<Command> make_gpus_command(CLI::App& command);
 std::unique_ptr<Command> make_models_command(CLI::App& command);
 std::unique_ptr<Command> make_diff_command(CLI::App& command);
 std::unique_ptr<Command> make_audit_command(CLI::App& command);
+std::unique_ptr<Command> make_plan_command(CLI::App& command);
 std::unique_ptr<Command> make_kv_layouts_command(CLI::App& command);
 
 /// Which exit codes a command's --help lists: exit 1 exists only where a command has gates

@@ -1,6 +1,7 @@
 // `kspeed diff BEFORE AFTER`: two traces (kernel and phase speedups, the Amdahl prediction beside
 // the measured phase speedup) or two benchmark results (latency changes with bootstrap intervals).
 // Which kind is decided from the files' content; both must be of the same kind.
+#include <filesystem>
 #include <fstream>
 
 #include "choice.hpp"
@@ -139,6 +140,7 @@ class DiffCommand final : public Command {
     bootstrap.resamples = parse_resamples(flags_.bootstrap);
     bootstrap.confidence = parse_confidence(flags_.confidence);
     check_output_options(flags_.output);
+    refuse_same_file(flags_.files[0], flags_.files[1]);
 
     const bool before_trace = looks_like_trace(file_head(flags_.files[0]));
     const bool after_trace = looks_like_trace(file_head(flags_.files[1]));
@@ -174,6 +176,19 @@ class DiffCommand final : public Command {
   }
 
  private:
+  // One documented behaviour (docs/diff.md): a file against itself shows no change by
+  // construction, which says nothing about noise; two runs of one configuration do.
+  static void refuse_same_file(const std::string& before, const std::string& after) {
+    std::error_code error;
+    const bool same = before == after || std::filesystem::equivalent(before, after, error);
+    if (same) {
+      throw InputError("kspeed diff: " + after + " is both BEFORE and AFTER: a file against itself "
+                       "shows no change by construction and says nothing about run-to-run "
+                       "noise; compare two runs of one configuration to see the noise, or ask "
+                       "kspeed plan what a run can detect");
+    }
+  }
+
   static io::BenchResult single_result(const std::string& path) {
     std::vector<io::BenchResult> results = io::read_bench_results(path);
     if (results.size() != 1) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "kspeed/engine/mix_stats.hpp"
 
@@ -53,6 +54,63 @@ void summarise_samples(BenchSide& side) {
   }
 }
 
+std::int64_t requests_for_quantile(double q, double confidence) {
+  // P(min <= x_q <= max) = 1 - q^n - (1-q)^n for n independent draws of a continuous variable.
+  std::int64_t n = 1;
+  double below = q;       // q^n: every value below the quantile
+  double above = 1 - q;   // (1-q)^n: every value above it
+  while (1 - below - above < confidence && n < (std::int64_t{1} << 40)) {
+    ++n;
+    below *= q;
+    above *= 1 - q;
+  }
+  return n;
+}
+
+Pairing pair_requests(const BenchSide& before, const BenchSide& after) {
+  Pairing pairing;
+  if (!before.per_request || !after.per_request) {
+    pairing.reason = "a result with aggregates only has no requests to pair";
+    return pairing;
+  }
+  for (const BenchSide* side : {&before, &after}) {
+    if (static_cast<std::int64_t>(side->identified.size()) != side->requests ||
+        side->requests == 0) {
+      pairing.reason = side->source + " does not identify its requests (no request id)";
+      return pairing;
+    }
+  }
+  std::unordered_map<std::string_view, const BenchSide::Request*> by_id;
+  for (const BenchSide::Request& request : before.identified) {
+    if (!by_id.emplace(request.id, &request).second) {
+      pairing.reason = "request " + request.id + " appears twice in " + before.source;
+      return pairing;
+    }
+  }
+  std::int64_t found = 0;
+  for (const BenchSide::Request& request : after.identified) {
+    const auto match = by_id.find(request.id);
+    if (match == by_id.end()) continue;
+    if (match->second->prompt_tokens != request.prompt_tokens) {
+      pairing.reason = "request " + request.id + " has " +
+                       std::to_string(match->second->prompt_tokens) + " prompt tokens before and " +
+                       std::to_string(request.prompt_tokens) + " after: not the same prompts";
+      return pairing;
+    }
+    ++found;
+  }
+  if (found != before.requests || found != after.requests) {
+    pairing.reason = std::to_string(found) + " of " + std::to_string(before.requests) + " and " +
+                     std::to_string(after.requests) +
+                     " requests share an id: not the same requests (a failed request on one "
+                     "side also breaks the pairing)";
+    return pairing;
+  }
+  pairing.paired = true;
+  pairing.pairs = found;
+  return pairing;
+}
+
 namespace {
 
 // A uniform index in [0, n): the top 53 bits of the generator as a double in [0, 1), times n.
@@ -97,6 +155,61 @@ std::array<std::vector<double>, 3> bootstrap_differences(const std::vector<doubl
   return differences;
 }
 
+// The same with request pairs: before[i] and after[i] are one request's values, and each
+// resample draws pairs, so both sides of a resample hold the same requests.
+std::array<std::vector<double>, 3> paired_bootstrap_differences(const std::vector<double>& before,
+                                                                const std::vector<double>& after,
+                                                                const BootstrapOptions& options,
+                                                                std::mt19937_64& generator) {
+  std::array<std::vector<double>, 3> differences;
+  std::vector<double> before_sample(before.size());
+  std::vector<double> after_sample(after.size());
+  for (std::int64_t i = 0; i < options.resamples; ++i) {
+    for (std::size_t k = 0; k < before.size(); ++k) {
+      const std::size_t pick = uniform_index(generator, before.size());
+      before_sample[k] = before[pick];
+      after_sample[k] = after[pick];
+    }
+    const std::array<double, 3> b = latency_statistics(before_sample);
+    const std::array<double, 3> a = latency_statistics(after_sample);
+    for (std::size_t s = 0; s < 3; ++s) differences.at(s).push_back(a.at(s) - b.at(s));
+  }
+  for (auto& d : differences) std::sort(d.begin(), d.end());
+  return differences;
+}
+
+// One metric's values of the requests on both sides, in before's order.
+std::pair<std::vector<double>, std::vector<double>> paired_values(const BenchSide& before,
+                                                                  const BenchSide& after,
+                                                                  std::size_t metric) {
+  std::unordered_map<std::string_view, const BenchSide::Request*> after_by_id;
+  for (const BenchSide::Request& request : after.identified) after_by_id[request.id] = &request;
+  std::pair<std::vector<double>, std::vector<double>> values;
+  for (const BenchSide::Request& request : before.identified) {
+    const auto match = after_by_id.find(request.id);
+    if (match == after_by_id.end()) continue;
+    const std::optional<double>& b = request.ms.at(metric);
+    const std::optional<double>& a = match->second->ms.at(metric);
+    if (!b || !a) continue;
+    values.first.push_back(*b);
+    values.second.push_back(*a);
+  }
+  return values;
+}
+
+// The quantile a statistic estimates (nullopt for the mean).
+std::optional<double> quantile_of(LatencyStatistic statistic) {
+  switch (statistic) {
+    case LatencyStatistic::mean:
+      return std::nullopt;
+    case LatencyStatistic::p50:
+      return 0.5;
+    case LatencyStatistic::p99:
+      return 0.99;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOptions& options) {
@@ -107,18 +220,25 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
   if (after.per_request) summarise_samples(after);
   BenchDiff diff;
   diff.options = options;
+  diff.pairing = pair_requests(before, after);
   // One generator for the whole comparison, metrics in a fixed order: the output depends only on
   // the inputs, the seed and --bootstrap.
   std::mt19937_64 generator(options.seed);
   for (LatencyMetric metric : kLatencyMetrics) {
     const auto m = static_cast<std::size_t>(metric);
-    const auto& b_samples = before.samples.at(m);
-    const auto& a_samples = after.samples.at(m);
     const bool both_per_request = before.per_request && after.per_request;
-    const bool enough = b_samples.size() >= 2 && a_samples.size() >= 2;
+    std::pair<std::vector<double>, std::vector<double>> pairs;
+    if (diff.pairing.paired) pairs = paired_values(before, after, m);
+    const auto& b_samples = diff.pairing.paired ? pairs.first : before.samples.at(m);
+    const auto& a_samples = diff.pairing.paired ? pairs.second : after.samples.at(m);
+    const std::size_t values = std::min(b_samples.size(), a_samples.size());
+    const bool enough = values >= 2;
     std::array<std::vector<double>, 3> differences;
     if (both_per_request && enough && options.resamples > 0) {
-      differences = bootstrap_differences(b_samples, a_samples, options, generator);
+      differences =
+          diff.pairing.paired
+              ? paired_bootstrap_differences(b_samples, a_samples, options, generator)
+              : bootstrap_differences(b_samples, a_samples, options, generator);
     }
     bool any = false;
     for (LatencyStatistic statistic : kLatencyStatistics) {
@@ -134,10 +254,16 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
       change.after_ms = *a;
       change.change_ms = *a - *b;
       change.ratio = *b != 0 ? *a / *b : 0;
+      const std::optional<double> quantile = quantile_of(statistic);
+      if (quantile) change.requests_needed = requests_for_quantile(*quantile, options.confidence);
+      if (both_per_request) change.values = static_cast<std::int64_t>(values);
       if (!both_per_request) {
         change.no_interval = NoInterval::aggregate;
       } else if (!enough) {
         change.no_interval = NoInterval::too_few;
+      } else if (change.requests_needed &&
+                 static_cast<std::int64_t>(values) < *change.requests_needed) {
+        change.no_interval = NoInterval::too_few_for_percentile;
       } else if (options.resamples == 0) {
         change.no_interval = NoInterval::no_resamples;
       } else {

@@ -2,16 +2,20 @@
 // reader per format, in this file because each is a handful of field look-ups over one JSON value.
 // Field names are the tools' own: vLLM vllm/benchmarks/serve.py, AIPerf
 // docs/reference/json-export-schema.md, SGLang python/sglang/bench_serving.py.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "kspeed/engine/workload.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "requests/request_json.hpp"
@@ -109,6 +113,25 @@ void state_token_means(BenchResult& result, std::optional<double> input_mean,
       rounded(input_mean) + " in, " + rounded(output_mean) + " out";
 }
 
+// What a file states beyond the token means: reasoning tokens among the output, and prompt
+// tokens read from the prefix cache. `token_counts` says which it states and lacks.
+void state_token_details(BenchResult& result, std::optional<double> reasoning_mean,
+                         std::optional<double> cached_mean) {
+  ConditionEntry& entry = condition(result, "token_counts");
+  if (entry.status == ConditionStatus::omitted) return;
+  std::string details;
+  if (cached_mean) details += number_text(*cached_mean) + " cached input";
+  if (reasoning_mean) {
+    details += (details.empty() ? "" : ", ") + number_text(*reasoning_mean) + " reasoning";
+  }
+  if (!details.empty()) entry.value += "; " + details + " (mean)";
+  std::string missing;
+  if (!cached_mean) missing = "cached input";
+  if (!reasoning_mean) missing += (missing.empty() ? "" : " and ") + std::string("reasoning tokens");
+  entry.missing = missing;
+  entry.status = missing.empty() ? ConditionStatus::stated : ConditionStatus::partial;
+}
+
 void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatistic statistic,
                 std::optional<double> value) {
   if (value) {
@@ -190,6 +213,33 @@ void read_vllm_aggregates(BenchResult& result, const json& document) {
   }
 }
 
+// The most requests in flight at once, from each request's start and latency (a sweep over
+// start and end events; an end before a start at the same instant).
+std::int64_t most_in_flight(std::vector<std::pair<double, int>>& events) {
+  std::sort(events.begin(), events.end());
+  std::int64_t in_flight = 0;
+  std::int64_t most = 0;
+  for (const auto& [time, change] : events) {
+    in_flight += change;
+    most = std::max(most, in_flight);
+  }
+  return most;
+}
+
+// The observed concurrency, compared to one significant digit: two runs at one setting differ
+// in their peak by a request or two (89 and 87 in flight), not by a factor.
+void state_observed_concurrency(BenchResult& result, std::int64_t most, std::int64_t requests) {
+  if (most <= 0) return;
+  const double scale = std::pow(10.0, std::floor(std::log10(static_cast<double>(most))));
+  state(result, "concurrency",
+        "at most " + std::to_string(most) + " of " + std::to_string(requests) +
+            " requests in flight (observed from request start times and latencies)",
+        "the configured concurrency or request rate");
+  condition(result, "concurrency").compared =
+      "about " + number_text(std::round(static_cast<double>(most) / scale) * scale) +
+      " in flight";
+}
+
 // Per-request values through the request-log readers (vLLM --save-detailed, AIPerf JSONL): the
 // same fields, units and error handling as `kspeed mix`.
 // `read(sink)` streams the requests to `sink` (from text in memory, or from a file).
@@ -200,6 +250,13 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
   double output_sum = 0;
   std::int64_t cached_requests = 0;
   double cached_sum = 0;
+  std::int64_t reasoning_requests = 0;
+  double reasoning_sum = 0;
+  // AIPerf draws dataset entries with replacement: the k-th use of one prompt pairs with the
+  // k-th use in another run, so repeated ids get "#k".
+  std::unordered_map<std::string, std::int64_t> id_uses;
+  std::vector<std::pair<double, int>> flight;  // (time s, +1 start / -1 end) per timed request
+  bool every_request_timed = true;
   const auto push = [&side](LatencyMetric metric, std::optional<double> value) {
     if (value && std::isfinite(*value))
       side.samples.at(static_cast<std::size_t>(metric)).push_back(*value);
@@ -212,6 +269,16 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
       ++cached_requests;
       cached_sum += static_cast<double>(*request.cached_tokens);
     }
+    if (request.arrival_s && request.e2e_ms) {
+      flight.emplace_back(*request.arrival_s, 1);
+      flight.emplace_back(*request.arrival_s + *request.e2e_ms / 1000, -1);
+    } else {
+      every_request_timed = false;
+    }
+    if (request.reasoning_tokens) {
+      ++reasoning_requests;
+      reasoning_sum += static_cast<double>(*request.reasoning_tokens);
+    }
     push(LatencyMetric::ttft, request.ttft_ms);
     // TPOT = (E2E - TTFT) / (n - 1), vLLM's definition, when the file does not give it.
     std::optional<double> tpot = request.tpot_ms;
@@ -222,28 +289,55 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
     push(LatencyMetric::tpot, tpot);
     push(LatencyMetric::itl, request.itl_ms);
     push(LatencyMetric::e2e, request.e2e_ms);
+    if (!request.id.empty()) {  // for pairing with another run (bench_diff.hpp)
+      const std::int64_t use = ++id_uses[request.id];
+      side.identified.push_back({use == 1 ? request.id : request.id + "#" + std::to_string(use),
+                                 request.prompt_tokens,
+                                 {request.ttft_ms, tpot, request.itl_ms, request.e2e_ms}});
+    }
   });
   if (side.requests > 0) {
     const double n = static_cast<double>(side.requests);
     state_token_means(result, input_sum / n, output_sum / n);
-    if (cached_requests == side.requests) {
-      state(result, "token_counts",
-            number_text(input_sum / n) + " input (" + number_text(cached_sum / n) + " cached) + " +
-                number_text(output_sum / n) + " output tokens per request (mean)");
-    }
+    // A detail counts as stated when every request states it.
+    state_token_details(
+        result,
+        reasoning_requests == side.requests ? std::optional(reasoning_sum / n) : std::nullopt,
+        cached_requests == side.requests ? std::optional(cached_sum / n) : std::nullopt);
+    if (every_request_timed) state_observed_concurrency(result, most_in_flight(flight), side.requests);
   }
   engine::summarise_samples(side);
 }
 
 // ---- AIPerf -----------------------------------------------------------------------------
 
+// ms per unit of an AIPerf duration ("ms", "ns", "us", "s", "sec"); nullopt for another unit.
+std::optional<double> ms_per_unit(std::string_view unit) {
+  if (unit == "ms") return 1.0;
+  if (unit == "ns") return 1e-6;
+  if (unit == "us") return 1e-3;
+  if (unit == "s" || unit == "sec") return 1000.0;
+  return std::nullopt;
+}
+
+// Before 0.10 the metrics sit under "records"; from schema 1.0 (AIPerf 0.10) at the top level,
+// beside "schema_version" (json-export-schema.md).
 bool is_aiperf_aggregate(const json& document) {
   return document.is_object() && non_null(document, {"records"}) != nullptr &&
          non_null(document, {"input_config"}) != nullptr;
 }
 
-void read_aiperf_aggregate(BenchResult& result, const json& document) {
-  const json& config = document["input_config"];
+bool is_aiperf_flat_aggregate(const json& document) {
+  if (!document.is_object() || non_null(document, {"records"}) != nullptr) return false;
+  const json* latency = non_null(document, {"request_latency", "time_to_first_token", "ttft"});
+  return latency != nullptr && latency->is_object() && non_null(*latency, {"unit"}) != nullptr &&
+         non_null(document, {"schema_version", "aiperf_version", "input_config"}) != nullptr;
+}
+
+void read_aiperf_aggregate(BenchResult& result, const json& document, const json& records) {
+  static const json kNone = json::object();
+  const json* config_json = non_null(document, {"input_config"});
+  const json& config = config_json != nullptr ? *config_json : kNone;
   const json* endpoint = non_null(config, {"endpoint"});
   if (endpoint != nullptr) {
     if (const json* models = non_null(*endpoint, {"model_names"}); models && models->is_array()) {
@@ -269,14 +363,16 @@ void read_aiperf_aggregate(BenchResult& result, const json& document) {
     }
     if (!load.empty()) state(result, "concurrency", load);
   }
-  const json& records = document["records"];
   const auto stat = [&records](const char* tag, const char* field) -> std::optional<double> {
     const json* metric = non_null(records, {tag});
     return metric != nullptr && metric->is_object() ? number(*metric, {field}) : std::nullopt;
   };
   state_token_means(result, stat("input_sequence_length", "avg"),
                     stat("output_sequence_length", "avg"));
-  if (const json* ttft = non_null(records, {"ttft"}); ttft && ttft->is_object()) {
+  state_token_details(result, stat("reasoning_token_count", "avg"),
+                      stat("usage_prompt_cache_read_tokens", "avg"));
+  if (const json* ttft = non_null(records, {"ttft", "time_to_first_token"});
+      ttft && ttft->is_object()) {
     std::string percentiles;
     for (const auto& item : ttft->items()) {
       if (item.key().size() > 1 && item.key()[0] == 'p' && !item.value().is_null()) {
@@ -295,13 +391,22 @@ void read_aiperf_aggregate(BenchResult& result, const json& document) {
        {LatencyMetric::tpot, "inter_token_latency"},
        {LatencyMetric::e2e, "request_latency"}}};
   for (const auto& [metric, tag] : tags) {
-    const json* metric_json = non_null(records, {tag});
+    const json* metric_json = metric == LatencyMetric::ttft
+                                  ? non_null(records, {"ttft", "time_to_first_token"})
+                                  : non_null(records, {tag});
     if (metric_json == nullptr || !metric_json->is_object()) continue;
     const json* unit = non_null(*metric_json, {"unit"});
-    if (unit != nullptr && json_text(*unit) != "ms") continue;  // only ms seen in real files
-    state_stat(result, metric, LatencyStatistic::mean, number(*metric_json, {"avg"}));
-    state_stat(result, metric, LatencyStatistic::p50, number(*metric_json, {"p50"}));
-    state_stat(result, metric, LatencyStatistic::p99, number(*metric_json, {"p99"}));
+    const std::optional<double> scale = ms_per_unit(unit != nullptr ? json_text(*unit) : "ms");
+    if (!scale) {
+      throw InputError(result.source + ": " + tag + " has unit '" + json_text(*unit) +
+                       "': expected ms, ns, us or s (AIPerf's unit field)");
+    }
+    const auto scaled = [&scale](std::optional<double> value) {
+      return value ? std::optional(*value * *scale) : std::nullopt;
+    };
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*metric_json, {"avg"})));
+    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*metric_json, {"p50"})));
+    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*metric_json, {"p99"})));
     if (const std::optional<double> count = number(*metric_json, {"count"})) {
       result.latencies.requests = static_cast<std::int64_t>(*count);
     }
@@ -311,6 +416,138 @@ void read_aiperf_aggregate(BenchResult& result, const json& document) {
 bool is_aiperf_record(const json& object) {
   return object.is_object() && member(object, {"metrics"}) != nullptr &&
          member(object, {"metadata"}) != nullptr;
+}
+
+// ---- AIPerf profile_export_aiperf.csv -------------------------------------------------------
+// Sections separated by blank lines: "Metric,avg,min,max,p1,...,p99,std" with one row per
+// record metric named "Display Name (unit)", then "Metric,Value" with run totals, then GPU
+// telemetry (working-with-profile-exports.md). Display names are AIPerf's metric headers.
+
+bool is_aiperf_csv(std::string_view first) {
+  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+  return first.starts_with("Metric,avg,") || first == "Metric,Value";
+}
+
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.push_back(std::move(field));
+      field.clear();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  fields.push_back(std::move(field));
+  return fields;
+}
+
+// "Time to First Token (ms)" -> {"Time to First Token", "ms"}.
+std::pair<std::string, std::string> name_and_unit(const std::string& cell) {
+  const std::size_t open = cell.rfind(" (");
+  if (open == std::string::npos || cell.back() != ')') return {cell, ""};
+  return {cell.substr(0, open), cell.substr(open + 2, cell.size() - open - 3)};
+}
+
+std::optional<double> csv_number(const std::string& text, const std::string& where) {
+  if (text.empty() || text == "N/A" || text == "nan") return std::nullopt;
+  std::string digits;
+  for (const char c : text) {
+    if (c != ',') digits += c;
+  }
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || !std::isfinite(value)) {
+    throw InputError(where + ": '" + text + "' is not a number: expected AIPerf's figure");
+  }
+  return value;
+}
+
+// One metric row of the CSV with its section's header.
+struct CsvRow {
+  std::int64_t line = 0;
+  std::string unit;                 // from "Name (unit)"; empty when the name has none
+  std::vector<std::string> header;  // "Metric", "avg", ... or "Metric", "Value"
+  std::vector<std::string> fields;  // the row, its name first
+};
+
+void read_aiperf_csv(BenchResult& result, std::string_view text) {
+  using engine::LatencyStatistic;
+  std::vector<std::string> header;
+  std::int64_t line_number = 0;
+  std::unordered_map<std::string, CsvRow> rows;  // "avg:" or "Value:" + display name
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      header.clear();  // a blank line ends a section
+      continue;
+    }
+    std::vector<std::string> fields = csv_fields(line);
+    if (header.empty()) {
+      header = std::move(fields);
+      continue;
+    }
+    if (header.front() != "Metric" || header.size() < 2) continue;  // telemetry sections
+    auto [name, unit] = name_and_unit(fields.front());
+    rows[header[1] + ":" + name] = CsvRow{line_number, unit, header, std::move(fields)};
+  }
+  // A figure of a row: a distribution column ("avg", "p50", "p99") or a total ("Value").
+  const auto figure = [&](const std::string& name, const std::string& column,
+                          bool duration) -> std::optional<double> {
+    const auto row = rows.find((column == "Value" ? "Value:" : "avg:") + name);
+    if (row == rows.end()) return std::nullopt;
+    const CsvRow& csv = row->second;
+    for (std::size_t i = 1; i < csv.header.size() && i < csv.fields.size(); ++i) {
+      if (csv.header[i] != column) continue;
+      const std::string where = result.source + ":" + std::to_string(csv.line);
+      std::optional<double> value = csv_number(csv.fields[i], where);
+      if (value && duration) {
+        const std::optional<double> scale = ms_per_unit(csv.unit);
+        if (!scale) {
+          throw InputError(where + ": '" + name + "' is in '" + csv.unit +
+                           "': expected ms, ns, us or sec");
+        }
+        *value *= *scale;
+      }
+      return value;
+    }
+    return std::nullopt;
+  };
+  state_token_means(result, figure("Input Sequence Length", "avg", false),
+                    figure("Output Sequence Length", "avg", false));
+  state_token_details(result, figure("Reasoning Token Count", "avg", false),
+                      figure("Usage Prompt Cache Read Tokens", "avg", false));
+  const std::array<std::pair<LatencyMetric, const char*>, 3> names = {
+      {{LatencyMetric::ttft, "Time to First Token"},
+       {LatencyMetric::tpot, "Inter Token Latency"},
+       {LatencyMetric::e2e, "Request Latency"}}};
+  for (const auto& [metric, name] : names) {
+    state_stat(result, metric, LatencyStatistic::mean, figure(name, "avg", true));
+    state_stat(result, metric, LatencyStatistic::p50, figure(name, "p50", true));
+    state_stat(result, metric, LatencyStatistic::p99, figure(name, "p99", true));
+  }
+  if (const std::optional<double> count = figure("Request Count", "Value", false)) {
+    result.latencies.requests = static_cast<std::int64_t>(*count);
+  }
+  bool any = false;
+  for (const auto& statistics : result.latencies.stated) {
+    for (const auto& value : statistics) any = any || value.has_value();
+  }
+  if (!any) {
+    throw InputError(result.source +
+                     ": an AIPerf CSV without Time to First Token, Inter Token Latency or "
+                     "Request Latency rows: expected profile_export_aiperf.csv as aiperf "
+                     "profile writes it");
+  }
 }
 
 // ---- SGLang bench_serving JSONL -----------------------------------------------------------
@@ -385,11 +622,51 @@ std::optional<json> parse_whole(std::string_view text) {
   return document;
 }
 
-[[noreturn]] void unknown_format(const std::string& source) {
-  throw InputError(source +
-                   ": not a benchmark result kspeed reads: expected vllm bench serve JSON, "
-                   "AIPerf profile_export_aiperf.json or profile_export.jsonl, SGLang "
-                   "bench_serving JSONL, or a kspeed workload (see docs/audit.md)");
+std::string_view first_line(std::string_view text);
+
+// What a text looks like, for an error about a file kspeed does not read.
+std::string describe_text(std::string_view text, const std::optional<json>& document) {
+  if (document && document->is_object()) {
+    std::string keys;
+    std::size_t shown = 0;
+    for (const auto& item : document->items()) {
+      if (shown++ == 8) {
+        keys += ", …";
+        break;
+      }
+      keys += (keys.empty() ? "" : ", ") + item.key();
+    }
+    return "a JSON object with keys " + (keys.empty() ? std::string("(none)") : keys);
+  }
+  if (document && document->is_array()) {
+    return "a JSON array of " + std::to_string(document->size()) + " values";
+  }
+  std::string line(first_line(text).substr(0, 60));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.find(',') != std::string::npos) return "CSV with header '" + line + "'";
+  return line.empty() ? std::string("empty") : "text starting '" + line + "'";
+}
+
+[[noreturn]] void unknown_format(const std::string& source, std::string_view text,
+                                 const std::optional<json>& document) {
+  throw InputError(
+      source + ": not a benchmark result kspeed reads (" + describe_text(text, document) +
+      "): expected vllm bench serve JSON (completed, mean_ttft_ms or ttfts), AIPerf "
+      "profile_export_aiperf.json (records, or schema_version with time_to_first_token), "
+      "profile_export_aiperf.csv (a 'Metric,avg,...' header), profile_export.jsonl (metadata "
+      "and metrics a line) or an AIPerf artifact directory, SGLang bench_serving JSONL "
+      "(backend, completed, mean_e2e_latency_ms a line), or a kspeed workload (see "
+      "docs/audit.md)");
+}
+
+// Duplicate keys are refused with the key's line: nlohmann keeps the last silently, so
+// "max_concurrency": 4, "max_concurrency": 64 would read as a 64 run.
+void reject_duplicate_keys(std::string_view text, std::string_view source) {
+  if (text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos) {
+    parse_json_document(requests::without_nonfinite_literals(text), source);
+  } else {
+    parse_json_document(text, source);
+  }
 }
 
 std::vector<BenchResult> parse_lines(std::string_view text, const std::string& source) {
@@ -415,6 +692,12 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
       }
       aiperf = false;
     }
+    if (results.empty() && (!object || !is_sglang_run(*object))) {
+      unknown_format(source, text, object);
+    }
+    if (object) {
+      reject_duplicate_keys(line, source + " (line " + std::to_string(line_number) + ")");
+    }
     if (!object || !is_sglang_run(*object)) {
       throw InputError(source + ":" + std::to_string(line_number) +
                        ": not an SGLang bench_serving run: expected one JSON object a line with "
@@ -425,11 +708,9 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
     read_sglang_run(result, *object);
     results.push_back(std::move(result));
   }
-  if (results.empty()) unknown_format(source);
+  if (results.empty()) unknown_format(source, text, std::nullopt);
   return results;
 }
-
-}  // namespace
 
 // The first line that is not blank.
 std::string_view first_line(std::string_view text) {
@@ -444,43 +725,31 @@ std::string_view first_line(std::string_view text) {
   return {};
 }
 
-std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  // One JSON object a line (AIPerf records, SGLang runs) is decided on the first line: parsing a
-  // long JSONL text as one document is slow (the parser reads on past the first value).
-  if (const std::optional<json> head = parse_whole(first_line(text));
-      head && (is_aiperf_record(*head) || is_sglang_run(*head))) {
-    return parse_lines(text, source);
+// ---- AIPerf artifact directory ------------------------------------------------------------
+// `aiperf profile` writes its exports into one directory (--artifact-dir): the per-request
+// profile_export.jsonl (what an interval needs) and the aggregate profile_export_aiperf.json or
+// .csv (which also states the model and the load). A --profile-export-prefix renames them
+// PREFIX.jsonl, PREFIX_aiperf.json; the suffixes below find either.
+
+std::optional<std::string> export_in(const std::string& directory, std::string_view suffix) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.ends_with(suffix) && !name.ends_with("_raw.jsonl")) {
+      found.push_back(entry.path().string());
+    }
   }
-  if (const std::optional<json> document = parse_whole(text)) {
-    if (is_kspeed_workload(*document)) {
-      BenchResult result = blank_result(source, "kspeed-workload");
-      read_workload_conditions(result, text);
-      return {result};
-    }
-    if (is_aiperf_aggregate(*document)) {
-      BenchResult result = blank_result(source, "aiperf-json");
-      read_aiperf_aggregate(result, *document);
-      return {result};
-    }
-    if (is_vllm_bench(*document)) {
-      BenchResult result = blank_result(source, "vllm-bench-json");
-      read_vllm_conditions(result, *document);
-      if (member(*document, {"ttfts"}) != nullptr) {
-        read_per_request(result, [&](const RequestSink& sink) {
-          read_request_log_text(text, result.source, ReadOptions{}, sink);
-        });
-      } else {
-        read_vllm_aggregates(result, *document);
-      }
-      return {result};
-    }
-    if (!is_sglang_run(*document) && !is_aiperf_record(*document)) unknown_format(source);
+  if (found.size() > 1) {
+    std::sort(found.begin(), found.end());
+    throw InputError(directory + ": " + std::to_string(found.size()) + " files end in " +
+                     std::string(suffix) + " (" + found[0] + ", " + found[1] +
+                     "): give the one to read instead of the directory");
   }
-  return parse_lines(text, source);
+  if (found.empty()) return std::nullopt;
+  return found.front();
 }
 
-std::vector<BenchResult> read_bench_results(const std::string& path) {
+std::vector<BenchResult> read_bench_file(const std::string& path) {
   // An AIPerf per-request export can be larger than a whole file kspeed reads into memory: it
   // is streamed, one record at a time, as kspeed mix reads it.
   std::ifstream in(path, std::ios::binary);
@@ -496,6 +765,95 @@ std::vector<BenchResult> read_bench_results(const std::string& path) {
     }
   }
   return parse_bench_results(read_text_file(path, "benchmark result"), path);
+}
+
+std::vector<BenchResult> read_artifact_directory(const std::string& directory) {
+  const std::optional<std::string> records = export_in(directory, "profile_export.jsonl");
+  std::optional<std::string> aggregate = export_in(directory, "_aiperf.json");
+  if (!aggregate) aggregate = export_in(directory, "_aiperf.csv");
+  if (!records && !aggregate) {
+    throw InputError(directory +
+                     ": a directory without AIPerf exports: expected profile_export.jsonl or "
+                     "profile_export_aiperf.json (or .csv) as aiperf profile writes them into "
+                     "its artifact directory; for another tool give its result file");
+  }
+  BenchResult result = read_bench_file(records ? *records : *aggregate).front();
+  if (records && aggregate) {
+    // The records carry the latencies; the aggregate adds the conditions they do not state.
+    const BenchResult summary = read_bench_file(*aggregate).front();
+    for (ConditionEntry& entry : result.conditions.conditions) {
+      if (entry.status == ConditionStatus::stated) continue;
+      for (const ConditionEntry& stated : summary.conditions.conditions) {
+        const bool adds = stated.status != ConditionStatus::omitted &&
+                          (entry.status == ConditionStatus::omitted ||
+                           stated.status == ConditionStatus::stated);
+        if (stated.key == entry.key && adds) entry = stated;
+      }
+    }
+  }
+  result.source = directory;
+  result.format = "aiperf-artifacts";
+  result.conditions.source = directory;
+  result.conditions.format = result.format;
+  result.latencies.source = directory;
+  return {result};
+}
+
+}  // namespace
+
+std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (is_aiperf_csv(first_line(text))) {
+    BenchResult result = blank_result(source, "aiperf-csv");
+    read_aiperf_csv(result, text);
+    return {result};
+  }
+  // One JSON object a line (AIPerf records, SGLang runs) is decided on the first line: parsing a
+  // long JSONL text as one document is slow (the parser reads on past the first value).
+  if (const std::optional<json> head = parse_whole(first_line(text));
+      head && (is_aiperf_record(*head) || is_sglang_run(*head))) {
+    return parse_lines(text, source);
+  }
+  if (const std::optional<json> document = parse_whole(text)) {
+    if (!is_kspeed_workload(*document)) reject_duplicate_keys(text, source);
+    if (is_kspeed_workload(*document)) {
+      BenchResult result = blank_result(source, "kspeed-workload");
+      read_workload_conditions(result, text);
+      return {result};
+    }
+    if (is_aiperf_aggregate(*document)) {
+      BenchResult result = blank_result(source, "aiperf-json");
+      read_aiperf_aggregate(result, *document, (*document)["records"]);
+      return {result};
+    }
+    if (is_aiperf_flat_aggregate(*document)) {
+      BenchResult result = blank_result(source, "aiperf-json");
+      read_aiperf_aggregate(result, *document, *document);
+      return {result};
+    }
+    if (is_vllm_bench(*document)) {
+      BenchResult result = blank_result(source, "vllm-bench-json");
+      read_vllm_conditions(result, *document);
+      if (member(*document, {"ttfts"}) != nullptr) {
+        read_per_request(result, [&](const RequestSink& sink) {
+          read_request_log_text(text, result.source, ReadOptions{}, sink);
+        });
+      } else {
+        read_vllm_aggregates(result, *document);
+      }
+      return {result};
+    }
+    if (!is_sglang_run(*document) && !is_aiperf_record(*document)) {
+      unknown_format(source, text, document);
+    }
+  }
+  return parse_lines(text, source);
+}
+
+std::vector<BenchResult> read_bench_results(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return read_artifact_directory(path);
+  return read_bench_file(path);
 }
 
 }  // namespace kspeed::io

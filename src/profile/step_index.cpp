@@ -46,7 +46,7 @@ std::vector<std::size_t> resolve_nesting(std::vector<ParsedAnnotation>& group,
     StepResult step;
     step.annotation = group[i].event->name;
     step.label = group[i].label;
-    step.start_ns = group[i].event->start_ns;
+    step.start_ns = group[i].event->start_ns;  // relative here; build_steps adds the origin
     step.context_tokens = step_context_tokens(step.label);
     step_of[i] = steps.size();
     steps.push_back(std::move(step));
@@ -123,6 +123,7 @@ StepIndex build_steps(const Trace& trace) {
     std::sort(ranges.begin(), ranges.end(),
               [](const Range& a, const Range& b) { return a.start_ns < b.start_ns; });
   }
+  for (StepResult& step : index.steps) step.start_ns += trace.time_origin_ns;  // the file's clock
   return index;
 }
 

@@ -90,6 +90,8 @@ const char* no_interval_reason(engine::NoInterval reason) {
       return "too-few-values";
     case engine::NoInterval::no_resamples:
       return "bootstrap-0";
+    case engine::NoInterval::too_few_for_percentile:
+      return "too-few-for-percentile";
   }
   return nullptr;
 }
@@ -106,7 +108,11 @@ ordered_json change_json(const LatencyChange& change) {
   out["ci_high_ms"] = or_null(change.ci_high_ms);
   const char* reason = no_interval_reason(change.no_interval);
   out["no_interval_reason"] = reason != nullptr ? ordered_json(reason) : ordered_json(nullptr);
-  out["verdict"] = !change.within_noise   ? "no-interval"
+  out["values"] = change.values > 0 ? ordered_json(change.values) : ordered_json(nullptr);
+  out["requests_needed"] = or_null(change.requests_needed);
+  out["verdict"] = change.no_interval == engine::NoInterval::too_few_for_percentile
+                       ? "too-few-requests"
+                   : !change.within_noise ? "no-interval"
                    : *change.within_noise ? "within-noise"
                    : change.change_ms < 0 ? "faster"
                                           : "slower";
@@ -131,6 +137,12 @@ ordered_json bench_tree(const BenchDiff& diff) {
   out["bootstrap_resamples"] = diff.options.resamples;
   out["confidence"] = diff.options.confidence;
   out["seed"] = diff.options.seed;
+  ordered_json pairing;
+  pairing["paired"] = diff.pairing.paired;
+  pairing["pairs"] = diff.pairing.pairs;
+  pairing["reason"] =
+      diff.pairing.paired ? ordered_json(nullptr) : ordered_json(diff.pairing.reason);
+  out["pairing"] = pairing;
   ordered_json differing = ordered_json::array();
   for (const std::string& key : diff.differing_conditions) differing.push_back(key);
   out["differing_conditions"] = differing;

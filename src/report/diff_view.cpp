@@ -18,7 +18,16 @@ using profile::TraceDiff;
 constexpr const char* kMissing = "—";
 constexpr std::size_t kKernelNameWidth = 60;
 constexpr std::size_t kKernelRows = 10;
-constexpr std::int64_t kFewRequests = 100;  // below this a p99 is the top value or two
+
+// A ratio with enough decimals to show how far it is from 1: 0.80×, 0.987×, 1.0046×.
+std::string ratio_text(double ratio) {
+  const double away = std::fabs(ratio - 1);
+  int decimals = 2;
+  if (away > 0 && away < 0.1) {
+    decimals = std::min(6, static_cast<int>(std::ceil(-std::log10(away))) + 1);
+  }
+  return human_fixed(ratio, decimals) + "×";
+}
 
 // The code points of `text` (UTF-8; a malformed byte stands for itself).
 std::vector<std::string> code_points(const std::string& text) {
@@ -87,7 +96,37 @@ const PhaseChange* answer_phase(const TraceDiff& diff) {
   return chosen;
 }
 
+// "prefill", "prefill and decode", "no phased steps": the phases a trace's steps are in.
+std::string phases_of(const profile::FileResult& file) {
+  std::vector<std::string> names;
+  for (const profile::PhaseResult& phase : file.phases) {
+    if (phase.phase != profile::Phase::unphased) names.emplace_back(to_string(phase.phase));
+  }
+  if (names.empty()) return "no phased steps";
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return text + " steps";
+}
+
+// Steps annotated with a phase on some side, but no phase in both: a prefill trace against a
+// decode trace compares different work, and no phase speedup means anything.
+bool no_common_phase(const TraceDiff& diff) {
+  if (!diff.before.phased && !diff.after.phased) return false;
+  for (const PhaseChange& phase : diff.phases) {
+    if (!phase.whole_trace && phase.phase != profile::Phase::unphased) return false;
+  }
+  return true;
+}
+
 std::string trace_answer(const TraceDiff& diff) {
+  if (no_common_phase(diff)) {
+    return "No phase in common (" + diff.before.source + ": " + phases_of(diff.before) + "; " +
+           diff.after.source + ": " + phases_of(diff.after) +
+           "): no speedup is stated, since the traces ran different work. The tables compare "
+           "the whole traces as they are.";
+  }
   const PhaseChange* phase = answer_phase(diff);
   if (phase == nullptr) {
     return "No phase has attention kernels in both traces: there is no attention speedup to "
@@ -210,7 +249,14 @@ View trace_diff_view(const TraceDiff& diff) {
                  setup_differences_text(diff.differences, {diff.before, diff.after}) +
                  "): the change is not a kernel change alone");
   }
-  step_warnings(view, diff);
+  if (no_common_phase(diff)) {
+    view.warning("no phase is in both traces (" + phases_of(diff.before) + " before, " +
+                 phases_of(diff.after) +
+                 " after): a diff compares one phase of one workload before and after a change; "
+                 "capture both traces with the same requests");
+  } else {
+    step_warnings(view, diff);
+  }
   view.subheading("Per phase: predicted against measured");
   view.table(phase_table(diff));
   view.subheading("Where the phase time went (after − before)");
@@ -253,6 +299,9 @@ std::string metric_label(engine::LatencyMetric metric) {
 }
 
 std::string verdict_text(const LatencyChange& change) {
+  if (change.no_interval == NoInterval::too_few_for_percentile) {
+    return "too few requests (" + human_count(*change.requests_needed) + " needed)";
+  }
   if (!change.within_noise) return "no interval";
   if (*change.within_noise) return "within noise";
   return change.change_ms < 0 ? "faster" : "slower";
@@ -272,7 +321,7 @@ Table bench_table(const BenchDiff& diff) {
     table.rows.push_back({metric_label(change.metric), std::string(to_string(change.statistic)),
                           human_kernel_ms(change.before_ms), human_kernel_ms(change.after_ms),
                           signed_ms(change.change_ms),
-                          change.ratio > 0 ? human_figure(change.ratio) + "×" : kMissing,
+                          change.ratio > 0 ? ratio_text(change.ratio) : kMissing,
                           interval_text(change), verdict_text(change)});
   }
   return table;
@@ -296,28 +345,35 @@ std::string bench_answer(const BenchDiff& diff) {
   std::int64_t outside = 0;
   std::int64_t inside = 0;
   std::int64_t without = 0;
+  std::int64_t unsupported = 0;
   for (const LatencyChange& change : diff.changes) {
+    if (change.no_interval == NoInterval::too_few_for_percentile) ++unsupported;
     if (!change.within_noise) {
       ++without;
     } else {
       ++(*change.within_noise ? inside : outside);
     }
   }
+  const std::string unsupported_text =
+      unsupported > 0 ? " " + human_count(unsupported) +
+                            " percentile rows have too few requests for a verdict."
+                      : std::string();
   if (without == static_cast<std::int64_t>(diff.changes.size())) {
     return "Changes shown without confidence intervals: " +
            std::string(
                diff.before.per_request && diff.after.per_request
-                   ? "too few values or --bootstrap 0."
+                   ? "too few values or --bootstrap 0." + unsupported_text
                    : "a result with aggregates only has no per-request values to resample, so "
                      "nobody can tell a change from run-to-run noise.");
   }
   if (outside == 0) {
-    return "Every change is within noise: each " + confidence_text(diff.options.confidence) +
-           " interval contains 0.";
+    return "Every change with a verdict is within noise: each " +
+           confidence_text(diff.options.confidence) + " interval contains 0." + unsupported_text;
   }
   return human_count(outside) + " of " + human_count(outside + inside) +
          " changes are outside noise (their " + confidence_text(diff.options.confidence) +
-         " interval excludes 0); " + human_count(inside) + " are within noise.";
+         " interval excludes 0); " + human_count(inside) + " are within noise." +
+         unsupported_text;
 }
 
 }  // namespace
@@ -339,23 +395,25 @@ View bench_diff_view(const BenchDiff& diff) {
   view.fact("after", side_text(diff.after));
   view.table(bench_table(diff));
   if (diff.before.per_request && diff.after.per_request) {
+    const std::string resampled =
+        diff.pairing.paired
+            ? " resamples of " + human_count(diff.pairing.pairs) +
+                  " request pairs (paired: both ran the same requests, matched by request id)"
+            : " resamples of each side's requests (unpaired: " + diff.pairing.reason + ")";
     view.caption("interval: " + confidence_text(diff.options.confidence) +
                  " percentile bootstrap of after − before, " + human_count(diff.options.resamples) +
-                 " resamples of each side's requests, seed " + std::to_string(diff.options.seed) +
-                 "; percentiles by numpy's linear rule; TPOT = (E2E − TTFT) / (output tokens − 1) "
-                 "when the file has no TPOT");
+                 resampled + ", seed " + std::to_string(diff.options.seed) +
+                 "; percentiles by numpy's linear rule; a percentile gets a verdict from the "
+                 "requests a distribution-free interval needs (p99: " +
+                 human_count(engine::requests_for_quantile(0.99, diff.options.confidence)) +
+                 " at " + confidence_text(diff.options.confidence) +
+                 "); TPOT = (E2E − TTFT) / (output tokens − 1) when the file has no TPOT");
   } else {
     view.note("No confidence interval: " +
               std::string(!diff.before.per_request ? diff.before.source : diff.after.source) +
               " states only aggregate figures (mean, median, p99), and an interval needs each "
               "request's value to resample. Save per-request values (vllm bench serve "
               "--save-detailed, AIPerf's profile_export.jsonl) to tell a change from noise.");
-  }
-  const std::int64_t fewest = std::min(diff.before.requests, diff.after.requests);
-  if (diff.before.per_request && diff.after.per_request && fewest < kFewRequests) {
-    view.note("A p99 of " + human_count(fewest) +
-              " requests rests on the largest one or two values: its interval understates the "
-              "uncertainty. Use the mean and p50 verdicts, or run more requests.");
   }
   for (engine::LatencyMetric metric : diff.missing) {
     view.note(metric_label(metric) + " is not in both results.");

@@ -3,6 +3,14 @@
 // with a percentile-bootstrap confidence interval when both results carry per-request values,
 // and a verdict ("within noise" when the interval contains 0). Pure: no I/O.
 //
+// Paired when both ran the same requests (every request's id on both sides, the same prompt
+// length under each id): the bootstrap then resamples request pairs, so the run-to-run spread
+// of the requests themselves cancels (a per-request difference); unpaired otherwise, and the
+// diff says why. A percentile gets no verdict when the sample cannot support it: a
+// distribution-free interval for the q-quantile at confidence c needs n with
+// 1 - q^n - (1-q)^n >= c (the sample's minimum and maximum bracket it; Hahn & Meeker,
+// "Statistical Intervals", 1991, section 5.2): 299 requests for p99 at 95%.
+//
 // The bootstrap (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13): resample
 // each side's requests with replacement (same count), take the statistic of each resample, and
 // keep after - before; the interval is the (1-c)/2 and (1+c)/2 percentiles of those differences.
@@ -44,6 +52,13 @@ struct BenchSide {
   /// Stated aggregates in ms, [metric][statistic]; filled from `samples` when per_request.
   std::array<std::array<std::optional<double>, 3>, 4> stated{};
   std::int64_t requests = 0;  ///< requests behind the figures (0: not stated)
+  /// Per request in file order, when the file identifies its requests (for pairing).
+  struct Request {
+    std::string id;                           ///< identity across runs (never empty here)
+    std::int64_t prompt_tokens = 0;           ///< checked equal on both sides of a pair
+    std::array<std::optional<double>, 4> ms;  ///< by LatencyMetric; nullopt: absent
+  };
+  std::vector<Request> identified;
 };
 
 struct BootstrapOptions {
@@ -58,6 +73,7 @@ enum class NoInterval {
   aggregate,     ///< one side states only aggregates: there is nothing to resample
   too_few,       ///< fewer than 2 values on a side
   no_resamples,  ///< --bootstrap 0
+  too_few_for_percentile,  ///< fewer requests than a distribution-free interval needs
 };
 
 /// One statistic of one metric before and after.
@@ -73,6 +89,17 @@ struct LatencyChange {
   NoInterval no_interval = NoInterval::none;
   /// True when the interval contains 0; unset without an interval.
   std::optional<bool> within_noise;
+  /// Values behind the interval (request pairs when paired, the smaller side otherwise).
+  std::int64_t values = 0;
+  /// Requests a verdict on this percentile needs (requests_for_quantile); unset for the mean.
+  std::optional<std::int64_t> requests_needed;
+};
+
+/// Whether the two results were paired request by request, and why not.
+struct Pairing {
+  bool paired = false;
+  std::int64_t pairs = 0;  ///< requests present on both sides under one id
+  std::string reason;      ///< why unpaired (empty when paired)
 };
 
 struct BenchDiff {
@@ -82,12 +109,22 @@ struct BenchDiff {
   std::vector<LatencyChange> changes;  ///< metric-major, then statistic; only those on both sides
   /// Metrics neither side's pair states (for the report to say what is missing).
   std::vector<LatencyMetric> missing;
+  Pairing pairing;
   /// Conditions (conditions_audit.hpp) the two results state differently; set by the caller.
   std::vector<std::string> differing_conditions;
 };
 
 /// Mean, p50 and p99 (numpy's linear percentile) of `values`; `values` is reordered.
 std::array<double, 3> latency_statistics(std::vector<double>& values);
+
+/// The fewest values whose minimum and maximum bracket the q-quantile with probability at
+/// least `confidence`: the smallest n with 1 - q^n - (1-q)^n >= confidence (299 for q = 0.99
+/// at 95%, 6 for the median). q in (0, 1), confidence in (0, 1).
+std::int64_t requests_for_quantile(double q, double confidence);
+
+/// Pairs two sides' identified requests: paired when every request of each side has an id
+/// found once on the other side with the same prompt length.
+Pairing pair_requests(const BenchSide& before, const BenchSide& after);
 
 /// Fills a per-request side's `stated` from its samples.
 void summarise_samples(BenchSide& side);

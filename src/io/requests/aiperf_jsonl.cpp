@@ -46,6 +46,19 @@ bool duration_metric(const nlohmann::json& metrics, std::initializer_list<const 
   return out.has_value();
 }
 
+// The dataset entry a record measured: its conversation and turn (the same prompt in a rerun
+// with the same dataset), else the request id; empty when the metadata has neither.
+std::string request_identity(const nlohmann::json& metadata) {
+  const nlohmann::json* conversation = member(metadata, {"conversation_id"});
+  const nlohmann::json* turn = member(metadata, {"turn_index"});
+  if (conversation != nullptr && conversation->is_string()) {
+    return conversation->get<std::string>() + "/" +
+           (turn != nullptr && turn->is_number_integer() ? turn->dump() : std::string("0"));
+  }
+  const nlohmann::json* request = member(metadata, {"x_request_id"});
+  return request != nullptr && request->is_string() ? request->get<std::string>() : "";
+}
+
 std::string error_text(const nlohmann::json& error) {
   const nlohmann::json* type = member(error, {"type"});
   return type != nullptr && type->is_string() ? type->get<std::string>() : "error";
@@ -93,10 +106,38 @@ void read_record(LogInput& input, std::string_view text, std::int64_t line) {
   }
   request.prompt_tokens = *prompt;
   request.response_tokens = *response;
+  // Optional token details: reasoning tokens (reasoning_token_count) and the prompt tokens the
+  // server reported as read from its prefix cache (usage_prompt_cache_read_tokens, from the
+  // response's usage.prompt_tokens_details.cached_tokens).
+  if (const nlohmann::json* reasoning = metric_value(metrics, {"reasoning_token_count"})) {
+    request.reasoning_tokens = json_tokens(reasoning, "reasoning_token_count", 0, problem);
+    if (!request.reasoning_tokens) {
+      input.skip(line, problem);
+      return;
+    }
+  }
+  if (const nlohmann::json* cached =
+          metric_value(metrics, {"usage_prompt_cache_read_tokens", "usage_cached_tokens"})) {
+    const std::optional<std::int64_t> tokens =
+        json_tokens(cached, "usage_prompt_cache_read_tokens", 0, problem);
+    if (!tokens || *tokens > *prompt) {
+      if (tokens) {
+        problem = {"more cached tokens than prompt tokens",
+                   "usage_prompt_cache_read_tokens " + std::to_string(*tokens) +
+                       " exceeds input_sequence_length " + std::to_string(*prompt)};
+      }
+      input.skip(line, problem);
+      return;
+    }
+    // A full hit still computes the last prompt token (the one whose logits start the answer):
+    // the engine models c <= prompt - 1.
+    request.cached_tokens = *tokens == *prompt ? *prompt - 1 : *tokens;
+  }
   const nlohmann::json* metadata = member(*object, {"metadata"});
   const nlohmann::json* start = member(*metadata, {"request_start_ns", "timestamp_ns"});
   if (start == nullptr) start = metric_value(metrics, {"min_request_timestamp"});
   request.arrival_s = input.arrival_from_ns(json_timestamp_ns(start, 1), line);
+  request.id = request_identity(*metadata);
   if (const nlohmann::json* model = member(*metadata, {"model_name", "model"});
       model != nullptr && model->is_string()) {
     request.model = model->get<std::string>();

@@ -39,6 +39,8 @@ void read_request(LogInput& input, const nlohmann::json& document, std::size_t i
   engine::Request request;
   request.line = input.head_line;
   request.model = model;
+  // vllm bench serve gathers the outputs in the order of its prompts: the index is the prompt.
+  request.id = "#" + std::to_string(i + 1);
   const std::optional<std::int64_t> prompt =
       json_tokens(&document["input_lens"][i], "input_lens", 1, problem);
   const std::optional<std::int64_t> response =

@@ -1,5 +1,6 @@
 #include "json_scan.hpp"
 
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -363,41 +364,97 @@ const char* skip_value(const char* p, const char* end) {
   }
 }
 
-std::int64_t microseconds_text_to_ns(std::string_view text) {
-  // Fast path: [-]digits[.digits], exact to the nanosecond (no floating point), since trace
-  // timestamps (~1e12 us) exceed a double's exact range at nanosecond resolution.
+std::optional<ExactMicroseconds> exact_microseconds(std::string_view text) {
+  // The digits as one decimal significand and the power of ten it is scaled by (in us):
+  // "1.5e3" is 15 x 10^2, "1733011200123456.789" is 1733011200123456789 x 10^-3.
   std::size_t i = 0;
   const bool negative = !text.empty() && text[0] == '-';
   if (negative) ++i;
-  // More than 15 integer digits would overflow the exact path (a timestamp in ns by mistake):
-  // the double path below takes those.
-  constexpr std::size_t kExactDigits = 15;
-  const std::size_t first_digit = i;
-  std::int64_t whole = 0;
-  while (i < text.size() && is_digit(text[i])) {
-    if (i - first_digit == kExactDigits) {
-      return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1e3);
+  // Significant digits in a fixed buffer (no allocation: this runs for every event's ts and dur);
+  // digits past it lie beyond the nanosecond's rounding digit whenever the time fits at all.
+  std::array<char, 40> digit_buffer{};
+  std::size_t count = 0;
+  int scale = 0;
+  bool fraction = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (is_digit(c)) {
+      if (count == 0 && c == '0') {
+        if (fraction) --scale;  // a leading zero after the point still moves it
+        continue;
+      }
+      if (count < digit_buffer.size()) {
+        digit_buffer[count++] = c;
+        if (fraction) --scale;
+      } else if (!fraction) {
+        ++scale;  // a dropped whole digit still moves the point
+      }
+    } else if (c == '.' && !fraction) {
+      fraction = true;
+    } else {
+      break;
     }
-    whole = whole * 10 + (text[i++] - '0');
   }
-  std::int64_t fraction_ns = 0;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    int digits = 0;
-    bool round_up = false;
-    for (; i < text.size() && is_digit(text[i]); ++i, ++digits) {
-      if (digits < 3) fraction_ns = fraction_ns * 10 + (text[i] - '0');
-      if (digits == 3) round_up = text[i] >= '5';  // beyond ns: round to nearest
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    int exponent = 0;
+    std::size_t from = i + 1;
+    if (from < text.size() && text[from] == '+') ++from;
+    const auto [ptr, ec] =
+        std::from_chars(text.data() + from, text.data() + text.size(), exponent);
+    if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+    if (count == 0 || exponent < -40) return ExactMicroseconds{};  // 0, or far below 1 ns
+    if (exponent > 40) return std::nullopt;
+    scale += exponent;
+  } else if (i != text.size()) {
+    return std::nullopt;
+  }
+  // Whole microseconds are the digits left of the point; three more give the nanoseconds and
+  // the fourth rounds them (to nearest, ties away from zero).
+  const int point = static_cast<int>(count) + scale;  // digits before the point
+  auto digit_at = [&](int position) -> int {          // position 0 is the first digit
+    return position >= 0 && position < static_cast<int>(count)
+               ? digit_buffer[static_cast<std::size_t>(position)] - '0'
+               : 0;
+  };
+  if (point > 19) return std::nullopt;
+  std::uint64_t whole = 0;
+  for (int k = 0; k < point; ++k) whole = whole * 10 + static_cast<std::uint64_t>(digit_at(k));
+  std::uint64_t ns = 0;
+  for (int k = point; k < point + 3; ++k) ns = ns * 10 + static_cast<std::uint64_t>(digit_at(k));
+  if (digit_at(point + 3) >= 5) ++ns;
+  if (ns == 1000) {
+    ns = 0;
+    ++whole;
+  }
+  constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
+  if (whole > kMax) return std::nullopt;
+  auto signed_whole = static_cast<std::int64_t>(whole);
+  auto fraction_ns = static_cast<std::int32_t>(ns);
+  if (negative && (signed_whole != 0 || fraction_ns != 0)) {
+    signed_whole = -signed_whole;
+    if (fraction_ns != 0) {
+      --signed_whole;  // -1.5 us = -2 us + 500 ns
+      fraction_ns = 1000 - fraction_ns;
     }
-    for (int d = digits; d < 3; ++d) fraction_ns *= 10;
-    if (round_up) ++fraction_ns;
   }
-  if (i == text.size()) {
-    const std::int64_t ns = whole * 1000 + fraction_ns;
-    return negative ? -ns : ns;
+  return ExactMicroseconds{signed_whole, fraction_ns};
+}
+
+std::optional<std::int64_t> ns_since(const ExactMicroseconds& time,
+                                     const ExactMicroseconds& origin) {
+  std::int64_t whole = 0, ns = 0;
+  if (__builtin_sub_overflow(time.whole_us, origin.whole_us, &whole) ||
+      __builtin_mul_overflow(whole, std::int64_t{1000}, &ns) ||
+      __builtin_add_overflow(ns, std::int64_t{time.fraction_ns - origin.fraction_ns}, &ns)) {
+    return std::nullopt;
   }
-  // Exponent notation: rare; a double is good enough there.
-  return clamped_ns(std::strtod(std::string(text).c_str(), nullptr) * 1000.0);
+  return ns;
+}
+
+std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text) {
+  const auto time = exact_microseconds(text);
+  if (!time) return std::nullopt;
+  return ns_since(*time, ExactMicroseconds{});
 }
 
 std::int64_t integer_text_value(std::string_view text) {

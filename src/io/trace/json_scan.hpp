@@ -6,6 +6,7 @@
 // strings; the fields kspeed reads are checked in full.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,8 +45,26 @@ const char* skip_rest_of_object(const char* p, const char* end);
 /// The number at `p` as its text (validated). Numbers touching `end` are incomplete.
 const char* scan_number(const char* p, const char* end, std::string_view& text);
 
-/// A Chrome-trace time in microseconds ("4909914216204.635", "12", "1.5e3") as nanoseconds.
-std::int64_t microseconds_text_to_ns(std::string_view text);
+/// A Chrome-trace time exactly as written: `whole_us` microseconds plus `fraction_ns`
+/// nanoseconds (0 to 999, so -1.5 us is -2 us + 500 ns). Exact for any time a capture writes:
+/// a Unix-epoch timestamp (1.7e15 us with three fractional digits) is 1.7e18 ns, beyond a
+/// double's exact range, so no floating point is involved.
+struct ExactMicroseconds {
+  std::int64_t whole_us = 0;
+  std::int32_t fraction_ns = 0;
+};
+
+/// The time `text` states in microseconds ("1733011200123456.789", "12", "1.5e3"), rounded to
+/// the nearest nanosecond; nullopt when its whole microseconds do not fit in 64 bits.
+std::optional<ExactMicroseconds> exact_microseconds(std::string_view text);
+
+/// `time - origin` in nanoseconds; nullopt when the difference does not fit in 64 bits.
+std::optional<std::int64_t> ns_since(const ExactMicroseconds& time,
+                                     const ExactMicroseconds& origin);
+
+/// A Chrome-trace time in microseconds as nanoseconds since 0; nullopt beyond 64-bit ns
+/// (about 9.2e15 us: a time in nanoseconds written where microseconds belong).
+std::optional<std::int64_t> microseconds_text_to_ns(std::string_view text);
 
 /// An integer number's text as int64 (fractions truncated, exponents evaluated).
 std::int64_t integer_text_value(std::string_view text);

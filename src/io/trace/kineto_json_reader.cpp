@@ -115,8 +115,10 @@ struct EventFields {
   const char* name_at = nullptr;
   Category category = Category::unknown;
   std::uint64_t pid = 0, tid = 0;
+  json_scan::ExactMicroseconds ts;  // as written; keep() subtracts the file's origin
   std::int64_t ts_ns = 0, dur_ns = 0;
   bool has_ts = false, has_dur = false;
+  std::string_view unrepresentable_time;  // a ts or dur beyond 64-bit nanoseconds, as written
   std::uint64_t correlation = 0;
   std::optional<std::int64_t> external_id;
   std::optional<std::int64_t> device;
@@ -353,7 +355,7 @@ class KinetoScanner {
     switch (key.size()) {
       case 2:
         if (key == "ph") return string_value(p, end, f.ph);
-        if (key == "ts") return time_value(p, end, f.ts_ns, f.has_ts);
+        if (key == "ts") return time_value(p, end, f.ts, f.has_ts, f.unrepresentable_time);
         break;
       case 3:
         if (key == "cat") {
@@ -363,7 +365,16 @@ class KinetoScanner {
         }
         if (key == "pid") return id_value(p, end, f.pid);
         if (key == "tid") return id_value(p, end, f.tid);
-        if (key == "dur") return time_value(p, end, f.dur_ns, f.has_dur);
+        if (key == "dur") {
+          json_scan::ExactMicroseconds dur;
+          p = time_value(p, end, dur, f.has_dur, f.unrepresentable_time);
+          if (f.has_dur) {
+            const auto ns = json_scan::ns_since(dur, {});
+            if (ns) f.dur_ns = *ns;
+            if (!ns) f.unrepresentable_time = "dur";
+          }
+          return p;
+        }
         break;
       case 4:
         if (key == "name") {
@@ -400,22 +411,26 @@ class KinetoScanner {
     return p;
   }
 
-  static const char* time_value(const char* p, const char* end, std::int64_t& out, bool& has) {
+  // Times stay exact as written (whole us + ns); `bad` names a value no 64-bit count holds.
+  static const char* time_value(const char* p, const char* end, json_scan::ExactMicroseconds& out,
+                                bool& has, std::string_view& bad) {
     std::string_view text;
     if (*p == '"') {  // a few writers quote numbers
       bool escaped = false;
       p = json_scan::scan_string(p, end, text, escaped);
-      if (p != nullptr && !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'))) {
-        out = json_scan::microseconds_text_to_ns(text);
-        has = true;
-      }
-      return p;
+      if (p == nullptr || text.empty() || (text[0] != '-' && (text[0] < '0' || text[0] > '9')))
+        return p;
+    } else {
+      if (*p != '-' && (*p < '0' || *p > '9')) return json_scan::skip_value(p, end);
+      p = json_scan::scan_number(p, end, text);
+      if (p == nullptr) return p;
     }
-    if (*p != '-' && (*p < '0' || *p > '9')) return json_scan::skip_value(p, end);
-    p = json_scan::scan_number(p, end, text);
-    if (p != nullptr) {
-      out = json_scan::microseconds_text_to_ns(text);
+    const auto time = json_scan::exact_microseconds(text);
+    if (time) {
+      out = *time;
       has = true;
+    } else {
+      bad = text;
     }
     return p;
   }
@@ -468,8 +483,11 @@ class KinetoScanner {
     return f.name_escaped ? json_scan::unescape(f.name, f.name_at) : std::string(f.name);
   }
 
-  void keep(const EventFields& f) {
-    if (f.ph != "X" || !f.has_ts) return;
+  void keep(EventFields& f) {
+    if (f.ph != "X") return;
+    if (!f.unrepresentable_time.empty()) unrepresentable_time(f);
+    if (!f.has_ts) return;
+    relative_to_origin(f);
     switch (f.category) {
       case Category::kernel: {
         if (!f.has_dur) return;
@@ -509,6 +527,35 @@ class KinetoScanner {
       case Category::ignored:
         return;
     }
+  }
+
+  // Times are kept as nanoseconds since the file's first complete event, so a Unix-epoch
+  // timestamp (1.7e18 ns) keeps every nanosecond and sums of times cannot overflow; the origin
+  // is kept to report the file's own clock (a step's start).
+  void relative_to_origin(EventFields& f) {
+    if (!origin_) {
+      const auto origin_ns = json_scan::ns_since(f.ts, {});
+      if (!origin_ns) unrepresentable_time(f);
+      origin_ = f.ts;
+      trace_.time_origin_ns = *origin_ns;
+    }
+    const auto ns = json_scan::ns_since(f.ts, *origin_);
+    std::int64_t end_ns = 0;  // the file's clock at the end must fit too: steps report it
+    if (!ns || __builtin_add_overflow(*ns, f.dur_ns, &end_ns) ||
+        __builtin_add_overflow(end_ns, trace_.time_origin_ns, &end_ns)) {
+      unrepresentable_time(f);
+    }
+    f.ts_ns = *ns;
+  }
+
+  [[noreturn]] void unrepresentable_time(const EventFields& f) const {
+    throw InputError(trace_.source + ": traceEvents[" + std::to_string(events_) + "]: '" +
+                     excerpt(decoded_name(f)) +
+                     "' has a ts or dur beyond what 64-bit nanoseconds hold (" +
+                     excerpt(std::string(f.unrepresentable_time.empty() ? std::string_view("ts")
+                                                                        : f.unrepresentable_time)) +
+                     "; the limit is about 9.2e15 us, the year 2262 in Unix-epoch microseconds): "
+                     "Chrome-trace times are microseconds; was the trace written in nanoseconds?");
   }
 
   // A kernel runs for 0 ns to hours; anything else is a broken trace, and would overflow sums.
@@ -624,6 +671,7 @@ class KinetoScanner {
   std::uint64_t events_ = 0;
   bool saw_events_ = false;
   CheckedTotal kernel_time_;
+  std::optional<json_scan::ExactMicroseconds> origin_;  // the first complete event's ts
 };
 
 bool starts_like_json(std::string_view head) {

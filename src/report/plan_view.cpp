@@ -1,0 +1,90 @@
+// `kspeed plan` for people: can the A/B see the predicted effect, and what would it take.
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/plan_report.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+std::string percent(double fraction) {
+  return human_fixed(fraction * 100, fraction < 0.1 ? 2 : 1) + "%";
+}
+
+std::string count_or_beyond(std::int64_t count) {
+  return count == INT64_MAX ? std::string("beyond counting") : human_count(count);
+}
+
+std::string answer(const engine::Plan& plan, const PlanContext& context) {
+  const engine::Detectability& deciding = plan.deciding();
+  const std::string effect = percent(plan.input.effect);
+  const std::string unit = plan.between_runs ? " runs" : " requests";
+  const std::string planned = plan.between_runs ? human_count(plan.repeats) + " runs a side"
+                                                : human_count(plan.requests) + " requests a side";
+  std::string text = "With " + planned + ", the smallest change of mean " + context.metric +
+                     " this benchmark can detect is " + percent(deciding.mde_fraction) + "; the " +
+                     "predicted " + effect + " is " +
+                     (deciding.detectable ? "detectable" : "not detectable") + ".";
+  if (plan.impractical) {
+    return text + " Detecting it needs " + count_or_beyond(deciding.needed) + unit +
+           " a side: an end-to-end A/B cannot practically see this change; trust the "
+           "kernel-level measurement (kspeed diff of two traces).";
+  }
+  if (!deciding.detectable) {
+    text += " Detecting it needs " + count_or_beyond(deciding.needed) + unit + " a side.";
+  }
+  return text;
+}
+
+}  // namespace
+
+View plan_view(const engine::Plan& plan, const PlanContext& context) {
+  View view;
+  view.title("kspeed plan: can an A/B see a " + percent(plan.input.effect) + " change in mean " +
+             context.metric + "?");
+  view.answer(answer(plan, context));
+  view.fact("effect", percent(plan.input.effect) + " of the mean (" + context.effect_source + ")");
+  view.fact("baseline", human_count(static_cast<std::int64_t>(plan.input.runs.size())) +
+                            " run(s); mean " + human_kernel_ms(plan.mean_ms) + " over " +
+                            human_count(static_cast<std::int64_t>(
+                                plan.input.runs.front().values_ms.size())) +
+                            " requests of " + plan.input.runs.front().source);
+  view.fact("test", "two-sided, level " + human_plain(plan.input.options.alpha) + ", power " +
+                        human_plain(plan.input.options.power) + " (k = z(1 − α/2) + z(power) = " +
+                        human_fixed(plan.k, 3) + ")");
+  Table table;
+  table.header = {"comparison", "spread (sd)", "planned", "detectable change", "needed a side",
+                  "predicted"};
+  table.align = {Align::left, Align::right, Align::right, Align::right, Align::right, Align::left};
+  const auto row = [&](const std::string& name, const engine::Detectability& d,
+                       const std::string& planned, const std::string& unit) {
+    table.rows.push_back({name, human_kernel_ms(d.sd_ms), planned, percent(d.mde_fraction),
+                          count_or_beyond(d.needed) + unit,
+                          d.detectable ? "detectable" : "not detectable"});
+  };
+  const std::string requests = human_count(plan.requests * plan.repeats) + " requests";
+  row("unpaired requests", plan.unpaired, requests, " requests");
+  if (plan.paired) row("paired requests", *plan.paired, requests, " pairs");
+  if (plan.between_runs) {
+    row("between runs", *plan.between_runs, human_count(plan.repeats) + " runs", " runs");
+  }
+  view.table(table);
+  view.caption(
+      "detectable change = k · sd · √(2/n) / mean (unpaired, n a side), k · sd_diff / √n / mean "
+      "(paired), k · sd_run_means · √(2/r) / mean (r runs a side); needed = the n or r where "
+      "it equals the predicted change (normal approximation; docs/plan.md)");
+  if (!plan.paired) {
+    view.note("No paired estimate: it needs two baseline runs of the same requests (shared "
+              "request ids). A paired A/B is usually far more sensitive: the requests' own "
+              "spread cancels.");
+  }
+  if (!plan.between_runs) {
+    view.note("Run-to-run variation is unknown with one baseline run: give two or more runs of "
+              "the same configuration; real A/Bs often vary more between runs than within one.");
+  } else if (plan.run_floor) {
+    view.warning("the runs' means vary more than their requests' spread explains: this floor "
+                 "does not shrink with more requests a run, only with more runs");
+  }
+  return view;
+}
+
+}  // namespace kspeed::report

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "kspeed/error.hpp"
 #include "kspeed/engine/workload.hpp"
+#include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/reports.hpp"

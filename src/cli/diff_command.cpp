@@ -182,7 +182,8 @@ class DiffCommand final : public Command {
     std::error_code error;
     const bool same = before == after || std::filesystem::equivalent(before, after, error);
     if (same) {
-      throw InputError("kspeed diff: " + after + " is both BEFORE and AFTER: a file against itself "
+      throw InputError("kspeed diff: " + after +
+                       " is both BEFORE and AFTER: a file against itself "
                        "shows no change by construction and says nothing about run-to-run "
                        "noise; compare two runs of one configuration to see the noise, or ask "
                        "kspeed plan what a run can detect");

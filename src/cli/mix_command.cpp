@@ -8,6 +8,7 @@
 #include "kspeed/engine/mix.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
@@ -179,7 +180,8 @@ class MixCommand final : public Command {
 
     engine::MixRun run(model);
     report::MixResult result;
-    result.log = io::read_request_log(flags_.log, read_options,
+    // An AIPerf artifact directory is read through its per-request export.
+    result.log = io::read_request_log(io::per_request_export(flags_.log), read_options,
                                       [&run](const engine::Request& request) { run.add(request); });
     result.workload_name = workload.name;
     result.workload_source = workload.source;

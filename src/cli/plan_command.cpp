@@ -146,12 +146,14 @@ class PlanCommand final : public Command {
 
   int execute() override {
     if (flags_.baselines.empty()) {
-      throw InputError("kspeed plan needs at least one baseline run: kspeed plan "
-                       "profile_export.jsonl --effect 1% (see kspeed plan --help)");
+      throw InputError(
+          "kspeed plan needs at least one baseline run: kspeed plan "
+          "profile_export.jsonl --effect 1% (see kspeed plan --help)");
     }
     if (flags_.effect.empty() == flags_.estimate.empty()) {
-      throw InputError("kspeed plan needs the predicted effect: --effect 1% or --estimate "
-                       "estimate.json (one of them)");
+      throw InputError(
+          "kspeed plan needs the predicted effect: --effect 1% or --estimate "
+          "estimate.json (one of them)");
     }
     Choices<engine::LatencyMetric> metrics = {{"e2e", engine::LatencyMetric::e2e},
                                               {"ttft", engine::LatencyMetric::ttft},
@@ -173,7 +175,8 @@ class PlanCommand final : public Command {
     input.options.power = open_fraction(flags_.power, "--power");
     input.options.alpha = open_fraction(flags_.alpha, "--alpha");
     check_output_options(flags_.output);
-    for (const std::string& path : flags_.baselines) input.runs.push_back(baseline_run(path, metric));
+    for (const std::string& path : flags_.baselines)
+      input.runs.push_back(baseline_run(path, metric));
     const engine::Plan plan = engine::plan_ab(input);
     render_and_emit(
         report::Report{report::plan_view(plan, context), report::plan_document(plan, context)},

@@ -57,8 +57,8 @@ void summarise_samples(BenchSide& side) {
 std::int64_t requests_for_quantile(double q, double confidence) {
   // P(min <= x_q <= max) = 1 - q^n - (1-q)^n for n independent draws of a continuous variable.
   std::int64_t n = 1;
-  double below = q;       // q^n: every value below the quantile
-  double above = 1 - q;   // (1-q)^n: every value above it
+  double below = q;      // q^n: every value below the quantile
+  double above = 1 - q;  // (1-q)^n: every value above it
   while (1 - below - above < confidence && n < (std::int64_t{1} << 40)) {
     ++n;
     below *= q;
@@ -70,44 +70,43 @@ std::int64_t requests_for_quantile(double q, double confidence) {
 Pairing pair_requests(const BenchSide& before, const BenchSide& after) {
   Pairing pairing;
   if (!before.per_request || !after.per_request) {
-    pairing.reason = "a result with aggregates only has no requests to pair";
+    pairing.problem = PairingProblem::aggregate_only;
     return pairing;
   }
   for (const BenchSide* side : {&before, &after}) {
     if (static_cast<std::int64_t>(side->identified.size()) != side->requests ||
         side->requests == 0) {
-      pairing.reason = side->source + " does not identify its requests (no request id)";
+      pairing.problem = PairingProblem::unidentified;
+      pairing.source = side->source;
       return pairing;
     }
   }
   std::unordered_map<std::string_view, const BenchSide::Request*> by_id;
   for (const BenchSide::Request& request : before.identified) {
     if (!by_id.emplace(request.id, &request).second) {
-      pairing.reason = "request " + request.id + " appears twice in " + before.source;
+      pairing.problem = PairingProblem::repeated_id;
+      pairing.source = before.source;
+      pairing.id = request.id;
       return pairing;
     }
   }
-  std::int64_t found = 0;
   for (const BenchSide::Request& request : after.identified) {
     const auto match = by_id.find(request.id);
     if (match == by_id.end()) continue;
     if (match->second->prompt_tokens != request.prompt_tokens) {
-      pairing.reason = "request " + request.id + " has " +
-                       std::to_string(match->second->prompt_tokens) + " prompt tokens before and " +
-                       std::to_string(request.prompt_tokens) + " after: not the same prompts";
+      pairing.problem = PairingProblem::prompt_mismatch;
+      pairing.id = request.id;
+      pairing.before_prompt_tokens = match->second->prompt_tokens;
+      pairing.after_prompt_tokens = request.prompt_tokens;
       return pairing;
     }
-    ++found;
+    ++pairing.pairs;
   }
-  if (found != before.requests || found != after.requests) {
-    pairing.reason = std::to_string(found) + " of " + std::to_string(before.requests) + " and " +
-                     std::to_string(after.requests) +
-                     " requests share an id: not the same requests (a failed request on one "
-                     "side also breaks the pairing)";
+  if (pairing.pairs != before.requests || pairing.pairs != after.requests) {
+    pairing.problem = PairingProblem::different_requests;
     return pairing;
   }
   pairing.paired = true;
-  pairing.pairs = found;
   return pairing;
 }
 
@@ -235,10 +234,9 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
     const bool enough = values >= 2;
     std::array<std::vector<double>, 3> differences;
     if (both_per_request && enough && options.resamples > 0) {
-      differences =
-          diff.pairing.paired
-              ? paired_bootstrap_differences(b_samples, a_samples, options, generator)
-              : bootstrap_differences(b_samples, a_samples, options, generator);
+      differences = diff.pairing.paired
+                        ? paired_bootstrap_differences(b_samples, a_samples, options, generator)
+                        : bootstrap_differences(b_samples, a_samples, options, generator);
     }
     bool any = false;
     for (LatencyStatistic statistic : kLatencyStatistics) {

@@ -98,8 +98,8 @@ Plan plan_ab(const PlanInput& input) {
   const double n = static_cast<double>(plan.requests);
   const double sd = sd_of(first.values_ms);
   // With r runs a side the requests pool: n r per side.
-  plan.unpaired = detectability(plan.k, sd, plan.mean_ms, n * static_cast<double>(plan.repeats),
-                                2, input.effect);
+  plan.unpaired = detectability(plan.k, sd, plan.mean_ms, n * static_cast<double>(plan.repeats), 2,
+                                input.effect);
   if (input.runs.size() >= 2) {
     const std::vector<double> differences = paired_differences(first, input.runs[1]);
     if (differences.size() >= 2) {

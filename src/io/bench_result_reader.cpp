@@ -127,7 +127,8 @@ void state_token_details(BenchResult& result, std::optional<double> reasoning_me
   if (!details.empty()) entry.value += "; " + details + " (mean)";
   std::string missing;
   if (!cached_mean) missing = "cached input";
-  if (!reasoning_mean) missing += (missing.empty() ? "" : " and ") + std::string("reasoning tokens");
+  if (!reasoning_mean)
+    missing += (missing.empty() ? "" : " and ") + std::string("reasoning tokens");
   entry.missing = missing;
   entry.status = missing.empty() ? ConditionStatus::stated : ConditionStatus::partial;
 }
@@ -236,8 +237,7 @@ void state_observed_concurrency(BenchResult& result, std::int64_t most, std::int
             " requests in flight (observed from request start times and latencies)",
         "the configured concurrency or request rate");
   condition(result, "concurrency").compared =
-      "about " + number_text(std::round(static_cast<double>(most) / scale) * scale) +
-      " in flight";
+      "about " + number_text(std::round(static_cast<double>(most) / scale) * scale) + " in flight";
 }
 
 // Per-request values through the request-log readers (vLLM --save-detailed, AIPerf JSONL): the
@@ -304,7 +304,8 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
         result,
         reasoning_requests == side.requests ? std::optional(reasoning_sum / n) : std::nullopt,
         cached_requests == side.requests ? std::optional(cached_sum / n) : std::nullopt);
-    if (every_request_timed) state_observed_concurrency(result, most_in_flight(flight), side.requests);
+    if (every_request_timed)
+      state_observed_concurrency(result, most_in_flight(flight), side.requests);
   }
   engine::summarise_samples(side);
 }
@@ -536,6 +537,10 @@ void read_aiperf_csv(BenchResult& result, std::string_view text) {
     state_stat(result, metric, LatencyStatistic::p99, figure(name, "p99", true));
   }
   if (const std::optional<double> count = figure("Request Count", "Value", false)) {
+    if (!(*count >= 0 && *count <= 1e15)) {
+      throw InputError(result.source + ": Request Count " + number_text(*count) +
+                       " is not a count of requests: is the file corrupt?");
+    }
     result.latencies.requests = static_cast<std::int64_t>(*count);
   }
   bool any = false;
@@ -662,7 +667,8 @@ std::string describe_text(std::string_view text, const std::optional<json>& docu
 // Duplicate keys are refused with the key's line: nlohmann keeps the last silently, so
 // "max_concurrency": 4, "max_concurrency": 64 would read as a 64 run.
 void reject_duplicate_keys(std::string_view text, std::string_view source) {
-  if (text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos) {
+  if (text.find("Infinity") != std::string_view::npos ||
+      text.find("NaN") != std::string_view::npos) {
     parse_json_document(requests::without_nonfinite_literals(text), source);
   } else {
     parse_json_document(text, source);
@@ -784,9 +790,9 @@ std::vector<BenchResult> read_artifact_directory(const std::string& directory) {
     for (ConditionEntry& entry : result.conditions.conditions) {
       if (entry.status == ConditionStatus::stated) continue;
       for (const ConditionEntry& stated : summary.conditions.conditions) {
-        const bool adds = stated.status != ConditionStatus::omitted &&
-                          (entry.status == ConditionStatus::omitted ||
-                           stated.status == ConditionStatus::stated);
+        const bool adds =
+            stated.status != ConditionStatus::omitted &&
+            (entry.status == ConditionStatus::omitted || stated.status == ConditionStatus::stated);
         if (stated.key == entry.key && adds) entry = stated;
       }
     }
@@ -848,6 +854,15 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
     }
   }
   return parse_lines(text, source);
+}
+
+std::string per_request_export(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) return path;
+  if (std::optional<std::string> records = export_in(path, "profile_export.jsonl")) return *records;
+  throw InputError(path +
+                   ": a directory without profile_export.jsonl: expected an AIPerf artifact "
+                   "directory with per-request records (the aggregate exports state no request)");
 }
 
 std::vector<BenchResult> read_bench_results(const std::string& path) {

@@ -96,6 +96,24 @@ const char* no_interval_reason(engine::NoInterval reason) {
   return nullptr;
 }
 
+ordered_json pairing_problem(engine::PairingProblem problem) {
+  switch (problem) {
+    case engine::PairingProblem::none:
+      return nullptr;
+    case engine::PairingProblem::aggregate_only:
+      return "aggregate-only";
+    case engine::PairingProblem::unidentified:
+      return "unidentified-requests";
+    case engine::PairingProblem::repeated_id:
+      return "repeated-id";
+    case engine::PairingProblem::prompt_mismatch:
+      return "prompt-mismatch";
+    case engine::PairingProblem::different_requests:
+      return "different-requests";
+  }
+  return nullptr;
+}
+
 ordered_json change_json(const LatencyChange& change) {
   ordered_json out;
   out["metric"] = to_string(change.metric);
@@ -140,8 +158,7 @@ ordered_json bench_tree(const BenchDiff& diff) {
   ordered_json pairing;
   pairing["paired"] = diff.pairing.paired;
   pairing["pairs"] = diff.pairing.pairs;
-  pairing["reason"] =
-      diff.pairing.paired ? ordered_json(nullptr) : ordered_json(diff.pairing.reason);
+  pairing["reason"] = pairing_problem(diff.pairing.problem);
   out["pairing"] = pairing;
   ordered_json differing = ordered_json::array();
   for (const std::string& key : diff.differing_conditions) differing.push_back(key);

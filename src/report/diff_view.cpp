@@ -327,6 +327,29 @@ Table bench_table(const BenchDiff& diff) {
   return table;
 }
 
+// Why the two results were not paired, for the caption.
+std::string unpaired_reason(const BenchDiff& diff) {
+  const engine::Pairing& pairing = diff.pairing;
+  switch (pairing.problem) {
+    case engine::PairingProblem::none:
+    case engine::PairingProblem::aggregate_only:
+      return "a result with aggregates only";
+    case engine::PairingProblem::unidentified:
+      return pairing.source + " does not identify its requests";
+    case engine::PairingProblem::repeated_id:
+      return "request " + pairing.id + " appears twice in " + pairing.source;
+    case engine::PairingProblem::prompt_mismatch:
+      return "request " + pairing.id + " has " + human_count(pairing.before_prompt_tokens) +
+             " prompt tokens before and " + human_count(pairing.after_prompt_tokens) +
+             " after: not the same prompts";
+    case engine::PairingProblem::different_requests:
+      return "only " + human_count(pairing.pairs) + " of " + human_count(diff.before.requests) +
+             " and " + human_count(diff.after.requests) +
+             " requests share an id: not the same requests";
+  }
+  return "";
+}
+
 std::string side_text(const engine::BenchSide& side) {
   return side.per_request
              ? human_count(side.requests) + " requests with per-request values"
@@ -355,9 +378,9 @@ std::string bench_answer(const BenchDiff& diff) {
     }
   }
   const std::string unsupported_text =
-      unsupported > 0 ? " " + human_count(unsupported) +
-                            " percentile rows have too few requests for a verdict."
-                      : std::string();
+      unsupported > 0
+          ? " " + human_count(unsupported) + " percentile rows have too few requests for a verdict."
+          : std::string();
   if (without == static_cast<std::int64_t>(diff.changes.size())) {
     return "Changes shown without confidence intervals: " +
            std::string(
@@ -372,8 +395,7 @@ std::string bench_answer(const BenchDiff& diff) {
   }
   return human_count(outside) + " of " + human_count(outside + inside) +
          " changes are outside noise (their " + confidence_text(diff.options.confidence) +
-         " interval excludes 0); " + human_count(inside) + " are within noise." +
-         unsupported_text;
+         " interval excludes 0); " + human_count(inside) + " are within noise." + unsupported_text;
 }
 
 }  // namespace
@@ -399,7 +421,7 @@ View bench_diff_view(const BenchDiff& diff) {
         diff.pairing.paired
             ? " resamples of " + human_count(diff.pairing.pairs) +
                   " request pairs (paired: both ran the same requests, matched by request id)"
-            : " resamples of each side's requests (unpaired: " + diff.pairing.reason + ")";
+            : " resamples of each side's requests (unpaired: " + unpaired_reason(diff) + ")";
     view.caption("interval: " + confidence_text(diff.options.confidence) +
                  " percentile bootstrap of after − before, " + human_count(diff.options.resamples) +
                  resampled + ", seed " + std::to_string(diff.options.seed) +

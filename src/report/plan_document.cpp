@@ -30,8 +30,8 @@ Document plan_document(const engine::Plan& plan, const PlanContext& context) {
   tree["effect_source"] = context.effect_source;
   ordered_json runs = ordered_json::array();
   for (const engine::BaselineRun& run : plan.input.runs) {
-    runs.push_back({{"source", run.source},
-                    {"requests", static_cast<std::int64_t>(run.values_ms.size())}});
+    runs.push_back(
+        {{"source", run.source}, {"requests", static_cast<std::int64_t>(run.values_ms.size())}});
   }
   tree["runs"] = runs;
   tree["mean_ms"] = plan.mean_ms;

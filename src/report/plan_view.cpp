@@ -43,17 +43,17 @@ View plan_view(const engine::Plan& plan, const PlanContext& context) {
              context.metric + "?");
   view.answer(answer(plan, context));
   view.fact("effect", percent(plan.input.effect) + " of the mean (" + context.effect_source + ")");
-  view.fact("baseline", human_count(static_cast<std::int64_t>(plan.input.runs.size())) +
-                            " run(s); mean " + human_kernel_ms(plan.mean_ms) + " over " +
-                            human_count(static_cast<std::int64_t>(
-                                plan.input.runs.front().values_ms.size())) +
-                            " requests of " + plan.input.runs.front().source);
+  view.fact("baseline",
+            human_count(static_cast<std::int64_t>(plan.input.runs.size())) + " run(s); mean " +
+                human_kernel_ms(plan.mean_ms) + " over " +
+                human_count(static_cast<std::int64_t>(plan.input.runs.front().values_ms.size())) +
+                " requests of " + plan.input.runs.front().source);
   view.fact("test", "two-sided, level " + human_plain(plan.input.options.alpha) + ", power " +
-                        human_plain(plan.input.options.power) + " (k = z(1 − α/2) + z(power) = " +
-                        human_fixed(plan.k, 3) + ")");
+                        human_plain(plan.input.options.power) +
+                        " (k = z(1 − α/2) + z(power) = " + human_fixed(plan.k, 3) + ")");
   Table table;
-  table.header = {"comparison", "spread (sd)", "planned", "detectable change", "needed a side",
-                  "predicted"};
+  table.header = {"comparison",        "spread (sd)",   "planned",
+                  "detectable change", "needed a side", "predicted"};
   table.align = {Align::left, Align::right, Align::right, Align::right, Align::right, Align::left};
   const auto row = [&](const std::string& name, const engine::Detectability& d,
                        const std::string& planned, const std::string& unit) {
@@ -73,16 +73,19 @@ View plan_view(const engine::Plan& plan, const PlanContext& context) {
       "(paired), k · sd_run_means · √(2/r) / mean (r runs a side); needed = the n or r where "
       "it equals the predicted change (normal approximation; docs/plan.md)");
   if (!plan.paired) {
-    view.note("No paired estimate: it needs two baseline runs of the same requests (shared "
-              "request ids). A paired A/B is usually far more sensitive: the requests' own "
-              "spread cancels.");
+    view.note(
+        "No paired estimate: it needs two baseline runs of the same requests (shared "
+        "request ids). A paired A/B is usually far more sensitive: the requests' own "
+        "spread cancels.");
   }
   if (!plan.between_runs) {
-    view.note("Run-to-run variation is unknown with one baseline run: give two or more runs of "
-              "the same configuration; real A/Bs often vary more between runs than within one.");
+    view.note(
+        "Run-to-run variation is unknown with one baseline run: give two or more runs of "
+        "the same configuration; real A/Bs often vary more between runs than within one.");
   } else if (plan.run_floor) {
-    view.warning("the runs' means vary more than their requests' spread explains: this floor "
-                 "does not shrink with more requests a run, only with more runs");
+    view.warning(
+        "the runs' means vary more than their requests' spread explains: this floor "
+        "does not shrink with more requests a run, only with more runs");
   }
   return view;
 }

@@ -187,6 +187,14 @@ CASES = [
     ("diff-record", "jsonl", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json",
                               f"{FIXTURES}/diff/vllm-aggregate-conc64.json"],
      ["diff", "vllm-aggregate-conc4.json", "vllm-aggregate-conc64.json", "--bootstrap", "0"]),
+    # AIPerf artifact directories (schema 1.3 aggregates) and kspeed plan
+    ("diff", "json", [f"{FIXTURES}/aiperf/run-a/", f"{FIXTURES}/aiperf/run-b/"],
+     ["diff", "run-a", "run-b"]),
+    ("audit", "json", [f"{FIXTURES}/aiperf/run-a/"], ["audit", "run-a"]),
+    ("plan", "json", [f"{FIXTURES}/diff/vllm-detailed-before.json"],
+     ["plan", "vllm-detailed-before.json", "--effect", "1%"]),
+    ("plan-record", "jsonl", [f"{FIXTURES}/diff/vllm-detailed-before.json"],
+     ["plan", "vllm-detailed-before.json", "--effect", "1%"]),
     # kspeed audit: one result (comparable null), two that differ, two aggregate results
     ("audit", "json", [f"{FIXTURES}/audit/cache-on.json", f"{FIXTURES}/audit/cache-off.json"],
      ["audit", "cache-on.json", "cache-off.json"]),

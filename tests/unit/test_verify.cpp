@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -133,9 +134,8 @@ std::string profile_text(const profile::Trace& trace, profile::Denominator denom
   result.options = options;
   result.patterns_source = "built-in";
   result.files.push_back(profile::analyse_trace(trace, classifier, options));
-  return report::render(
-      report::make_report(result, report::profile_view, report::profile_document),
-      *report::parse_format(format), {});
+  return report::render(report::make_report(result, report::profile_view, report::profile_document),
+                        *report::parse_format(format), {});
 }
 
 }  // namespace
@@ -166,9 +166,8 @@ TEST_CASE("Chrome-trace times are exact at any magnitude", "[verify][time]") {
 TEST_CASE("a Kineto time beyond 64-bit ns is an error naming the event", "[verify][time]") {
   Scratch scratch("ns-as-us");
   const std::string path = scratch.write(
-      "t.json",
-      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,)"
-      R"( "ts": 1779988464216204635, "dur": 5}]})");
+      "t.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,)"
+                R"( "ts": 1779988464216204635, "dur": 5}]})");
   CHECK_THROWS_WITH(io::trace::read_trace_file(path),
                     Catch::Contains("traceEvents[0]: 'k' has a ts or dur beyond what 64-bit "
                                     "nanoseconds hold") &&
@@ -184,22 +183,22 @@ TEST_CASE("the shared traces shifted to Unix-epoch us give byte-identical report
     INFO(name);
     Scratch scratch("epoch");
     const std::string original_text = inflate(path);
-    const std::string original = scratch.write("original.json", original_text);
+    const std::string original = scratch.write("plain.json", original_text);
     const std::string shifted =
-        scratch.write("shifted.json", shifted_to_epoch(original_text, kEpochOffsetUs));
+        scratch.write("epoch.json", shifted_to_epoch(original_text, kEpochOffsetUs));
     const profile::Trace before = io::trace::read_trace_file(original);
     const profile::Trace after = io::trace::read_trace_file(shifted);
     CHECK(after.time_origin_ns - before.time_origin_ns == kEpochOffsetUs * 1000);
     REQUIRE(before.kernels.size() == after.kernels.size());
-    for (const auto denominator : {profile::Denominator::kernel_time,
-                                   profile::Denominator::busy_time,
-                                   profile::Denominator::wall_time}) {
+    for (const auto denominator :
+         {profile::Denominator::kernel_time, profile::Denominator::busy_time,
+          profile::Denominator::wall_time}) {
       INFO(to_string(denominator));
       for (const std::string_view format : {"text", "json"}) {
-        std::string expected = replace_all(profile_text(before, denominator, format), original,
-                                           "TRACE");
-        std::string actual = replace_all(profile_text(after, denominator, format), shifted,
-                                         "TRACE");
+        std::string expected =
+            replace_all(profile_text(before, denominator, format), "plain.json", "TRACE");
+        std::string actual =
+            replace_all(profile_text(after, denominator, format), "epoch.json", "TRACE");
         // Steps report the file's own clock: exactly the offset apart; everything else equal.
         if (format == "json") {
           nlohmann::json a = nlohmann::json::parse(expected);
@@ -227,7 +226,7 @@ TEST_CASE("the shared traces shifted to Unix-epoch us give byte-identical report
     // diff: the original against its shifted copy reads exactly as against a plain copy (every
     // class, phase, step and attribution number identical, all denominators).
     const profile::KernelClassifier classifier(profile::builtin_patterns());
-    const std::string copy = scratch.write("copy.json", original_text);
+    const std::string copy = scratch.write("copy0.json", original_text);
     const profile::Trace copied = io::trace::read_trace_file(copy);
     const auto render_diff = [](const profile::TraceDiff& diff, const std::string& a,
                                 const std::string& b) {
@@ -236,15 +235,16 @@ TEST_CASE("the shared traces shifted to Unix-epoch us give byte-identical report
           *report::parse_format("json"), {});
       return replace_all(replace_all(text, a, "BEFORE"), b, "AFTER");
     };
-    for (const auto denominator : {profile::Denominator::kernel_time,
-                                   profile::Denominator::busy_time,
-                                   profile::Denominator::wall_time}) {
+    for (const auto denominator :
+         {profile::Denominator::kernel_time, profile::Denominator::busy_time,
+          profile::Denominator::wall_time}) {
       profile::TraceDiffOptions options;
       options.denominator = denominator;
-      const std::string against_shifted =
-          render_diff(profile::diff_traces(before, after, classifier, options), original, shifted);
+      const std::string against_shifted = render_diff(
+          profile::diff_traces(before, after, classifier, options), "plain.json", "epoch.json");
       CHECK(against_shifted ==
-            render_diff(profile::diff_traces(before, copied, classifier, options), original, copy));
+            render_diff(profile::diff_traces(before, copied, classifier, options), "plain.json",
+                        "copy0.json"));
       CHECK(against_shifted.find("AFTER") != std::string::npos);
     }
   }
@@ -268,8 +268,7 @@ const engine::ConditionEntry& entry(const engine::FileConditions& file, const st
 
 std::optional<double> stated(const engine::BenchSide& side, engine::LatencyMetric metric,
                              engine::LatencyStatistic statistic) {
-  return side.stated.at(static_cast<std::size_t>(metric))
-      .at(static_cast<std::size_t>(statistic));
+  return side.stated.at(static_cast<std::size_t>(metric)).at(static_cast<std::size_t>(statistic));
 }
 
 // The pre-0.10 aggregate rewritten as schema 1.3 (json-export-schema.md): the metric blocks at
@@ -287,8 +286,11 @@ std::string aggregate_as_schema_1_3(const std::string& text) {
     out[tag == "ttft" ? "time_to_first_token" : tag] = metric;
   }
   out["input_config"] = old["input_config"];
-  out["run_info"] = {{"benchmark_id", "b1"}, {"sweep_id", nullptr}, {"random_seed", 0},
-                     {"trial", 0},           {"run_label", "run_0001"}};
+  out["run_info"] = {{"benchmark_id", "b1"},
+                     {"sweep_id", nullptr},
+                     {"random_seed", 0},
+                     {"trial", 0},
+                     {"run_label", "run_0001"}};
   out["was_cancelled"] = false;
   return out.dump(2);
 }
@@ -335,8 +337,8 @@ TEST_CASE("AIPerf aggregate JSON: pre-0.10 and schema 1.3 read alike", "[verify]
   const io::BenchResult later =
       io::parse_bench_results(aggregate_as_schema_1_3(text), "later.json").at(0);
   CHECK(later.format == "aiperf-json");
-  for (const auto metric : {engine::LatencyMetric::ttft, engine::LatencyMetric::tpot,
-                            engine::LatencyMetric::e2e}) {
+  for (const auto metric :
+       {engine::LatencyMetric::ttft, engine::LatencyMetric::tpot, engine::LatencyMetric::e2e}) {
     for (const auto statistic : engine::kLatencyStatistics) {
       REQUIRE(stated(later.latencies, metric, statistic));
       CHECK(*stated(later.latencies, metric, statistic) ==
@@ -374,9 +376,10 @@ TEST_CASE("AIPerf CSV export: the shared file's figures", "[verify][aiperf][real
   CHECK(entry(csv.conditions, "token_counts").missing == "cached input");
   // A unit AIPerf writes in seconds is converted, not misread.
   const io::BenchResult seconds =
-      io::parse_bench_results("Metric,avg,min,max,p1,p5,p25,p50,p75,p90,p95,p99,std\r\n"
-                              "Request Latency (sec),2.5,1,4,1,1,2,2.25,3,3.5,3.9,3.99,0.5\r\n",
-                              "s.csv")
+      io::parse_bench_results(
+          "Metric,avg,min,max,p1,p5,p25,p50,p75,p90,p95,p99,std\r\n"
+          "Request Latency (sec),2.5,1,4,1,1,2,2.25,3,3.5,3.9,3.99,0.5\r\n",
+          "s.csv")
           .at(0);
   CHECK(*stated(seconds.latencies, engine::LatencyMetric::e2e, engine::LatencyStatistic::p50) ==
         2250);
@@ -390,7 +393,8 @@ TEST_CASE("AIPerf per-request JSONL: both record schemas read alike", "[verify][
       io::parse_bench_results(records_as_later_schema(text), "later.jsonl").at(0);
   CHECK(later.latencies.per_request);
   CHECK(later.latencies.requests == 89);
-  for (std::size_t m = 0; m < 4; ++m) CHECK(later.latencies.samples[m] == early.latencies.samples[m]);
+  for (std::size_t m = 0; m < 4; ++m)
+    CHECK(later.latencies.samples[m] == early.latencies.samples[m]);
   // reasoning_token_count is in every record: stated, not "missing".
   CHECK(entry(early.conditions, "token_counts").missing == "cached input");
   // Concurrency from the file itself: requests in flight from start times and latencies.
@@ -417,6 +421,9 @@ TEST_CASE("AIPerf artifact directory: records for the latencies, the aggregate f
   CHECK(entry(result.conditions, "model").value == "openai/gpt-oss-20b");
   CHECK(entry(result.conditions, "concurrency").value ==
         "max concurrency 100, mode concurrency_burst");
+  // kspeed mix reads the directory through its per-request export.
+  CHECK(io::per_request_export(run.path()) == run.path() + "/profile_export.jsonl");
+  CHECK(io::per_request_export(kAiperfCsv) == kAiperfCsv);
   Scratch empty("no-exports");
   empty.write("notes.txt", "x");
   CHECK_THROWS_WITH(io::read_bench_results(empty.path()),
@@ -427,9 +434,9 @@ TEST_CASE("unknown benchmark files: the error says what the file looks like", "[
   CHECK_THROWS_WITH(io::parse_bench_results("{\"x\": 1, \"y\": 2}", "x.json"),
                     Catch::Contains("x.json: not a benchmark result kspeed reads (a JSON object "
                                     "with keys x, y)"));
-  CHECK_THROWS_WITH(io::parse_bench_results("a,b,c\n1,2,3\n", "t.csv"),
-                    Catch::Contains("(CSV with header 'a,b,c')") &&
-                        Catch::Contains("profile_export_aiperf.csv"));
+  CHECK_THROWS_WITH(
+      io::parse_bench_results("a,b,c\n1,2,3\n", "t.csv"),
+      Catch::Contains("(CSV with header 'a,b,c')") && Catch::Contains("profile_export_aiperf.csv"));
 }
 
 TEST_CASE("a duplicate key in a benchmark result is refused with its line", "[verify][audit]") {
@@ -442,7 +449,8 @@ TEST_CASE("a duplicate key in a benchmark result is refused with its line", "[ve
                         Catch::Contains("first at line 4"));
 }
 
-// ---- paired statistics and percentile verdicts ---------------------------------------------------
+// ---- paired statistics and percentile verdicts
+// ---------------------------------------------------
 
 TEST_CASE("requests a distribution-free percentile interval needs", "[verify][stats]") {
   // 1 - q^n - (1-q)^n >= c, smallest n: independent check in the report (python).
@@ -473,7 +481,8 @@ std::string aiperf_with_ttft_change(const std::string& text, Change change) {
       const double ttft = metrics["ttft"]["value"].get<double>();
       const double delta = change(index, ttft);
       metrics["ttft"]["value"] = ttft + delta;
-      metrics["request_latency"]["value"] = metrics["request_latency"]["value"].get<double>() + delta;
+      metrics["request_latency"]["value"] =
+          metrics["request_latency"]["value"].get<double>() + delta;
     }
     ++index;
     out += record.dump() + "\n";
@@ -496,7 +505,8 @@ std::string diff_text(const engine::BenchDiff& diff) {
 // Compares `text` with the checked-in expected file (KSPEED_REGEN=1 rewrites it).
 void check_expected(const std::string& text, const std::string& name) {
   const std::string path = kExpected + name;
-  if (const char* regen = std::getenv("KSPEED_REGEN"); regen != nullptr && std::string(regen) == "1") {
+  if (const char* regen = std::getenv("KSPEED_REGEN");
+      regen != nullptr && std::string(regen) == "1") {
     std::ofstream(path, std::ios::binary) << text;
   }
   CHECK(text == read_file(path));
@@ -509,10 +519,11 @@ TEST_CASE("noise only: within noise everywhere, p99 rows too few requests",
   if (!present(kAiperfRecords)) return;
   const std::string text = read_file(kAiperfRecords);
   const io::BenchResult before = io::parse_bench_results(text, "before.jsonl").at(0);
-  const io::BenchResult after = io::parse_bench_results(
-      aiperf_with_ttft_change(text, [](int i, double ttft) { return ttft * jitter(i); }),
-      "after-noise.jsonl")
-                                    .at(0);
+  const io::BenchResult after =
+      io::parse_bench_results(
+          aiperf_with_ttft_change(text, [](int i, double ttft) { return ttft * jitter(i); }),
+          "after-noise.jsonl")
+          .at(0);
   const engine::BenchDiff diff = engine::compare_bench(before.latencies, after.latencies, {});
   CHECK(diff.pairing.paired);
   CHECK(diff.pairing.pairs == 89);
@@ -534,10 +545,11 @@ TEST_CASE("paired -10% TTFT: faster, with a paired interval excluding 0", "[veri
   if (!present(kAiperfRecords)) return;
   const std::string text = read_file(kAiperfRecords);
   const io::BenchResult before = io::parse_bench_results(text, "before.jsonl").at(0);
-  const io::BenchResult after = io::parse_bench_results(
-      aiperf_with_ttft_change(text, [](int, double ttft) { return -0.1 * ttft; }),
-      "after-ttft-10.jsonl")
-                                    .at(0);
+  const io::BenchResult after =
+      io::parse_bench_results(
+          aiperf_with_ttft_change(text, [](int, double ttft) { return -0.1 * ttft; }),
+          "after-ttft-10.jsonl")
+          .at(0);
   const engine::BenchDiff diff = engine::compare_bench(before.latencies, after.latencies, {});
   CHECK(diff.pairing.paired);
   for (const auto metric : {engine::LatencyMetric::ttft, engine::LatencyMetric::e2e}) {
@@ -575,14 +587,21 @@ TEST_CASE("pairing needs the same requests with the same prompts", "[verify][sta
   before.requests = after.requests = 10;
   CHECK(engine::pair_requests(before, after).paired);  // order does not matter, ids do
   after.identified[3].prompt_tokens = 101;
-  CHECK(engine::pair_requests(before, after).reason ==
-        "request r6 has 100 prompt tokens before and 101 after: not the same prompts");
+  const engine::Pairing mismatch = engine::pair_requests(before, after);
+  CHECK(mismatch.problem == engine::PairingProblem::prompt_mismatch);
+  CHECK(mismatch.id == "r6");
+  CHECK(mismatch.before_prompt_tokens == 100);
+  CHECK(mismatch.after_prompt_tokens == 101);
   after.identified[3].prompt_tokens = 100;
   after.identified[3].id = "other";
-  CHECK_FALSE(engine::pair_requests(before, after).paired);
+  const engine::Pairing different = engine::pair_requests(before, after);
+  CHECK_FALSE(different.paired);
+  CHECK(different.problem == engine::PairingProblem::different_requests);
+  CHECK(different.pairs == 9);
   after.identified.clear();
-  CHECK(engine::pair_requests(before, after).reason ==
-        "a does not identify its requests (no request id)");
+  const engine::Pairing unidentified = engine::pair_requests(before, after);
+  CHECK(unidentified.problem == engine::PairingProblem::unidentified);
+  CHECK(unidentified.source == "a");
 }
 
 // ---- kspeed plan -------------------------------------------------------------------------------

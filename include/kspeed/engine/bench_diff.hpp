@@ -69,10 +69,10 @@ struct BootstrapOptions {
 
 /// Why a change has no interval.
 enum class NoInterval {
-  none,          ///< it has one
-  aggregate,     ///< one side states only aggregates: there is nothing to resample
-  too_few,       ///< fewer than 2 values on a side
-  no_resamples,  ///< --bootstrap 0
+  none,                    ///< it has one
+  aggregate,               ///< one side states only aggregates: there is nothing to resample
+  too_few,                 ///< fewer than 2 values on a side
+  no_resamples,            ///< --bootstrap 0
   too_few_for_percentile,  ///< fewer requests than a distribution-free interval needs
 };
 
@@ -95,11 +95,25 @@ struct LatencyChange {
   std::optional<std::int64_t> requests_needed;
 };
 
-/// Whether the two results were paired request by request, and why not.
+/// Why two results were not paired request by request.
+enum class PairingProblem {
+  none,                ///< paired
+  aggregate_only,      ///< a side states only aggregates
+  unidentified,        ///< `source` does not identify each request
+  repeated_id,         ///< `id` appears twice in `source`
+  prompt_mismatch,     ///< request `id` has a different prompt length on each side
+  different_requests,  ///< only `pairs` requests share an id
+};
+
+/// Whether the two results were paired request by request, and why not (the report words it).
 struct Pairing {
   bool paired = false;
   std::int64_t pairs = 0;  ///< requests present on both sides under one id
-  std::string reason;      ///< why unpaired (empty when paired)
+  PairingProblem problem = PairingProblem::none;
+  std::string source;                     ///< unidentified, repeated_id: the file
+  std::string id;                         ///< repeated_id, prompt_mismatch: the request
+  std::int64_t before_prompt_tokens = 0;  ///< prompt_mismatch
+  std::int64_t after_prompt_tokens = 0;   ///< prompt_mismatch
 };
 
 struct BenchDiff {

@@ -31,8 +31,6 @@ struct Request {
   std::int64_t prompt_tokens = 0;             ///< >= 1
   std::int64_t response_tokens = 0;           ///< >= 0 (0: a prefill-only request)
   std::optional<std::int64_t> cached_tokens;  ///< measured cached prefix, 0..prompt-1
-  /// Reasoning tokens among response_tokens, when the log states them (AIPerf).
-  std::optional<std::int64_t> reasoning_tokens;
   std::vector<std::uint64_t> block_hashes;    ///< one per 512-token block; empty when absent
   std::optional<double> ttft_ms;              ///< measured time to first token
   std::optional<double> tpot_ms;              ///< measured time per output token after the first
@@ -40,6 +38,8 @@ struct Request {
   std::optional<double> e2e_ms;               ///< measured request latency
   std::string model;                          ///< empty when the log does not say
   std::int64_t line = 0;                      ///< where the request starts in its file
+  /// Reasoning tokens among response_tokens, when the log states them (AIPerf).
+  std::optional<std::int64_t> reasoning_tokens;
   /// The request's identity across runs of one benchmark (AIPerf's conversation and turn, the
   /// index of a vLLM --save-detailed array): `kspeed diff` pairs two runs by it. Empty: none.
   std::string id;

@@ -36,29 +36,29 @@ struct BaselineRun {
 };
 
 struct PlanInput {
-  std::vector<BaselineRun> runs;          ///< one or more runs of the baseline (repeats)
-  double effect = 0.01;                   ///< the predicted relative change of the mean, > 0
-  std::optional<std::int64_t> requests;   ///< requests a side in the A/B (default: the first run's)
-  std::optional<std::int64_t> repeats;    ///< runs a side in the A/B (default 1)
+  std::vector<BaselineRun> runs;         ///< one or more runs of the baseline (repeats)
+  double effect = 0.01;                  ///< the predicted relative change of the mean, > 0
+  std::optional<std::int64_t> requests;  ///< requests a side in the A/B (default: the first run's)
+  std::optional<std::int64_t> repeats;   ///< runs a side in the A/B (default 1)
   PowerOptions options;
 };
 
 /// The minimum detectable effect and what detecting the prediction needs, one way of comparing.
 struct Detectability {
-  double sd_ms = 0;                  ///< the spread the comparison fights
-  double mde_fraction = 0;           ///< of the mean, at the planned requests or repeats
-  std::int64_t needed = 0;           ///< requests (pairs) or runs a side for the predicted effect
-  bool detectable = false;           ///< effect >= mde_fraction
+  double sd_ms = 0;         ///< the spread the comparison fights
+  double mde_fraction = 0;  ///< of the mean, at the planned requests or repeats
+  std::int64_t needed = 0;  ///< requests (pairs) or runs a side for the predicted effect
+  bool detectable = false;  ///< effect >= mde_fraction
 };
 
 struct Plan {
   PlanInput input;
-  double mean_ms = 0;          ///< the baseline's mean (first run)
-  std::int64_t requests = 0;   ///< requests a side planned
-  std::int64_t repeats = 1;    ///< runs a side planned
-  double k = 0;                ///< z(1 - alpha/2) + z(power)
-  Detectability unpaired;      ///< requests of one run against another's, independent
-  std::optional<Detectability> paired;   ///< from two runs sharing request ids
+  double mean_ms = 0;                   ///< the baseline's mean (first run)
+  std::int64_t requests = 0;            ///< requests a side planned
+  std::int64_t repeats = 1;             ///< runs a side planned
+  double k = 0;                         ///< z(1 - alpha/2) + z(power)
+  Detectability unpaired;               ///< requests of one run against another's, independent
+  std::optional<Detectability> paired;  ///< from two runs sharing request ids
   std::optional<Detectability> between_runs;  ///< from the spread of the runs' means (2+ runs)
   /// True when the run-to-run spread of the means exceeds what the requests' spread explains
   /// (s_r > s / sqrt(n)): more requests alone cannot reach the MDE the formula promises.

@@ -30,7 +30,13 @@ struct BenchResult {
 /// InputError naming the file when it is none of the formats above.
 std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source);
 
-/// The same over a file (read_text_file's limits and checks).
+/// The same over a file (read_text_file's limits and checks), or over an AIPerf artifact
+/// directory: its profile_export.jsonl for the latencies, its aggregate JSON or CSV for the
+/// conditions the records do not state.
 std::vector<BenchResult> read_bench_results(const std::string& path);
+
+/// `path` itself, or for an AIPerf artifact directory its per-request export (InputError when
+/// the directory has none). For readers of per-request logs (kspeed mix).
+std::string per_request_export(const std::string& path);
 
 }  // namespace kspeed::io

@@ -34,7 +34,7 @@ struct KernelEvent {
   std::int32_t device = 0;        ///< GPU index
   std::uint64_t process = 0;      ///< process that launched it (0 when the format has one)
   std::uint64_t correlation = 0;  ///< runtime correlation id; 0: none recorded
-  std::int64_t start_ns = 0;      ///< GPU start time, ns since Trace::time_origin_ns (0 in a summary)
+  std::int64_t start_ns = 0;      ///< GPU start time, ns (0 in a summary)
   std::int64_t duration_ns = 0;   ///< GPU execution time, ns (the total, in a summary)
 };
 
@@ -45,7 +45,7 @@ struct LaunchEvent {
   std::uint64_t correlation = 0;  ///< shared with the kernels it launched
   std::uint64_t cpu_process = 0;  ///< CPU process of the calling thread (Kineto pid)
   std::uint64_t thread = 0;       ///< CPU thread (Kineto tid, nsys globalTid)
-  std::int64_t start_ns = 0;      ///< CPU time of the call, ns since Trace::time_origin_ns
+  std::int64_t start_ns = 0;      ///< CPU time of the call, ns
 };
 
 /// A range whose name looks like an engine step annotation (the analysis parses the name).
@@ -53,8 +53,8 @@ struct AnnotationEvent {
   std::string name;                         ///< e.g. "step[DECODE bs=32]"
   std::uint64_t process = 0;                ///< CPU process (CPU side) or device (GPU side)
   std::uint64_t thread = 0;                 ///< CPU thread (CPU side) or stream (GPU side)
-  std::int64_t start_ns = 0;                ///< range start, ns since Trace::time_origin_ns
-  std::int64_t end_ns = 0;                  ///< range end, ns since Trace::time_origin_ns
+  std::int64_t start_ns = 0;                ///< range start, ns
+  std::int64_t end_ns = 0;                  ///< range end, ns
   bool gpu_side = false;                    ///< a GPU projection (Kineto gpu_user_annotation)
   std::optional<std::int64_t> external_id;  ///< Kineto "External id": pairs CPU and GPU ranges
 };
@@ -72,9 +72,6 @@ struct Trace {
   TraceFormat format = TraceFormat::kineto_json;
   bool compressed = false;                ///< read through gzip
   bool has_timeline = true;               ///< false for summaries (no start times, no steps)
-  /// The file's clock at time 0 of the events' start_ns, ns: readers subtract it before
-  /// anything narrows (a Kineto trace stamped in Unix-epoch us is at 1.7e18 ns).
-  std::int64_t time_origin_ns = 0;
   std::vector<std::string> kernel_names;  ///< distinct kernel names, indexed by name_id
   ChunkedVector<KernelEvent> kernels;     ///< chunked: growing never copies (millions in a trace)
   /// Executions each kernel record stands for, by record (a summary's Instances column, 64-bit:
@@ -88,6 +85,9 @@ struct Trace {
   TraceInfo info;
   std::uint64_t bytes_read = 0;   ///< bytes of trace text parsed (after decompression)
   std::uint64_t events_read = 0;  ///< events (or rows) seen, kept or not
+  /// The file's own clock at time 0 of every start_ns and end_ns above, ns: a reader subtracts
+  /// it before anything narrows (a Kineto trace stamped in Unix-epoch us is at 1.8e18 ns).
+  std::int64_t time_origin_ns = 0;
 };
 
 /// Interns kernel names while a reader fills a Trace, so each distinct name is stored once.

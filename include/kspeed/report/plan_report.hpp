@@ -9,8 +9,8 @@ namespace kspeed::report {
 /// What the plan is about, for the title and the record: the metric and where the effect came
 /// from ("given" or the estimate file).
 struct PlanContext {
-  std::string metric;        ///< "e2e", "ttft", "tpot"
-  std::string effect_source; ///< "--effect 1%", or the estimate JSON's path and field
+  std::string metric;         ///< "e2e", "ttft", "tpot"
+  std::string effect_source;  ///< "--effect 1%", or the estimate JSON's path and field
 };
 
 View plan_view(const engine::Plan& plan, const PlanContext& context);

@@ -399,8 +399,7 @@ std::optional<ExactMicroseconds> exact_microseconds(std::string_view text) {
     int exponent = 0;
     std::size_t from = i + 1;
     if (from < text.size() && text[from] == '+') ++from;
-    const auto [ptr, ec] =
-        std::from_chars(text.data() + from, text.data() + text.size(), exponent);
+    const auto [ptr, ec] = std::from_chars(text.data() + from, text.data() + text.size(), exponent);
     if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
     if (count == 0 || exponent < -40) return ExactMicroseconds{};  // 0, or far below 1 ns
     if (exponent > 40) return std::nullopt;

@@ -182,7 +182,7 @@ class DiffCommand final : public Command {
     std::error_code error;
     const bool same = before == after || std::filesystem::equivalent(before, after, error);
     if (same) {
-      throw InputError("kspeed diff: " + after +
+      throw InputError(after +
                        " is both BEFORE and AFTER: a file against itself "
                        "shows no change by construction and says nothing about run-to-run "
                        "noise; compare two runs of one configuration to see the noise, or ask "

@@ -1,6 +1,7 @@
 // `kspeed diff` for people: two traces (realized speedups per class and phase, kspeed's Amdahl
 // prediction beside the measured phase speedup, and where the difference comes from), or two
 // benchmark results (the change in latency percentiles with bootstrap intervals and a verdict).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -21,10 +22,14 @@ constexpr std::size_t kKernelRows = 10;
 
 // A ratio with enough decimals to show how far it is from 1: 0.80×, 0.987×, 1.0046×.
 std::string ratio_text(double ratio) {
+  // Decimals that keep two significant digits of |ratio - 1| (rounded first, so 0.0999 and 0.1
+  // look alike), at least 2 and at most 6.
   const double away = std::fabs(ratio - 1);
   int decimals = 2;
-  if (away > 0 && away < 0.1) {
-    decimals = std::min(6, static_cast<int>(std::ceil(-std::log10(away))) + 1);
+  if (away > 0) {
+    const double unit = std::pow(10.0, std::floor(std::log10(away)) - 1);
+    const double rounded = std::round(away / unit) * unit;
+    decimals = std::clamp(static_cast<int>(std::floor(-std::log10(rounded) + 1e-9)) + 2, 2, 6);
   }
   return human_fixed(ratio, decimals) + "×";
 }

@@ -133,7 +133,9 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
       change.before_ms = *b;
       change.after_ms = *a;
       change.change_ms = *a - *b;
-      change.ratio = *b != 0 ? *a / *b : 0;
+      // 0 when undefined (a zero before, or a quotient past a double: 1 / 5e-324): shown as
+      // missing, never as inf or nan.
+      change.ratio = *b > 0 && std::isfinite(*a / *b) ? *a / *b : 0;
       if (!both_per_request) {
         change.no_interval = NoInterval::aggregate;
       } else if (!enough) {

@@ -44,6 +44,10 @@ struct BenchSide {
   /// Stated aggregates in ms, [metric][statistic]; filled from `samples` when per_request.
   std::array<std::array<std::optional<double>, 3>, 4> stated{};
   std::int64_t requests = 0;  ///< requests behind the figures (0: not stated)
+  /// Per-request rows the reader skipped (a negative or garbled TTFT, a failed request), and
+  /// the first one's reason: left out of the figures, and counted so the report can say so.
+  std::int64_t skipped = 0;
+  std::string first_skipped;
 };
 
 struct BootstrapOptions {

@@ -32,5 +32,8 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
 
 /// The same over a file (read_text_file's limits and checks).
 std::vector<BenchResult> read_bench_results(const std::string& path);
+class InputFile;
+/// The same over a file already open (its head perhaps sniffed): read from that descriptor.
+std::vector<BenchResult> read_bench_results(InputFile& file);
 
 }  // namespace kspeed::io

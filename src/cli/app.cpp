@@ -7,12 +7,12 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "output_options.hpp"
 #include "completions_command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/wording.hpp"
+#include "output_options.hpp"
 
 namespace kspeed::cli {
 
@@ -208,8 +208,8 @@ void check_output_files(const CLI::App& command) {
   std::vector<io::NamedPath> outputs;
   for (const CLI::Option* option : command.get_options()) {
     if (option->get_type_size() == 0 || option->count() == 0) continue;
-    const std::string name = !option->get_lnames().empty() ? "--" + option->get_lnames().front()
-                                                           : "the input";
+    const std::string name =
+        !option->get_lnames().empty() ? "--" + option->get_lnames().front() : "the input";
     const std::string flag = name == "--output" ? "-o" : name;
     for (const std::string& value : option->results()) {
       (names_output(*option) ? outputs : inputs).emplace_back(value, flag);

@@ -154,9 +154,7 @@ class DiffCommand final : public Command {
       const profile::Trace before = io::trace::read_trace_file(before_file, {});
       const profile::Trace after = io::trace::read_trace_file(after_file, {});
       const profile::TraceDiff diff = profile::diff_traces(before, after, classifier, options);
-      render_and_emit(
-          diff, report::trace_diff_view, report::trace_diff_document,
-          flags_.output);
+      render_and_emit(diff, report::trace_diff_view, report::trace_diff_document, flags_.output);
       return kExitOk;
     }
     io::BenchResult before = single_result(before_file);
@@ -165,8 +163,7 @@ class DiffCommand final : public Command {
     engine::BenchDiff diff =
         engine::compare_bench(std::move(before.latencies), std::move(after.latencies), bootstrap);
     diff.differing_conditions = audit.differing;
-    render_and_emit(diff, report::bench_diff_view, report::bench_diff_document,
-                    flags_.output);
+    render_and_emit(diff, report::bench_diff_view, report::bench_diff_document, flags_.output);
     return kExitOk;
   }
 

@@ -69,8 +69,9 @@ void render_and_emit(const Result& result, report::View (*view)(const Result&),
                      report::Document (*document)(const Result&), const OutputOptions& options,
                      const std::string& terminal_extra = "") {
   const bool document_read = !parse_output_format(options).for_people();
-  render_and_emit(report::Report{view(result), document_read ? document(result) : report::Document{}},
-                  options, terminal_extra);
+  render_and_emit(
+      report::Report{view(result), document_read ? document(result) : report::Document{}}, options,
+      terminal_extra);
 }
 
 /// For a format for programs, written as it is produced: `produce` hands its text to the sink

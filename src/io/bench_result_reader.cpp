@@ -132,8 +132,7 @@ void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatis
   const std::optional<double> value = number(object, keys);
   if (!value) return;
   if (!(*value >= 0 && *value <= kMaxLatencyMs)) {
-    throw InputError(result.source + ": " + found_key(object, keys) + " is " +
-                     number_text(*value) +
+    throw InputError(result.source + ": " + found_key(object, keys) + " is " + number_text(*value) +
                      ": expected a latency in milliseconds, >= 0 and at most 1e9 (11.6 days); "
                      "correct the value or remove the field");
   }
@@ -216,7 +215,8 @@ void read_vllm_aggregates(BenchResult& result, const json& document) {
   for (const auto& [metric, name] : names) {
     const std::string suffix = std::string("_") + name + "_ms";
     state_stat(result, metric, LatencyStatistic::mean, document, {("mean" + suffix).c_str()});
-    state_stat(result, metric, LatencyStatistic::p50, document, {("median" + suffix).c_str(), ("p50" + suffix).c_str()});
+    state_stat(result, metric, LatencyStatistic::p50, document,
+               {("median" + suffix).c_str(), ("p50" + suffix).c_str()});
     state_stat(result, metric, LatencyStatistic::p99, document, {("p99" + suffix).c_str()});
   }
   if (const std::optional<double> completed = number(document, {"completed"})) {
@@ -341,8 +341,8 @@ void read_aiperf_aggregate(BenchResult& result, const json& document) {
     state_stat(result, metric, LatencyStatistic::p50, *metric_json, {"p50"});
     state_stat(result, metric, LatencyStatistic::p99, *metric_json, {"p99"});
     if (const std::optional<double> count = number(*metric_json, {"count"})) {
-      result.latencies.requests = static_cast<std::int64_t>(
-          checked_count(result, *count, std::string(tag) + ".count"));
+      result.latencies.requests =
+          static_cast<std::int64_t>(checked_count(result, *count, std::string(tag) + ".count"));
     }
   }
 }
@@ -524,9 +524,9 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
     if (!is_sglang_run(*document) && !is_aiperf_record(*document)) unknown_format(source);
   } else if (const std::optional<std::string> number = requests::number_beyond_double(text)) {
     const std::size_t at = text.find(*number);
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(
-                                                                      std::min(at, text.size())),
-                                     '\n');
+    const auto line =
+        1 + std::count(text.begin(),
+                       text.begin() + static_cast<std::ptrdiff_t>(std::min(at, text.size())), '\n');
     throw InputError(source + ":" + std::to_string(line) + ": the number " + excerpt(*number) +
                      " is beyond the range of a double (about 1.8e308): expected a plausible "
                      "figure");

@@ -185,8 +185,7 @@ std::string InputFile::read_text() {
 
 std::unique_ptr<trace::ByteSource> InputFile::stream(std::size_t offset) {
   if (regular_) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  std::unique_ptr<trace::ByteSource> rest =
-      trace::descriptor_source(std::exchange(fd_, -1), path_);
+  std::unique_ptr<trace::ByteSource> rest = trace::descriptor_source(std::exchange(fd_, -1), path_);
   std::string replay = offset < head_.size() ? head_.substr(offset) : std::string();
   head_.clear();
   if (replay.empty()) return rest;
@@ -203,8 +202,8 @@ std::optional<FileIdentity> file_identity(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     if (!S_ISREG(info.st_mode)) return std::nullopt;
-    return FileIdentity{static_cast<std::uint64_t>(info.st_dev),
-                        static_cast<std::uint64_t>(info.st_ino), {}};
+    return FileIdentity{
+        static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino), {}};
   }
   // Not there yet: the folder it will be created in, and its name there. A symlink that
   // dangles names the file writing through it would create, so its links are followed first

@@ -114,9 +114,7 @@ TEST_CASE("an input file is opened once: its head is read from the descriptor th
 TEST_CASE("an oversized regular file is refused by its size, before it is read", "[edges][io]") {
   Scratch scratch;
   const std::string path = scratch.path("sparse.json");
-  {
-    std::ofstream(path) << "";
-  }
+  { std::ofstream(path) << ""; }
   // 3 GB of NULs that take no disk: refused by fstat's size, not by reading 256 MB of zeros.
   REQUIRE(::truncate(path.c_str(), std::int64_t{3} << 30) == 0);
   CHECK_THAT(error_of([&] { io::read_text_file(path, "workload file"); }),
@@ -158,9 +156,8 @@ TEST_CASE("outputs are compared with inputs and with each other by device and in
                Contains("one output would replace the other"));
   }
   SECTION("distinct files, stdout and devices pass") {
-    CHECK(refused({{log, "the input"}},
-                  {{scratch.path("a.json"), "-o"}, {scratch.path("b.svg"), "--plot"}}) ==
-          "(no error)");
+    CHECK(refused({{log, "the input"}}, {{scratch.path("a.json"), "-o"},
+                                         {scratch.path("b.svg"), "--plot"}}) == "(no error)");
     CHECK(refused({{log, "the input"}}, {{"-", "-o"}, {"-", "--plot"}}) == "(no error)");
     CHECK(refused({}, {{"/dev/null", "-o"}, {"/dev/null", "--plot"}}) == "(no error)");
   }
@@ -169,9 +166,8 @@ TEST_CASE("outputs are compared with inputs and with each other by device and in
 TEST_CASE("request-log lines are bounded, NULs refused, and a long line read once",
           "[edges][requests]") {
   const auto read = [](const std::string& text) {
-    return error_of([&] {
-      io::read_request_log_text(text, "log", io::ReadOptions{}, [](const auto&) {});
-    });
+    return error_of(
+        [&] { io::read_request_log_text(text, "log", io::ReadOptions{}, [](const auto&) {}); });
   };
   SECTION("NUL bytes (/dev/zero, a sparse file) are not a text log") {
     CHECK_THAT(read(std::string(100000, '\0')),
@@ -194,19 +190,17 @@ TEST_CASE("request-log lines are bounded, NULs refused, and a long line read onc
     strict.strict = true;
     const std::string good = "{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 3}\n";
     const std::string bad = "{\"timestamp\": 2, \"input_length\": 1e400, \"output_length\": 3}\n";
-    CHECK_THAT(error_of([&] {
-                 io::read_request_log_text(bad, "log", strict, [](const auto&) {});
-               }),
+    CHECK_THAT(error_of([&] { io::read_request_log_text(bad, "log", strict, [](const auto&) {}); }),
                StartsWith("log:1: the number 1e400 is beyond the range of a double"));
-    CHECK_THAT(error_of([&] {
-                 io::read_request_log_text(good + bad, "log", strict, [](const auto&) {});
-               }),
-               StartsWith("log:2: the number 1e400 is beyond the range of a double"));
+    CHECK_THAT(
+        error_of([&] { io::read_request_log_text(good + bad, "log", strict, [](const auto&) {}); }),
+        StartsWith("log:2: the number 1e400 is beyond the range of a double"));
   }
   SECTION("a date past 2262 is a range problem, not a format one") {
     io::ReadOptions strict;
     strict.strict = true;
-    strict.columns = io::parse_column_mapping("prompt=p,response=r,arrival=t:datetime", "--columns");
+    strict.columns =
+        io::parse_column_mapping("prompt=p,response=r,arrival=t:datetime", "--columns");
     CHECK_THAT(error_of([&] {
                  io::read_request_log_text("p,r,t\n1,2,9999-01-01 00:00:00\n", "log", strict,
                                            [](const auto&) {});
@@ -221,9 +215,9 @@ TEST_CASE("ncu quantities are range-checked where they are read", "[edges][ncu]"
   const auto row = [&](const std::string& metric, const std::string& unit,
                        const std::string& value) {
     return error_of([&] {
-      io::parse_ncu_csv(header + "\"0\",\"k\",\"s\",\"" + metric + "\",\"" + unit + "\",\"" +
-                            value + "\"\n",
-                        "t.csv");
+      io::parse_ncu_csv(
+          header + "\"0\",\"k\",\"s\",\"" + metric + "\",\"" + unit + "\",\"" + value + "\"\n",
+          "t.csv");
     });
   };
   CHECK_THAT(row("dram__bytes_read.sum", "byte", "-3,000,000"),
@@ -256,8 +250,9 @@ TEST_CASE("benchmark-result latencies and counts are range-checked where they ar
         "{\"backend\": \"sglang\", \"completed\": 3, \"mean_e2e_latency_ms\": 7, "
         "\"dataset_name\": \"random\"}\n";
     CHECK_THAT(error_of([&] {
-                 io::parse_bench_results(run + "{\"backend\": \"sglang\", \"completed\": 3, "
-                                               "\"mean_e2e_latency_ms\": 1e309}\n",
+                 io::parse_bench_results(run +
+                                             "{\"backend\": \"sglang\", \"completed\": 3, "
+                                             "\"mean_e2e_latency_ms\": 1e309}\n",
                                          "s.jsonl");
                }),
                StartsWith("s.jsonl:2: the number 1e309 is beyond the range of a double"));

@@ -41,7 +41,7 @@ class TextLines {
   std::uint64_t limit_;
   std::string buffer_;
   std::size_t position_ = 0;
-  std::size_t scanned_ = 0;  ///< buffer_ before this holds no newline after position_
+  std::size_t scanned_ = 0;     ///< buffer_ before this holds no newline after position_
   std::uint64_t consumed_ = 0;  ///< bytes read from the source so far, for the NUL message
   std::int64_t line_number_ = 0;
   bool at_end_ = false;

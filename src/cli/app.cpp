@@ -1,10 +1,14 @@
 #include "kspeed/cli/app.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "command.hpp"
 #include "completions_command.hpp"
@@ -295,6 +299,20 @@ class CheckedOutput final : public std::streambuf {
   int error_ = 0;
 };
 
+// Memory running out is an outcome to explain, not an abort: a bad_alloc thrown where it cannot
+// be caught (a noexcept function, a destructor) would end in std::terminate (SIGABRT, exit
+// 134). The handler runs where the allocation failed, so it allocates nothing: one write(2),
+// then _Exit. Temporary output files are left behind by _Exit; finished outputs are untouched.
+[[noreturn]] void out_of_memory() {
+  constexpr std::string_view kMessage =
+      "kspeed: error: out of memory: this input needs more memory than the machine (or ulimit "
+      "-v) gives kspeed; give a smaller input, or for audit and diff use --format text, which "
+      "builds the least\n";
+  const ssize_t written = ::write(STDERR_FILENO, kMessage.data(), kMessage.size());
+  (void)written;
+  std::_Exit(kExitBadInput);
+}
+
 // What reached stdout is checked once, at the end: `kspeed estimate > /dev/full` (a full disk,
 // a closed pipe) is an error, not a silent exit 0 with nothing written. `code` is kept when the
 // run already failed.
@@ -346,6 +364,7 @@ int run_command(int argc, const char* const* argv) {
 }  // namespace
 
 int run(int argc, const char* const* argv) {
+  std::set_new_handler(out_of_memory);
   CheckedOutput checked(std::cout.rdbuf());
   std::streambuf* const previous = std::cout.rdbuf(&checked);
   const int code = run_command(argc, argv);

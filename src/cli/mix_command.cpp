@@ -204,7 +204,8 @@ class MixCommand final : public Command {
     }
 
     if (!flags_.per_request.empty()) {
-      stage_side_output(flags_.per_request, "--per-request", per_request_text(run));
+      stage_side_output(flags_.per_request, "--per-request",
+                        [&run](const report::TextSink& sink) { write_per_request(run, sink); });
     }
     const std::string svg =
         flags_.plot_path.empty() ? std::string() : report::mix_svg(result, run.outcomes());
@@ -360,12 +361,11 @@ class MixCommand final : public Command {
     return options;
   }
 
-  static std::string per_request_text(const engine::MixRun& run) {
-    std::string text;
+  // One NDJSON line per request, handed over as it is made.
+  static void write_per_request(const engine::MixRun& run, const report::TextSink& sink) {
     for (const engine::RequestOutcome& outcome : run.outcomes()) {
-      text += report::per_request_line(outcome, run.models()[outcome.model_index], run.model());
+      sink(report::per_request_line(outcome, run.models()[outcome.model_index], run.model()));
     }
-    return text;
   }
 
   static std::string footer() {

@@ -89,6 +89,15 @@ void stage_side_output(const std::string& path, std::string_view flag, std::stri
   side_outputs().emplace_back(path, flag).stage(content);
 }
 
+void stage_side_output(const std::string& path, std::string_view flag,
+                       const std::function<void(const report::TextSink&)>& produce) {
+  if (path.empty() || path == "-") return;
+  io::StagedOutput& output = side_outputs().emplace_back(path, flag);
+  output.begin();
+  produce([&output](std::string_view piece) { output.write(piece); });
+  output.end();
+}
+
 void discard_side_outputs() {
   side_outputs().clear();
 }
@@ -131,9 +140,12 @@ void stream_and_emit(const std::function<void(const report::TextSink&)>& produce
     });
     std::cout.flush();
   } else {
-    std::string whole;
-    produce([&whole](std::string_view piece) { whole += piece; });
-    emit(whole, options);
+    io::StagedOutput output(options.output_path, "-o");
+    output.begin();
+    produce([&output](std::string_view piece) { output.write(piece); });
+    output.end();
+    commit_side_outputs();
+    output.commit();
   }
   for (const std::string& warning : view.warnings()) {
     std::cerr << "kspeed: warning: " << warning << "\n";

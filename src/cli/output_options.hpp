@@ -44,6 +44,10 @@ void emit(const std::string& rendered, const OutputOptions& options);
 /// any output thus prints nothing and replaces nothing. Nothing happens for an empty path; "-"
 /// is not a file (see write_plot).
 void stage_side_output(const std::string& path, std::string_view flag, std::string_view content);
+/// The same with the content handed to the sink in pieces, written to the temporary file as they
+/// come (a `--per-request` file of a million requests is never held whole).
+void stage_side_output(const std::string& path, std::string_view flag,
+                       const std::function<void(const report::TextSink&)>& produce);
 /// Removes the temporary files of side outputs never committed (the run failed).
 void discard_side_outputs();
 

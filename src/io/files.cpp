@@ -332,33 +332,52 @@ StagedOutput::StagedOutput(StagedOutput&& other) noexcept
       flag_(std::move(other.flag_)),
       temp_(std::exchange(other.temp_, std::string())),
       content_(std::move(other.content_)),
+      fd_(std::exchange(other.fd_, -1)),
       write_through_(other.write_through_) {}
 
 StagedOutput::~StagedOutput() {
+  if (fd_ >= 0) ::close(fd_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void StagedOutput::stage(std::string_view content) {
+  begin();
+  write(content);
+  end();
+}
+
+void StagedOutput::begin() {
+  content_.clear();
+  if (write_through_) return;
   const std::string named = flag_ + " '" + excerpt(path_) + "'";
-  if (write_through_) {
-    content_.assign(content);
-    return;
-  }
   const fs::path target(target_);
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string temp = (folder / ("." + target.filename().string() + ".kspeed-XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
+  fd_ = ::mkstemp(temp.data());
+  if (fd_ < 0) {
     throw InputError(named + ": cannot create a temporary file in '" + excerpt(folder.string()) +
                      "': " + std::strerror(errno));
   }
   temp_ = temp;  // from here on the destructor removes it on any failure
+}
+
+void StagedOutput::write(std::string_view piece) {
+  if (write_through_) {
+    content_.append(piece);
+    return;
+  }
   try {
-    write_all(fd, content, named);
+    write_all(fd_, piece, flag_ + " '" + excerpt(path_) + "'");
   } catch (...) {
-    ::close(fd);
+    ::close(std::exchange(fd_, -1));
     throw;
   }
+}
+
+void StagedOutput::end() {
+  if (write_through_) return;
+  const std::string named = flag_ + " '" + excerpt(path_) + "'";
+  const int fd = std::exchange(fd_, -1);
   // mkstemp creates the file 0600; an output file is an ordinary file (0644 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);

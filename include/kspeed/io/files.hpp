@@ -122,6 +122,11 @@ class StagedOutput {
   ~StagedOutput();  ///< removes the temporary file when commit() was never reached
 
   void stage(std::string_view content);
+  /// stage() in pieces, for content too large to hold: begin() creates the temporary file,
+  /// write() appends a piece, end() makes it durable. stage(c) is begin(); write(c); end().
+  void begin();
+  void write(std::string_view piece);
+  void end();
   void commit();
 
  private:
@@ -130,6 +135,7 @@ class StagedOutput {
   std::string flag_;     ///< the option the path came from, for messages
   std::string temp_;     ///< the temporary file, empty once committed or when writing through
   std::string content_;  ///< kept only when writing through a non-regular target
+  int fd_ = -1;          ///< the temporary file, between begin() and end()
   bool write_through_ = false;
 };
 

@@ -284,3 +284,38 @@ TEST_CASE("a ratio that is not a number is never printed as inf or nan", "[edges
     CHECK(diff.changes.front().ratio == 0);
   }
 }
+
+TEST_CASE("a staged output written in pieces replaces the file only when committed",
+          "[edges][io]") {
+  Scratch scratch;
+  const std::string path = scratch.file("out.ndjson", "old\n");
+  SECTION("pieces, then commit") {
+    io::StagedOutput output(path, "--per-request");
+    output.begin();
+    output.write("{\"a\": 1}\n");
+    output.write("{\"a\": 2}\n");
+    output.end();
+    CHECK(io::read_text_file(path, "output") == "old\n");
+    output.commit();
+    CHECK(io::read_text_file(path, "output") == "{\"a\": 1}\n{\"a\": 2}\n");
+  }
+  SECTION("abandoned half way: the old file stays and no temporary file is left") {
+    {
+      io::StagedOutput output(path, "--per-request");
+      output.begin();
+      output.write("{\"a\": 1}\n");
+    }
+    CHECK(io::read_text_file(path, "output") == "old\n");
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(scratch.dir)) ++files;
+    CHECK(files == 1);
+  }
+  SECTION("a device is written through when committed: /dev/full fails with the reason") {
+    io::StagedOutput output("/dev/full", "--plot");
+    output.begin();
+    output.write("<svg/>");
+    output.end();
+    CHECK_THAT(error_of([&] { output.commit(); }),
+               StartsWith("--plot '/dev/full': writing failed: No space left on device"));
+  }
+}

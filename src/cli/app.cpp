@@ -1,14 +1,22 @@
 #include "kspeed/cli/app.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "command.hpp"
 #include "completions_command.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/wording.hpp"
+#include "output_options.hpp"
 
 namespace kspeed::cli {
 
@@ -190,10 +198,39 @@ void reject_empty_values(const CLI::App& command) {
   }
 }
 
+// The options that name a file kspeed writes; every other value that names an existing file
+// (a positional log, --workload, --ncu, ...) is an input.
+bool names_output(const CLI::Option& option) {
+  for (const std::string& name : option.get_lnames()) {
+    if (name == "output" || name == "plot" || name == "per-request" || name == "emit-workload") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `mix log.csv --per-request log.csv` would replace the log, and `-o X --plot X` keep only one
+// of the two: refused for every command, before any work, by device and inode.
+void check_output_files(const CLI::App& command) {
+  std::vector<io::NamedPath> inputs;
+  std::vector<io::NamedPath> outputs;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_type_size() == 0 || option->count() == 0) continue;
+    const std::string name =
+        !option->get_lnames().empty() ? "--" + option->get_lnames().front() : "the input";
+    const std::string flag = name == "--output" ? "-o" : name;
+    for (const std::string& value : option->results()) {
+      (names_output(*option) ? outputs : inputs).emplace_back(value, flag);
+    }
+  }
+  io::check_outputs_distinct(inputs, outputs);
+}
+
 int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& commands) {
   CLI::App& active = *active_command(app);
   reject_extras(active);
   reject_empty_values(active);
+  check_output_files(active);
   for (const auto& command : commands) {
     if (command->app().parsed()) {
       return command->execute();
@@ -208,7 +245,93 @@ int run_parsed(CLI::App& app, const std::vector<std::unique_ptr<Command>>& comma
 
 }  // namespace
 
-int run(int argc, const char* const* argv) {
+namespace {
+
+// CLI11's words where kspeed has better ones: "--ctx: At Most 1 required but received 2".
+std::string worded_parse_error(const CLI::ParseError& error) {
+  const std::string message = error.what();
+  const std::string at_most = ": At Most 1 required but received ";
+  if (const std::size_t at = message.find(at_most); at != std::string::npos) {
+    return message.substr(0, at) + " was given " + message.substr(at + at_most.size()) +
+           " times: it takes one value; give it once";
+  }
+  return message;
+}
+
+// An error that names kspeed already ("kspeed: unexpected argument") is not prefixed twice.
+std::string without_program_name(std::string message) {
+  if (message.starts_with("kspeed: ")) message.erase(0, std::string_view("kspeed: ").size());
+  return message;
+}
+
+// Everything kspeed prints goes through std::cout; this buffer passes it on to the one cout had
+// and notes the first write that failed, with its errno taken at that moment (by the end of the
+// run the C library has forgotten why).
+class CheckedOutput final : public std::streambuf {
+ public:
+  explicit CheckedOutput(std::streambuf* target) : target_(target) {}
+  bool failed() const { return failed_; }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char byte = traits_type::to_char_type(c);
+    return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* text, std::streamsize count) override {
+    errno = 0;
+    const std::streamsize written = target_->sputn(text, count);
+    if (written != count) note();
+    return written;
+  }
+  int sync() override {
+    errno = 0;
+    const int result = target_->pubsync();
+    if (result != 0) note();
+    return result;
+  }
+
+ private:
+  void note() {
+    if (failed_) return;
+    failed_ = true;
+    error_ = errno;
+  }
+  std::streambuf* target_;
+  bool failed_ = false;
+  int error_ = 0;
+};
+
+// Memory running out is an outcome to explain, not an abort: a bad_alloc thrown where it cannot
+// be caught (a noexcept function, a destructor) would end in std::terminate (SIGABRT, exit
+// 134). The handler runs where the allocation failed, so it allocates nothing: one write(2),
+// then _Exit. Temporary output files are left behind by _Exit; finished outputs are untouched.
+[[noreturn]] void out_of_memory() {
+  constexpr std::string_view kMessage =
+      "kspeed: error: out of memory: this input needs more memory than the machine (or ulimit "
+      "-v) gives kspeed; give a smaller input, or for audit and diff use --format text, which "
+      "builds the least\n";
+  const ssize_t written = ::write(STDERR_FILENO, kMessage.data(), kMessage.size());
+  (void)written;
+  std::_Exit(kExitBadInput);
+}
+
+// What reached stdout is checked once, at the end: `kspeed estimate > /dev/full` (a full disk,
+// a closed pipe) is an error, not a silent exit 0 with nothing written. `code` is kept when the
+// run already failed.
+int finish_stdout(int code, CheckedOutput& output) {
+  std::cout.flush();
+  if (!output.failed() && !std::cout.fail()) return code;
+  const int error = output.error();
+  std::cerr << "kspeed: error: writing to stdout failed"
+            << (error != 0 ? std::string(": ") + std::strerror(error) : std::string())
+            << ": the output is incomplete (is the disk full, or was the reader closed?)\n";
+  std::cout.clear();
+  return code == kExitOk || code == kExitGateFailed ? int{kExitBadInput} : code;
+}
+
+int run_command(int argc, const char* const* argv) {
   CLI::App app{
       "kspeed: what is this kernel speedup worth to my users?\n"
       "Follows an attention-kernel speedup through attention's share of prefill and "
@@ -228,16 +351,31 @@ int run(int argc, const char* const* argv) {
     if (error.get_exit_code() == 0) {
       return app.exit(error);  // --help, --version
     }
-    std::cerr << "kspeed: error: " << error.what() << " (see kspeed --help)\n";
+    std::cerr << "kspeed: error: " << without_program_name(worded_parse_error(error))
+              << " (see kspeed --help)\n";
     return kExitBadInput;
   } catch (const InputError& error) {
-    std::cerr << "kspeed: error: " << report::worded_error(error.what()) << "\n";
+    std::cerr << "kspeed: error: " << without_program_name(report::worded_error(error.what()))
+              << "\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
     std::cerr << "kspeed: internal error: " << error.what()
               << " (this is a bug in kspeed; please report it with the command line)\n";
     return kExitInternal;
   }
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv) {
+  std::set_new_handler(out_of_memory);
+  CheckedOutput checked(std::cout.rdbuf());
+  std::streambuf* const previous = std::cout.rdbuf(&checked);
+  const int code = run_command(argc, argv);
+  discard_side_outputs();  // a failed run leaves no temporary file behind
+  const int final_code = finish_stdout(code, checked);
+  std::cout.rdbuf(previous);
+  return final_code;
 }
 
 }  // namespace kspeed::cli

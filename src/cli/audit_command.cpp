@@ -71,8 +71,7 @@ class AuditCommand final : public Command {
       }
     }
     const engine::Audit audit = engine::audit_conditions(std::move(files));
-    render_and_emit(report::make_report(audit, report::audit_view, report::audit_document),
-                    flags_.output);
+    render_and_emit(audit, report::audit_view, report::audit_document, flags_.output);
     if (flags_.require_comparable && audit.files.size() >= 2 && !audit.comparable) {
       std::string differing;
       for (const std::string& key : audit.differing) {

@@ -2,7 +2,6 @@
 // the measured phase speedup) or two benchmark results (latency changes with bootstrap intervals).
 // Which kind is decided from the files' content; both must be of the same kind.
 #include <filesystem>
-#include <fstream>
 
 #include "choice.hpp"
 #include "command.hpp"
@@ -32,14 +31,11 @@ struct DiffFlags {
   OutputOptions output;
 };
 
-// The first bytes of a file ("" when unreadable): enough to tell a trace from a benchmark result.
-std::string file_head(const std::string& path) {
+// The first bytes of a file: enough to tell a trace from a benchmark result. They are read from
+// the descriptor the reader then goes on with, so a pipe is read once.
+const std::string& file_head(io::InputFile& file) {
   constexpr std::size_t kHeadBytes = std::size_t{64} * 1024;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(kHeadBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return head;
+  return file.head(kHeadBytes);
 }
 
 // A profiler trace: gzip (the torch profiler's .json.gz), an SQLite file (nsys export), Kineto
@@ -142,8 +138,18 @@ class DiffCommand final : public Command {
     check_output_options(flags_.output);
     refuse_same_file(flags_.files[0], flags_.files[1]);
 
-    const bool before_trace = looks_like_trace(file_head(flags_.files[0]));
-    const bool after_trace = looks_like_trace(file_head(flags_.files[1]));
+    // An AIPerf artifact directory is read file by file inside it.
+    if (is_directory(flags_.files[0]) || is_directory(flags_.files[1])) {
+      io::BenchResult before =
+          single_result(io::read_bench_results(flags_.files[0]), flags_.files[0]);
+      io::BenchResult after =
+          single_result(io::read_bench_results(flags_.files[1]), flags_.files[1]);
+      return diff_bench(std::move(before), std::move(after), bootstrap);
+    }
+    io::InputFile before_file(flags_.files[0], "benchmark result");
+    io::InputFile after_file(flags_.files[1], "benchmark result");
+    const bool before_trace = looks_like_trace(file_head(before_file));
+    const bool after_trace = looks_like_trace(file_head(after_file));
     if (before_trace != after_trace) {
       const std::string& trace = before_trace ? flags_.files[0] : flags_.files[1];
       const std::string& other = before_trace ? flags_.files[1] : flags_.files[0];
@@ -156,26 +162,34 @@ class DiffCommand final : public Command {
       options.denominator = denominator;
       options.scope = scope;
       const profile::KernelClassifier classifier(patterns());
-      const profile::Trace before = io::trace::read_trace_file(flags_.files[0], {});
-      const profile::Trace after = io::trace::read_trace_file(flags_.files[1], {});
+      const profile::Trace before = io::trace::read_trace_file(before_file, {});
+      const profile::Trace after = io::trace::read_trace_file(after_file, {});
       const profile::TraceDiff diff = profile::diff_traces(before, after, classifier, options);
-      render_and_emit(
-          report::make_report(diff, report::trace_diff_view, report::trace_diff_document),
-          flags_.output);
+      render_and_emit(diff, report::trace_diff_view, report::trace_diff_document, flags_.output);
       return kExitOk;
     }
-    io::BenchResult before = single_result(flags_.files[0]);
-    io::BenchResult after = single_result(flags_.files[1]);
+    // BEFORE is read first, so an error in both names BEFORE.
+    io::BenchResult before = single_result(io::read_bench_results(before_file), flags_.files[0]);
+    io::BenchResult after = single_result(io::read_bench_results(after_file), flags_.files[1]);
+    return diff_bench(std::move(before), std::move(after), bootstrap);
+  }
+
+ private:
+  int diff_bench(io::BenchResult before, io::BenchResult after,
+                 const engine::BootstrapOptions& bootstrap) const {
     const engine::Audit audit = engine::audit_conditions({before.conditions, after.conditions});
     engine::BenchDiff diff =
         engine::compare_bench(std::move(before.latencies), std::move(after.latencies), bootstrap);
     diff.differing_conditions = audit.differing;
-    render_and_emit(report::make_report(diff, report::bench_diff_view, report::bench_diff_document),
-                    flags_.output);
+    render_and_emit(diff, report::bench_diff_view, report::bench_diff_document, flags_.output);
     return kExitOk;
   }
 
- private:
+  static bool is_directory(const std::string& path) {
+    std::error_code error;
+    return std::filesystem::is_directory(path, error);
+  }
+
   // One documented behaviour (docs/diff.md): a file against itself shows no change by
   // construction, which says nothing about noise; two runs of one configuration do.
   static void refuse_same_file(const std::string& before, const std::string& after) {
@@ -190,8 +204,8 @@ class DiffCommand final : public Command {
     }
   }
 
-  static io::BenchResult single_result(const std::string& path) {
-    std::vector<io::BenchResult> results = io::read_bench_results(path);
+  static io::BenchResult single_result(std::vector<io::BenchResult> results,
+                                       const std::string& path) {
     if (results.size() != 1) {
       throw InputError(path + " holds " + std::to_string(results.size()) +
                        " benchmark runs (one a line): kspeed diff compares one run with one "

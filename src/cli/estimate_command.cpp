@@ -57,6 +57,7 @@ class EstimateCommand final : public Command {
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);
+    stage_plot(plot_path_, svg);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
                     flags_.output);
     write_plot(plot_path_, svg);

@@ -166,7 +166,7 @@ class MixCommand final : public Command {
     const engine::Slo slo = parse_slo();
     const engine::ReplayOptions replay_options = parse_replay();
     check_output_options(flags_.output);
-    if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request);
+    if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request, "--per-request");
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
       io::check_output_path(flags_.plot_path, "--plot");
     }
@@ -205,15 +205,17 @@ class MixCommand final : public Command {
       }
     }
 
-    std::string per_request;
-    if (!flags_.per_request.empty()) per_request = per_request_text(run);
+    if (!flags_.per_request.empty()) {
+      stage_side_output(flags_.per_request, "--per-request",
+                        [&run](const report::TextSink& sink) { write_per_request(run, sink); });
+    }
     const std::string svg =
         flags_.plot_path.empty() ? std::string() : report::mix_svg(result, run.outcomes());
+    stage_plot(flags_.plot_path, svg);
     render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);
     if (!flags_.per_request.empty()) {
-      io::write_file_atomically(flags_.per_request, per_request, "--per-request");
       std::cerr << "kspeed: wrote " << run.outcomes().size() << " requests to "
                 << flags_.per_request << "\n";
     }
@@ -361,12 +363,11 @@ class MixCommand final : public Command {
     return options;
   }
 
-  static std::string per_request_text(const engine::MixRun& run) {
-    std::string text;
+  // One NDJSON line per request, handed over as it is made.
+  static void write_per_request(const engine::MixRun& run, const report::TextSink& sink) {
     for (const engine::RequestOutcome& outcome : run.outcomes()) {
-      text += report::per_request_line(outcome, run.models()[outcome.model_index], run.model());
+      sink(report::per_request_line(outcome, run.models()[outcome.model_index], run.model()));
     }
-    return text;
   }
 
   static std::string footer() {

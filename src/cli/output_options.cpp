@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <vector>
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
@@ -69,17 +70,49 @@ void check_output_options(const OutputOptions& options) {
   }
 }
 
+namespace {
+
+std::vector<io::StagedOutput>& side_outputs() {
+  static std::vector<io::StagedOutput> staged;
+  return staged;
+}
+
+void commit_side_outputs() {
+  for (io::StagedOutput& output : side_outputs()) output.commit();
+  side_outputs().clear();
+}
+
+}  // namespace
+
+void stage_side_output(const std::string& path, std::string_view flag, std::string_view content) {
+  if (path.empty() || path == "-") return;
+  side_outputs().emplace_back(path, flag).stage(content);
+}
+
+void stage_side_output(const std::string& path, std::string_view flag,
+                       const std::function<void(const report::TextSink&)>& produce) {
+  if (path.empty() || path == "-") return;
+  io::StagedOutput& output = side_outputs().emplace_back(path, flag);
+  output.begin();
+  produce([&output](std::string_view piece) { output.write(piece); });
+  output.end();
+}
+
+void discard_side_outputs() {
+  side_outputs().clear();
+}
+
 void add_plot_option(CLI::App& command, std::string& path, const std::string& what) {
   command.add_option("--plot", path, what + " (a self-contained SVG, written atomically)")
       ->type_name("FILE.svg");
 }
 
+void stage_plot(const std::string& path, const std::string& svg) {
+  stage_side_output(path, "--plot", svg);
+}
+
 void write_plot(const std::string& path, const std::string& svg) {
-  if (path == "-") {
-    std::cout << svg << std::flush;
-  } else if (!path.empty()) {
-    io::write_file_atomically(path, svg, "--plot");
-  }
+  if (path == "-") std::cout << svg << std::flush;
 }
 
 void render_and_emit(const report::Report& report, const OutputOptions& options,
@@ -101,14 +134,18 @@ void render_and_emit(const report::Report& report, const OutputOptions& options,
 void stream_and_emit(const std::function<void(const report::TextSink&)>& produce,
                      const report::View& view, const OutputOptions& options) {
   if (writes_to_stdout(options)) {
+    commit_side_outputs();
     produce([](std::string_view piece) {
       std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     });
     std::cout.flush();
   } else {
-    std::string whole;
-    produce([&whole](std::string_view piece) { whole += piece; });
-    io::write_file_atomically(options.output_path, whole);
+    io::StagedOutput output(options.output_path, "-o");
+    output.begin();
+    produce([&output](std::string_view piece) { output.write(piece); });
+    output.end();
+    commit_side_outputs();
+    output.commit();
   }
   for (const std::string& warning : view.warnings()) {
     std::cerr << "kspeed: warning: " << warning << "\n";
@@ -117,9 +154,13 @@ void stream_and_emit(const std::function<void(const report::TextSink&)>& produce
 
 void emit(const std::string& rendered, const OutputOptions& options) {
   if (writes_to_stdout(options)) {
+    commit_side_outputs();
     std::cout << rendered << std::flush;
   } else {
-    io::write_file_atomically(options.output_path, rendered);
+    io::StagedOutput output(options.output_path, "-o");
+    output.stage(rendered);
+    commit_side_outputs();
+    output.commit();
   }
 }
 

@@ -169,11 +169,13 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
   const auto gpu = name_from(flags.gpu, defaults.gpu);
   if (!model || !gpu) {
     if (model && model->provenance == engine::Provenance::given) {
+      (void)io::load_model(model->value);  // an unknown model is named first, not the GPU
       throw InputError("--model " + model->value +
                        " needs a GPU to place attention on a roofline: pass --gpu NAME (kspeed "
                        "gpus lists them)");
     }
     if (gpu && gpu->provenance == engine::Provenance::given) {
+      (void)io::load_gpu(gpu->value);  // an unknown GPU is named first, not the model
       throw InputError("--gpu " + gpu->value +
                        " needs a model to size attention's work: pass --model NAME (kspeed "
                        "models lists them)");

@@ -164,16 +164,13 @@ class ProfileCommand final : public Command {
     if (result.files.size() > 1) result.aggregate = profile::aggregate_files(result.files);
 
     // The emitted workload is written to its temporary file before -o is touched, and renamed
-    // into place after: a run that fails on either file leaves both previous files intact.
-    std::optional<io::StagedOutput> workload_file;
+    // into place with it: a run that fails on either file leaves both previous files intact.
     if (!flags_.emit_workload.empty()) {
-      workload_file.emplace(flags_.emit_workload, "--emit-workload");
-      workload_file->stage(emitted_workload(result, scope));
+      stage_side_output(flags_.emit_workload, "--emit-workload", emitted_workload(result, scope));
     }
     render_and_emit(report::make_report(result, report::profile_view, report::profile_document),
                     flags_.output);
-    if (workload_file) {
-      workload_file->commit();
+    if (!flags_.emit_workload.empty()) {
       std::cerr << "kspeed: wrote workload " << flags_.emit_workload
                 << " (use: kspeed estimate --workload " << flags_.emit_workload << ")\n";
     }
@@ -207,17 +204,11 @@ class ProfileCommand final : public Command {
     return io::combined_patterns(file);
   }
 
-  // The first 64 KiB of a file ("" when unreadable): enough for ncu's preamble and header.
-  static std::string file_head(const std::string& path) {
-    constexpr std::size_t kHeadBytes = std::size_t{64} * 1024;
-    std::ifstream in(path, std::ios::binary);
-    std::string head(kHeadBytes, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-    return head;
-  }
-
   static profile::Trace read(const std::string& path) {
+    // Opened once: the first 64 KiB (enough for ncu's preamble and header) are read before the
+    // trace readers take the same descriptor, so a pipe is never reopened to name the format.
+    io::InputFile file(path, "trace file", io::trace::kTraceFileKinds);
+    const std::string head = file.head(std::size_t{64} * 1024);
     const bool show_progress = ::isatty(STDERR_FILENO) == 1;
     ProgressLine line(std::filesystem::path(path).filename().string());
     io::trace::ProgressCallback progress;
@@ -225,10 +216,10 @@ class ProfileCommand final : public Command {
       progress = [&line](std::uint64_t done, std::uint64_t total) { line.update(done, total); };
     }
     try {
-      return io::trace::read_trace_file(path, progress);
+      return io::trace::read_trace_file(file, progress);
     } catch (const InputError&) {
       // A kernel profiler's export is not a timeline: say which command reads it.
-      if (io::looks_like_ncu_export(file_head(path))) {
+      if (io::looks_like_ncu_export(head)) {
         throw InputError(path +
                          ": this is an Nsight Compute export (a kernel profiler's, not a "
                          "timeline): use kspeed roofline --ncu " +

@@ -158,6 +158,7 @@ class RooflineCommand final : public Command {
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::roofline_svg(result);
+    stage_plot(flags_.plot_path, svg);
     render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);

@@ -136,6 +136,7 @@ class SweepCommand final : public Command {
     }
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
+    stage_plot(flags_.plot_path, svg);
     if (const auto records = record_format(parse_output_format(flags.output))) {
       stream_and_emit(
           [&](const report::TextSink& sink) { report::write_sweep(sweep, *records, sink); },

@@ -251,7 +251,9 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
       change.before_ms = *b;
       change.after_ms = *a;
       change.change_ms = *a - *b;
-      change.ratio = *b != 0 ? *a / *b : 0;
+      // 0 when undefined (a zero before, or a quotient past a double: 1 / 5e-324): shown as
+      // missing, never as inf or nan.
+      change.ratio = *b > 0 && std::isfinite(*a / *b) ? *a / *b : 0;
       const std::optional<double> quantile = quantile_of(statistic);
       if (quantile) change.requests_needed = requests_for_quantile(*quantile, options.confidence);
       if (both_per_request) change.values = static_cast<std::int64_t>(values);

@@ -133,12 +133,57 @@ void state_token_details(BenchResult& result, std::optional<double> reasoning_me
   entry.status = missing.empty() ? ConditionStatus::stated : ConditionStatus::partial;
 }
 
-void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatistic statistic,
-                std::optional<double> value) {
-  if (value) {
-    result.latencies.stated.at(static_cast<std::size_t>(metric))
-        .at(static_cast<std::size_t>(statistic)) = value;
+// The ceiling on a latency a file states: 10^9 ms (11.6 days), far above any benchmark run, far
+// below where arithmetic on it loses digits.
+constexpr double kMaxLatencyMs = 1e9;
+// The ceilings on a request count (10^12 requests) and on a token total (10^18 tokens).
+constexpr double kMaxRequests = 1e12;
+constexpr double kMaxTokens = 1e18;
+
+// The first of `keys` that `object` holds (not null), for messages.
+std::string found_key(const json& object, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    if (non_null(object, {key}) != nullptr) return key;
   }
+  return *keys.begin();
+}
+
+// A latency statistic, range-checked where it is read: a duration in ms, finite, >= 0 and at
+// most kMaxLatencyMs; otherwise an InputError naming the file (and line), the field and value.
+void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatistic statistic,
+                const json& object, std::initializer_list<const char*> keys) {
+  const std::optional<double> value = number(object, keys);
+  if (!value) return;
+  if (!(*value >= 0 && *value <= kMaxLatencyMs)) {
+    throw InputError(result.source + ": " + found_key(object, keys) + " is " + number_text(*value) +
+                     ": expected a latency in milliseconds, >= 0 and at most 1e9 (11.6 days); "
+                     "correct the value or remove the field");
+  }
+  result.latencies.stated.at(static_cast<std::size_t>(metric))
+      .at(static_cast<std::size_t>(statistic)) = value;
+}
+
+// The same for a value already read (and scaled to ms), named by `field` in the message.
+void state_stat(BenchResult& result, LatencyMetric metric, engine::LatencyStatistic statistic,
+                std::optional<double> value, std::string_view field) {
+  if (!value) return;
+  if (!(*value >= 0 && *value <= kMaxLatencyMs)) {
+    throw InputError(result.source + ": " + std::string(field) + " is " + number_text(*value) +
+                     " ms: expected a latency in milliseconds, >= 0 and at most 1e9 (11.6 days); "
+                     "correct the value or remove the field");
+  }
+  result.latencies.stated.at(static_cast<std::size_t>(metric))
+      .at(static_cast<std::size_t>(statistic)) = value;
+}
+
+// A request or token count a file states: a whole number, >= 0, at most `ceiling`.
+double checked_count(const BenchResult& result, double value, std::string_view field,
+                     double ceiling = kMaxRequests) {
+  if (!(value >= 0 && value <= ceiling && value == std::floor(value))) {
+    throw InputError(result.source + ": " + std::string(field) + " is " + number_text(value) +
+                     ": expected a whole number >= 0 and at most " + number_text(ceiling));
+  }
+  return value;
 }
 
 // ---- vLLM bench serve JSON ----------------------------------------------------------------
@@ -166,9 +211,11 @@ void read_vllm_conditions(BenchResult& result, const json& document) {
     state(result, "model", json_text(*model));
   }
   const std::optional<double> completed = number(document, {"completed"});
-  if (completed && *completed > 0) {
-    const std::optional<double> input = number(document, {"total_input_tokens", "total_input"});
-    const std::optional<double> output = number(document, {"total_output_tokens", "total_output"});
+  if (completed && checked_count(result, *completed, "completed") > 0) {
+    std::optional<double> input = number(document, {"total_input_tokens", "total_input"});
+    std::optional<double> output = number(document, {"total_output_tokens", "total_output"});
+    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxTokens);
+    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxTokens);
     state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
                       output ? std::optional(*output / *completed) : std::nullopt);
   }
@@ -203,14 +250,14 @@ void read_vllm_aggregates(BenchResult& result, const json& document) {
        {LatencyMetric::e2e, "e2el"}}};
   for (const auto& [metric, name] : names) {
     const std::string suffix = std::string("_") + name + "_ms";
-    state_stat(result, metric, LatencyStatistic::mean,
-               number(document, {("mean" + suffix).c_str()}));
-    state_stat(result, metric, LatencyStatistic::p50,
-               number(document, {("median" + suffix).c_str(), ("p50" + suffix).c_str()}));
-    state_stat(result, metric, LatencyStatistic::p99, number(document, {("p99" + suffix).c_str()}));
+    state_stat(result, metric, LatencyStatistic::mean, document, {("mean" + suffix).c_str()});
+    state_stat(result, metric, LatencyStatistic::p50, document,
+               {("median" + suffix).c_str(), ("p50" + suffix).c_str()});
+    state_stat(result, metric, LatencyStatistic::p99, document, {("p99" + suffix).c_str()});
   }
   if (const std::optional<double> completed = number(document, {"completed"})) {
-    result.latencies.requests = static_cast<std::int64_t>(*completed);
+    result.latencies.requests =
+        static_cast<std::int64_t>(checked_count(result, *completed, "completed"));
   }
 }
 
@@ -243,7 +290,8 @@ void state_observed_concurrency(BenchResult& result, std::int64_t most, std::int
 // Per-request values through the request-log readers (vLLM --save-detailed, AIPerf JSONL): the
 // same fields, units and error handling as `kspeed mix`.
 // `read(sink)` streams the requests to `sink` (from text in memory, or from a file).
-void read_per_request(BenchResult& result, const std::function<void(const RequestSink&)>& read) {
+void read_per_request(BenchResult& result,
+                      const std::function<RequestLogReport(const RequestSink&)>& read) {
   engine::BenchSide& side = result.latencies;
   side.per_request = true;
   double input_sum = 0;
@@ -261,7 +309,7 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
     if (value && std::isfinite(*value))
       side.samples.at(static_cast<std::size_t>(metric)).push_back(*value);
   };
-  read([&](const engine::Request& request) {
+  const RequestLogReport read_report = read([&](const engine::Request& request) {
     ++side.requests;
     input_sum += static_cast<double>(request.prompt_tokens);
     output_sum += static_cast<double>(request.response_tokens);
@@ -307,6 +355,8 @@ void read_per_request(BenchResult& result, const std::function<void(const Reques
     if (every_request_timed)
       state_observed_concurrency(result, most_in_flight(flight), side.requests);
   }
+  side.skipped = read_report.skipped_total();
+  if (!read_report.skipped.empty()) side.first_skipped = read_report.skipped.front().first_detail;
   engine::summarise_samples(side);
 }
 
@@ -405,11 +455,15 @@ void read_aiperf_aggregate(BenchResult& result, const json& document, const json
     const auto scaled = [&scale](std::optional<double> value) {
       return value ? std::optional(*value * *scale) : std::nullopt;
     };
-    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*metric_json, {"avg"})));
-    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*metric_json, {"p50"})));
-    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*metric_json, {"p99"})));
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*metric_json, {"avg"})),
+               std::string(tag) + ".avg");
+    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*metric_json, {"p50"})),
+               std::string(tag) + ".p50");
+    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*metric_json, {"p99"})),
+               std::string(tag) + ".p99");
     if (const std::optional<double> count = number(*metric_json, {"count"})) {
-      result.latencies.requests = static_cast<std::int64_t>(*count);
+      result.latencies.requests =
+          static_cast<std::int64_t>(checked_count(result, *count, std::string(tag) + ".count"));
     }
   }
 }
@@ -532,9 +586,12 @@ void read_aiperf_csv(BenchResult& result, std::string_view text) {
        {LatencyMetric::tpot, "Inter Token Latency"},
        {LatencyMetric::e2e, "Request Latency"}}};
   for (const auto& [metric, name] : names) {
-    state_stat(result, metric, LatencyStatistic::mean, figure(name, "avg", true));
-    state_stat(result, metric, LatencyStatistic::p50, figure(name, "p50", true));
-    state_stat(result, metric, LatencyStatistic::p99, figure(name, "p99", true));
+    state_stat(result, metric, LatencyStatistic::mean, figure(name, "avg", true),
+               std::string(name) + " avg");
+    state_stat(result, metric, LatencyStatistic::p50, figure(name, "p50", true),
+               std::string(name) + " p50");
+    state_stat(result, metric, LatencyStatistic::p99, figure(name, "p99", true),
+               std::string(name) + " p99");
   }
   if (const std::optional<double> count = figure("Request Count", "Value", false)) {
     if (!(*count >= 0 && *count <= 1e15)) {
@@ -573,9 +630,11 @@ void read_sglang_run(BenchResult& result, const json& run) {
     state(result, "engine", json_text(*backend), "version and attention backend");
   }
   const std::optional<double> completed = number(run, {"completed"});
-  if (completed && *completed > 0) {
-    const std::optional<double> input = number(run, {"total_input_tokens", "total_input"});
-    const std::optional<double> output = number(run, {"total_output_tokens", "total_output"});
+  if (completed && checked_count(result, *completed, "completed") > 0) {
+    std::optional<double> input = number(run, {"total_input_tokens", "total_input"});
+    std::optional<double> output = number(run, {"total_output_tokens", "total_output"});
+    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxTokens);
+    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxTokens);
     state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
                       output ? std::optional(*output / *completed) : std::nullopt);
     result.latencies.requests = static_cast<std::int64_t>(*completed);
@@ -591,20 +650,17 @@ void read_sglang_run(BenchResult& result, const json& run) {
   }
   if (!load.empty()) state(result, "concurrency", load);
   using engine::LatencyStatistic;
-  state_stat(result, LatencyMetric::ttft, LatencyStatistic::mean, number(run, {"mean_ttft_ms"}));
-  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p50, number(run, {"median_ttft_ms"}));
-  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p99, number(run, {"p99_ttft_ms"}));
-  state_stat(result, LatencyMetric::tpot, LatencyStatistic::mean, number(run, {"mean_tpot_ms"}));
-  state_stat(result, LatencyMetric::tpot, LatencyStatistic::p50, number(run, {"median_tpot_ms"}));
-  state_stat(result, LatencyMetric::itl, LatencyStatistic::mean, number(run, {"mean_itl_ms"}));
-  state_stat(result, LatencyMetric::itl, LatencyStatistic::p50, number(run, {"median_itl_ms"}));
-  state_stat(result, LatencyMetric::itl, LatencyStatistic::p99, number(run, {"p99_itl_ms"}));
-  state_stat(result, LatencyMetric::e2e, LatencyStatistic::mean,
-             number(run, {"mean_e2e_latency_ms"}));
-  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p50,
-             number(run, {"median_e2e_latency_ms"}));
-  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p99,
-             number(run, {"p99_e2e_latency_ms"}));
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::mean, run, {"mean_ttft_ms"});
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p50, run, {"median_ttft_ms"});
+  state_stat(result, LatencyMetric::ttft, LatencyStatistic::p99, run, {"p99_ttft_ms"});
+  state_stat(result, LatencyMetric::tpot, LatencyStatistic::mean, run, {"mean_tpot_ms"});
+  state_stat(result, LatencyMetric::tpot, LatencyStatistic::p50, run, {"median_tpot_ms"});
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::mean, run, {"mean_itl_ms"});
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::p50, run, {"median_itl_ms"});
+  state_stat(result, LatencyMetric::itl, LatencyStatistic::p99, run, {"p99_itl_ms"});
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::mean, run, {"mean_e2e_latency_ms"});
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p50, run, {"median_e2e_latency_ms"});
+  state_stat(result, LatencyMetric::e2e, LatencyStatistic::p99, run, {"p99_e2e_latency_ms"});
 }
 
 // ---- kspeed workloads -----------------------------------------------------------------------
@@ -692,11 +748,19 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
       if (object && is_aiperf_record(*object)) {
         BenchResult result = blank_result(source, "aiperf-jsonl");
         read_per_request(result, [&](const RequestSink& sink) {
-          read_request_log_text(text, result.source, ReadOptions{}, sink);
+          return read_request_log_text(text, result.source, ReadOptions{}, sink);
         });
         return {result};
       }
       aiperf = false;
+    }
+    if (!object) {
+      if (const std::optional<std::string> number = requests::number_beyond_double(line)) {
+        throw InputError(source + ":" + std::to_string(line_number) + ": the number " +
+                         excerpt(*number) +
+                         " is beyond the range of a double (about 1.8e308): expected a "
+                         "plausible figure");
+      }
     }
     if (results.empty() && (!object || !is_sglang_run(*object))) {
       unknown_format(source, text, object);
@@ -755,22 +819,29 @@ std::optional<std::string> export_in(const std::string& directory, std::string_v
   return found.front();
 }
 
-std::vector<BenchResult> read_bench_file(const std::string& path) {
+std::vector<BenchResult> read_bench_file(InputFile& file) {
   // An AIPerf per-request export can be larger than a whole file kspeed reads into memory: it
-  // is streamed, one record at a time, as kspeed mix reads it.
-  std::ifstream in(path, std::ios::binary);
-  std::string head;
-  if (in && std::getline(in, head) && head.size() < kHeadLineBytes) {
+  // is streamed, one record at a time, as kspeed mix reads it. The first line is sniffed from
+  // the same descriptor, so a pipe is read once.
+  const std::string& start = file.head(kHeadLineBytes);
+  const std::size_t newline = start.find('\n');
+  if (newline != std::string::npos || start.size() < kHeadLineBytes) {
+    std::string head = start.substr(0, newline);
     if (head.rfind("\xEF\xBB\xBF", 0) == 0) head.erase(0, 3);
     if (const std::optional<json> record = parse_whole(head); record && is_aiperf_record(*record)) {
-      BenchResult result = blank_result(path, "aiperf-jsonl");
-      read_per_request(result, [&path](const RequestSink& sink) {
-        read_request_log(path, ReadOptions{}, sink);
+      BenchResult result = blank_result(file.path(), "aiperf-jsonl");
+      read_per_request(result, [&file](const RequestSink& sink) {
+        return read_request_log(file, ReadOptions{}, sink);
       });
       return {result};
     }
   }
-  return parse_bench_results(read_text_file(path, "benchmark result"), path);
+  return parse_bench_results(file.read_text(), file.path());
+}
+
+std::vector<BenchResult> read_bench_file(const std::string& path) {
+  InputFile file(path, "benchmark result");
+  return read_bench_file(file);
 }
 
 std::vector<BenchResult> read_artifact_directory(const std::string& directory) {
@@ -820,7 +891,7 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
       head && (is_aiperf_record(*head) || is_sglang_run(*head))) {
     return parse_lines(text, source);
   }
-  if (const std::optional<json> document = parse_whole(text)) {
+  if (std::optional<json> document = parse_whole(text)) {
     if (!is_kspeed_workload(*document)) reject_duplicate_keys(text, source);
     if (is_kspeed_workload(*document)) {
       BenchResult result = blank_result(source, "kspeed-workload");
@@ -841,8 +912,11 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
       BenchResult result = blank_result(source, "vllm-bench-json");
       read_vllm_conditions(result, *document);
       if (member(*document, {"ttfts"}) != nullptr) {
+        // The per-request reader parses the file again: this tree (several times the file's
+        // size) is let go first, so the two never coexist (1.8 GB for a 243 MB file otherwise).
+        document.reset();
         read_per_request(result, [&](const RequestSink& sink) {
-          read_request_log_text(text, result.source, ReadOptions{}, sink);
+          return read_request_log_text(text, result.source, ReadOptions{}, sink);
         });
       } else {
         read_vllm_aggregates(result, *document);
@@ -852,6 +926,14 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
     if (!is_sglang_run(*document) && !is_aiperf_record(*document)) {
       unknown_format(source, text, document);
     }
+  } else if (const std::optional<std::string> number = requests::number_beyond_double(text)) {
+    const std::size_t at = text.find(*number);
+    const auto line =
+        1 + std::count(text.begin(),
+                       text.begin() + static_cast<std::ptrdiff_t>(std::min(at, text.size())), '\n');
+    throw InputError(source + ":" + std::to_string(line) + ": the number " + excerpt(*number) +
+                     " is beyond the range of a double (about 1.8e308): expected a plausible "
+                     "figure");
   }
   return parse_lines(text, source);
 }
@@ -870,5 +952,7 @@ std::vector<BenchResult> read_bench_results(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) return read_artifact_directory(path);
   return read_bench_file(path);
 }
+
+std::vector<BenchResult> read_bench_results(InputFile& file) { return read_bench_file(file); }
 
 }  // namespace kspeed::io

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -16,21 +17,18 @@
 #include <vector>
 
 #include "kspeed/error.hpp"
+#include "kspeed/io/trace/byte_source.hpp"
 
 namespace kspeed::io {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-[[noreturn]] void too_large(const std::string& label, std::uint64_t limit) {
+void refuse_too_large(const std::string& label, std::uint64_t limit, std::string_view expected) {
   throw InputError(label + " is larger than " + std::to_string(limit) +
-                   " bytes, the most kspeed reads from an input file: expected a small JSON "
-                   "document (set " +
-                   std::string(kMaxInputBytesVariable) + " to raise the limit)");
+                   " bytes, the most kspeed reads from an input file: expected " +
+                   std::string(expected) + " (set " + std::string(kMaxInputBytesVariable) +
+                   " to raise the limit)");
 }
-
-}  // namespace
 
 std::uint64_t max_input_bytes() {
   const char* setting = std::getenv(kMaxInputBytesVariable);
@@ -106,50 +104,157 @@ void check_distinct_files(const std::vector<std::string>& paths, std::string_vie
   }
 }
 
-std::string read_text_file(const std::string& path, std::string_view what) {
-  const std::string label = std::string(what) + " '" + excerpt(path) + "'";
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) {
-    throw InputError(label +
-                     " does not exist: check the path (relative paths start from the current "
-                     "folder)");
+InputFile::InputFile(std::string path, std::string_view what, std::string_view expected)
+    : path_(std::move(path)),
+      label_(std::string(what) + " '" + excerpt(path_, kPathExcerpt) + "'") {
+  // One open, then fstat on the descriptor: a stat by name before the open would be a second
+  // look at a path that may have changed (and, for /dev/fd/N, a different file).
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    const int error = errno;
+    if (error == ENOENT || error == ENOTDIR) {
+      throw InputError(label_ +
+                       " does not exist: check the path (relative paths start from the current "
+                       "folder)");
+    }
+    throw InputError(label_ + " cannot be read: " + std::strerror(error));
   }
-  if (fs::is_directory(status)) throw InputError(label + " is a folder: expected a file");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(label + " cannot be read: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd_, &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      ::close(fd_);
+      fd_ = -1;
+      throw InputError(label_ + " is a folder: expected " + std::string(expected));
+    }
+    regular_ = S_ISREG(info.st_mode);
+    if (regular_) size_ = static_cast<std::uint64_t>(info.st_size);
+  }
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+const std::string& InputFile::head(std::size_t bytes) {
+  while (!at_end_ && head_.size() < bytes) {
+    const std::size_t old_size = head_.size();
+    head_.resize(bytes);
+    const ssize_t n = ::read(fd_, head_.data() + old_size, bytes - old_size);
+    head_.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    if (n == 0) at_end_ = true;
+    if (n < 0 && errno != EINTR) {
+      throw InputError(label_ + " cannot be read: " + std::strerror(errno));
+    }
+  }
+  return head_;
+}
+
+std::string InputFile::read_text() {
   // Bounded whatever the file is: a regular file is refused by its size before it is read; a
   // pipe or a device (/dev/zero) is read in chunks until the limit, and refused at the first
-  // NUL byte, since no JSON text holds one.
+  // NUL byte, since no text input holds one.
   const std::uint64_t limit = max_input_bytes();
-  struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-      static_cast<std::uint64_t>(info.st_size) > limit) {
-    too_large(label, limit);
-  }
-  std::string text;
+  if (regular_ && size_ > limit) refuse_too_large(label_, limit);
+  std::string text = std::move(head_);
+  head_.clear();
+  const auto check = [&](std::string_view got) {
+    if (got.find('\0') != std::string_view::npos) {
+      throw InputError(excerpt(path_) +
+                       ": the file is binary (it contains NUL bytes): expected JSON text");
+    }
+  };
+  check(text);
+  if (text.size() > limit) refuse_too_large(label_, limit);
   std::vector<char> chunk(std::size_t{1} << 16);
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+  while (!at_end_) {
+    const ssize_t n = ::read(fd_, chunk.data(), chunk.size());
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw InputError(label + " cannot be read after " + std::to_string(text.size()) +
+      throw InputError(label_ + " cannot be read after " + std::to_string(text.size()) +
                        " bytes: " + std::strerror(errno));
     }
     const std::string_view got(chunk.data(), static_cast<std::size_t>(n));
-    if (got.find('\0') != std::string_view::npos) {
-      throw InputError(excerpt(path) +
-                       ": the file is binary (it contains NUL bytes): expected JSON text");
-    }
-    if (text.size() + got.size() > limit) too_large(label, limit);
+    check(got);
+    if (text.size() + got.size() > limit) refuse_too_large(label_, limit);
     text.append(got);
   }
+  at_end_ = true;
   return text;
+}
+
+std::unique_ptr<trace::ByteSource> InputFile::stream(std::size_t offset) {
+  if (regular_) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::unique_ptr<trace::ByteSource> rest = trace::descriptor_source(std::exchange(fd_, -1), path_);
+  std::string replay = offset < head_.size() ? head_.substr(offset) : std::string();
+  head_.clear();
+  if (replay.empty()) return rest;
+  return trace::prefixed_source(std::move(replay), std::move(rest));
+}
+
+std::string read_text_file(const std::string& path, std::string_view what) {
+  InputFile file(path, what);
+  return file.read_text();
+}
+
+std::optional<FileIdentity> file_identity(const std::string& path) {
+  if (path.empty() || path == "-") return std::nullopt;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode)) return std::nullopt;
+    return FileIdentity{
+        static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino), {}};
+  }
+  // Not there yet: the folder it will be created in, and its name there. A symlink that
+  // dangles names the file writing through it would create, so its links are followed first
+  // (at most 40, the kernel's own limit).
+  std::error_code ec;
+  fs::path target(path);
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  if (fs::path resolved = fs::weakly_canonical(target, ec); !ec) target = resolved;
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (::stat(folder.c_str(), &info) != 0) return std::nullopt;
+  return FileIdentity{static_cast<std::uint64_t>(info.st_dev),
+                      static_cast<std::uint64_t>(info.st_ino), target.filename().string()};
+}
+
+void check_outputs_distinct(const std::vector<NamedPath>& inputs,
+                            const std::vector<NamedPath>& outputs) {
+  struct Seen {
+    const NamedPath* named;
+    FileIdentity identity;
+  };
+  std::vector<Seen> input_files;
+  for (const NamedPath& input : inputs) {
+    if (auto identity = file_identity(input.first); identity && identity->name.empty()) {
+      input_files.push_back({&input, *identity});
+    }
+  }
+  const auto quoted = [](const NamedPath& named) {
+    return named.second + " '" + excerpt(named.first, kPathExcerpt) + "'";
+  };
+  std::vector<Seen> output_files;
+  for (const NamedPath& output : outputs) {
+    const std::optional<FileIdentity> identity = file_identity(output.first);
+    if (!identity) continue;
+    for (const Seen& input : input_files) {
+      if (input.identity == *identity) {
+        throw InputError(quoted(output) + " is also " + quoted(*input.named) +
+                         ": writing it would replace what kspeed reads; write to another file");
+      }
+    }
+    for (const Seen& earlier : output_files) {
+      if (earlier.identity == *identity) {
+        throw InputError(quoted(output) + " is the same file as " + quoted(*earlier.named) +
+                         ": one output would replace the other; give each output its own file");
+      }
+    }
+    output_files.push_back({&output, *identity});
+  }
 }
 
 void check_output_path(const std::string& path, std::string_view flag) {
@@ -227,33 +332,52 @@ StagedOutput::StagedOutput(StagedOutput&& other) noexcept
       flag_(std::move(other.flag_)),
       temp_(std::exchange(other.temp_, std::string())),
       content_(std::move(other.content_)),
+      fd_(std::exchange(other.fd_, -1)),
       write_through_(other.write_through_) {}
 
 StagedOutput::~StagedOutput() {
+  if (fd_ >= 0) ::close(fd_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void StagedOutput::stage(std::string_view content) {
+  begin();
+  write(content);
+  end();
+}
+
+void StagedOutput::begin() {
+  content_.clear();
+  if (write_through_) return;
   const std::string named = flag_ + " '" + excerpt(path_) + "'";
-  if (write_through_) {
-    content_.assign(content);
-    return;
-  }
   const fs::path target(target_);
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string temp = (folder / ("." + target.filename().string() + ".kspeed-XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
+  fd_ = ::mkstemp(temp.data());
+  if (fd_ < 0) {
     throw InputError(named + ": cannot create a temporary file in '" + excerpt(folder.string()) +
                      "': " + std::strerror(errno));
   }
   temp_ = temp;  // from here on the destructor removes it on any failure
+}
+
+void StagedOutput::write(std::string_view piece) {
+  if (write_through_) {
+    content_.append(piece);
+    return;
+  }
   try {
-    write_all(fd, content, named);
+    write_all(fd_, piece, flag_ + " '" + excerpt(path_) + "'");
   } catch (...) {
-    ::close(fd);
+    ::close(std::exchange(fd_, -1));
     throw;
   }
+}
+
+void StagedOutput::end() {
+  if (write_through_) return;
+  const std::string named = flag_ + " '" + excerpt(path_) + "'";
+  const int fd = std::exchange(fd_, -1);
   // mkstemp creates the file 0600; an output file is an ordinary file (0644 less the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);

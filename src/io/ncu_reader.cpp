@@ -178,6 +178,21 @@ std::string_view cell_at(const Record& row, std::size_t column) {
   return row.cells[column];
 }
 
+// The ceiling on a quantity ncu states, in SI base units: 10^18 (an exabyte, 31 years, an
+// exahertz). A measured count, duration, rate or percentage is finite, >= 0 and below it.
+constexpr double kMaxQuantity = 1e18;
+
+// A number under a unit is a measured quantity: checked where it is read, so a negative byte
+// count is never summed and 1e300 never reaches a report as "inf EB/s".
+double checked_quantity(double value, std::string_view cell, std::string_view unit,
+                        std::string_view metric, const std::string& where) {
+  if (unit.empty() || (value >= 0 && value <= kMaxQuantity)) return value;
+  throw InputError(where + ": metric '" + std::string(metric) + "' holds " +
+                   excerpt(trim(cell), 40) + " " + std::string(unit) +
+                   ": expected a measured quantity, >= 0 and at most 1e18 in base units; "
+                   "re-export with ncu --import report.ncu-rep --csv");
+}
+
 // One value as ncu printed it, in SI base units. A text value under a quantity's unit (anything
 // but "") is not a number where one was expected: an InputError.
 ProfiledMetric parse_metric(std::string_view cell, std::string_view unit, std::string_view metric,
@@ -190,7 +205,7 @@ ProfiledMetric parse_metric(std::string_view cell, std::string_view unit, std::s
     return out;
   }
   if (const std::optional<double> value = parse_number(cell)) {
-    out.value = *value * scale;
+    out.value = checked_quantity(*value * scale, cell, out.unit, metric, where);
     return out;
   }
   if (cell.find(';') != std::string_view::npos) {
@@ -202,7 +217,9 @@ ProfiledMetric parse_metric(std::string_view cell, std::string_view unit, std::s
       const std::size_t end = std::min(cell.find(';', start), cell.size());
       const std::optional<double> element = parse_number(cell.substr(start, end - start));
       numeric = element.has_value();
-      if (element) elements.push_back(*element * scale);
+      if (element) {
+        elements.push_back(checked_quantity(*element * scale, cell, out.unit, metric, where));
+      }
       start = end + 1;
     }
     if (numeric) {

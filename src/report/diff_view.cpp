@@ -418,6 +418,13 @@ View bench_diff_view(const BenchDiff& diff) {
                  "), so the change is not the effect of one change alone: see kspeed audit " +
                  diff.before.source + " " + diff.after.source);
   }
+  for (const engine::BenchSide* side : {&diff.before, &diff.after}) {
+    if (side->skipped > 0) {
+      view.warning(side->source + ": " + human_count(side->skipped) +
+                   " per-request rows skipped and left out of the comparison (the first: " +
+                   side->first_skipped + ")");
+    }
+  }
   view.fact("before", side_text(diff.before));
   view.fact("after", side_text(diff.after));
   view.table(bench_table(diff));

@@ -21,9 +21,14 @@ std::string three_significant(double value) {
                      std::fabs(value) >= 1 ? three_significant_decimals(value) : 3);
 }
 
+// What a number that is not one (inf, nan) prints as: never "inf×" or "-nan%". Readers refuse
+// out-of-range input, so this is the last line of defence, not the way a value is reported.
+constexpr const char* kNotANumber = "n/a";
+
 }  // namespace
 
 std::string human_speedup(double speedup) {
+  if (!std::isfinite(speedup)) return kNotANumber;
   if (speedup == 1.0) {
     return "1.00×";  // exactly unchanged: no digits to show
   }
@@ -38,6 +43,7 @@ std::string human_ceiling(const std::optional<double>& ceiling) {
 }
 
 std::string human_ms(double milliseconds) {
+  if (!std::isfinite(milliseconds)) return kNotANumber;
   if (milliseconds == 0) {
     return "0 ms";
   }
@@ -48,6 +54,7 @@ std::string human_ms(double milliseconds) {
 }
 
 std::string human_kernel_ms(double milliseconds) {
+  if (!std::isfinite(milliseconds)) return kNotANumber;
   return milliseconds < 1 ? human_figure(milliseconds * 1000) + " µs" : human_ms(milliseconds);
 }
 
@@ -63,6 +70,7 @@ std::string human_ns(std::int64_t nanoseconds) {
 
 std::string human_percent(double fraction) {
   const double percent = fraction * 100.0;
+  if (!std::isfinite(percent)) return kNotANumber;
   if (std::fabs(percent) < 10) {
     return fmt::format("{:.2f}%", percent);
   }
@@ -78,11 +86,13 @@ std::string human_count(std::int64_t count) {
 }
 
 std::string human_figure(double value) {
+  if (!std::isfinite(value)) return kNotANumber;
   return fmt::format("{:.{}f}", value, three_significant_decimals(value));
 }
 
 std::string human_si(double value, const char* unit) {
   static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  if (!std::isfinite(value)) return kNotANumber;
   std::size_t prefix = 0;
   while (std::fabs(value) >= 1000 && prefix + 1 < std::size(kPrefixes)) {
     value /= 1000;
@@ -92,6 +102,7 @@ std::string human_si(double value, const char* unit) {
 }
 
 std::string human_fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return kNotANumber;
   return fmt::format("{:.{}f}", value, decimals);
 }
 

@@ -59,6 +59,10 @@ struct BenchSide {
     std::array<std::optional<double>, 4> ms;  ///< by LatencyMetric; nullopt: absent
   };
   std::vector<Request> identified;
+  /// Per-request rows the reader skipped (a negative or garbled TTFT, a failed request), and
+  /// the first one's reason: left out of the figures, and counted so the report can say so.
+  std::int64_t skipped = 0;
+  std::string first_skipped;
 };
 
 struct BootstrapOptions {

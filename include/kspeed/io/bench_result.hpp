@@ -34,6 +34,9 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
 /// directory: its profile_export.jsonl for the latencies, its aggregate JSON or CSV for the
 /// conditions the records do not state.
 std::vector<BenchResult> read_bench_results(const std::string& path);
+class InputFile;
+/// The same over a file already open (its head perhaps sniffed): read from that descriptor.
+std::vector<BenchResult> read_bench_results(InputFile& file);
 
 /// `path` itself, or for an AIPerf artifact directory its per-request export (InputError when
 /// the directory has none). For readers of per-request logs (kspeed mix).

@@ -2,11 +2,18 @@
 // Reading input files with errors that say what is wrong, and replacing output files atomically.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kspeed::io {
+
+namespace trace {
+class ByteSource;
+}
 
 /// The environment variable that overrides kDefaultMaxInputBytes (a whole number of bytes).
 inline constexpr const char* kMaxInputBytesVariable = "KSPEED_MAX_INPUT_BYTES";
@@ -18,6 +25,71 @@ inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{256} << 20;
 /// kDefaultMaxInputBytes, or KSPEED_MAX_INPUT_BYTES when set. Throws InputError when the
 /// variable is not a whole number >= 1.
 std::uint64_t max_input_bytes();
+
+/// Throws the one "too large" InputError every reader gives: `label` (what 'path') is larger
+/// than `limit` bytes; `expected` says what a normal input of its kind is.
+[[noreturn]] void refuse_too_large(const std::string& label, std::uint64_t limit,
+                                   std::string_view expected = "a small JSON document");
+
+/// One input file, opened once. Its first bytes are sniffed from the same descriptor the rest
+/// is read from, so a named pipe or `<(...)` is never reopened (a second open of a FIFO blocks
+/// until another writer comes, i.e. forever). A regular file's size comes from fstat, so an
+/// oversized one is refused before a byte is read; a pipe or a device is counted as it is read.
+class InputFile {
+ public:
+  /// Opens `path`. Throws InputError naming `what` when it does not exist, is a folder or
+  /// cannot be opened; `expected` completes the folder message ("expected a trace file").
+  InputFile(std::string path, std::string_view what, std::string_view expected = "a file");
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  const std::string& path() const { return path_; }
+  /// "what 'path'", for messages.
+  const std::string& label() const { return label_; }
+  /// True for a regular file (then size() is its size from fstat); false for a pipe or device.
+  bool regular() const { return regular_; }
+  std::uint64_t size() const { return size_; }
+
+  /// The first `bytes` bytes (fewer when the file is shorter), read once and kept: asking again,
+  /// for fewer or more, reads only what was not read yet.
+  const std::string& head(std::size_t bytes);
+  /// The whole content as text (the head included): refused past max_input_bytes() (by size
+  /// for a regular file, before reading) and at the first NUL byte (no text holds one).
+  std::string read_text();
+  /// The content from byte `offset` on (offset <= what head() read) as a stream that owns the
+  /// descriptor; the InputFile is spent afterwards.
+  std::unique_ptr<trace::ByteSource> stream(std::size_t offset = 0);
+
+ private:
+  std::string path_;
+  std::string label_;
+  int fd_ = -1;
+  bool regular_ = false;
+  bool at_end_ = false;
+  std::uint64_t size_ = 0;
+  std::string head_;
+};
+
+/// Where a path leads, for telling whether two paths name one file: the device and inode of
+/// the file, or, for a file not created yet, of its folder plus its name. Empty for a path that
+/// is not a regular file nor a file to be created (a terminal, a pipe, /dev/null, "-").
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::string name;  ///< the file name inside the folder, for a file that does not exist yet
+  bool operator==(const FileIdentity&) const = default;
+};
+std::optional<FileIdentity> file_identity(const std::string& path);
+
+/// A path and the flag it came from ("-o", "--plot", "the input").
+using NamedPath = std::pair<std::string, std::string>;
+
+/// Refuses, before any work, an output that is one of the inputs (writing it would replace the
+/// input) or that another output also names (one of the two would be lost). Compares device
+/// and inode (links and other spellings of one path included), not strings.
+void check_outputs_distinct(const std::vector<NamedPath>& inputs,
+                            const std::vector<NamedPath>& outputs);
 
 /// The whole file as text. Throws InputError naming `what` for a missing file, a directory, a
 /// file that cannot be read, a file larger than max_input_bytes() (pipes and devices included)
@@ -50,6 +122,11 @@ class StagedOutput {
   ~StagedOutput();  ///< removes the temporary file when commit() was never reached
 
   void stage(std::string_view content);
+  /// stage() in pieces, for content too large to hold: begin() creates the temporary file,
+  /// write() appends a piece, end() makes it durable. stage(c) is begin(); write(c); end().
+  void begin();
+  void write(std::string_view piece);
+  void end();
   void commit();
 
  private:
@@ -58,6 +135,7 @@ class StagedOutput {
   std::string flag_;     ///< the option the path came from, for messages
   std::string temp_;     ///< the temporary file, empty once committed or when writing through
   std::string content_;  ///< kept only when writing through a non-regular target
+  int fd_ = -1;          ///< the temporary file, between begin() and end()
   bool write_through_ = false;
 };
 

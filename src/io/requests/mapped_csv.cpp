@@ -12,6 +12,19 @@ namespace {
 
 constexpr std::size_t kMissing = static_cast<std::size_t>(-1);
 
+// A date-time whose year (its first four digits) is past what 64-bit nanoseconds since 1970
+// hold (1678-2261): a range problem, not a format one.
+bool outside_nanosecond_years(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  if (text.size() < 5 || text[4] != '-') return false;
+  int year = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    year = year * 10 + (text[i] - '0');
+  }
+  return year < 1678 || year > 2261;
+}
+
 struct BoundColumn {
   const ColumnSpec* spec = nullptr;
   std::size_t index = kMissing;
@@ -74,6 +87,13 @@ bool read_row(LogInput& input, const std::vector<std::string>& fields,
         request.cached_tokens = value;
     } else if (key == "arrival") {
       arrival_ns = spec.datetime ? parse_datetime_ns(text) : parse_timestamp_ns(text, spec.scale);
+      if (!arrival_ns && spec.datetime && outside_nanosecond_years(text)) {
+        problem = {"arrival time out of range",
+                   "arrival time is '" + excerpt(text) +
+                       "': a year outside 1678-2261, the span 64-bit nanoseconds since 1970 "
+                       "reach: expected a date in it"};
+        return false;
+      }
       if (!arrival_ns) {
         problem = {"arrival time is not a timestamp",
                    "arrival time is '" + excerpt(text) + "': expected " +
@@ -86,7 +106,7 @@ bool read_row(LogInput& input, const std::vector<std::string>& fields,
     } else if (key == "success") {
       if (is_false(text)) {
         problem = {"failed request",
-                   "the request failed (" + spec.column + " is '" + excerpt(text) + "')"};
+                   "the request failed (" + excerpt(spec.column) + " is '" + excerpt(text) + "')"};
         return false;
       }
     } else if (!text.empty()) {  // durations; an empty cell is a missing measurement
@@ -127,7 +147,7 @@ bool read_mapped_csv(LogInput& input, const ColumnMapping& mapping, bool force) 
     if (spec == nullptr) return;
     const std::size_t index = find_column(header, spec->column);
     if (index == kMissing) {
-      missing += (missing.empty() ? "'" : ", '") + spec->column + "' (" + key + ")";
+      missing += (missing.empty() ? "'" : ", '") + excerpt(spec->column) + "' (" + key + ")";
     }
     bound.push_back({key, {spec, index}});
   };

@@ -84,6 +84,7 @@ bool next_csv_record(TextLines& lines, std::string& record, std::int64_t& first_
   bool open = open_quotes(record);
   std::string more;
   while (open && lines.next(more)) {
+    if (record.size() + more.size() >= lines.limit()) lines.refuse_long(first_line);
     record += '\n';
     record += more;
     open = open != open_quotes(more);

@@ -14,6 +14,13 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
   const std::string_view parsed = nonfinite ? std::string_view(cleaned) : text;
   nlohmann::json value = nlohmann::json::parse(parsed, nullptr, false);
   if (value.is_discarded()) {
+    if (const std::optional<std::string> number = number_beyond_double(parsed)) {
+      problem = {"a number beyond a double",
+                 "the number " + excerpt(*number) +
+                     " is beyond the range of a double (about 1.8e308): expected a plausible "
+                     "figure"};
+      return std::nullopt;
+    }
     problem = {"not a complete JSON value",
                "'" + excerpt(text, 50) + "' is not a complete JSON value (" +
                    std::to_string(text.size()) +
@@ -21,6 +28,24 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
     return std::nullopt;
   }
   return value;
+}
+
+std::optional<std::string> number_beyond_double(std::string_view text) {
+  // The parser's own diagnosis: out_of_range 406, "number overflow parsing '1e400'". Parsing
+  // again with exceptions costs one more pass, on a line that failed already.
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    (void)parsed;
+  } catch (const nlohmann::json::out_of_range& error) {
+    const std::string_view message = error.what();
+    const std::size_t open = message.find('\'');
+    const std::size_t close = message.rfind('\'');
+    if (error.id == 406 && open != std::string_view::npos && close > open) {
+      return std::string(message.substr(open + 1, close - open - 1));
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+  return std::nullopt;
 }
 
 std::optional<nlohmann::json> json_object_or_none(std::string_view text) {

@@ -14,6 +14,10 @@ namespace kspeed::io::requests {
 /// The JSON value of `text`, or nullopt with `problem` set ("not a complete JSON object").
 std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem);
 
+/// The number in `text` that is beyond a double (1e400), when that is why `text` does not parse
+/// as JSON; nullopt when it parses or fails for another reason.
+std::optional<std::string> number_beyond_double(std::string_view text);
+
 /// Whether `text` parses as a JSON object (for sniffing a first line).
 std::optional<nlohmann::json> json_object_or_none(std::string_view text);
 

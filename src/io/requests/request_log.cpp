@@ -3,10 +3,11 @@
 #include "kspeed/io/requests/request_log.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <string_view>
 
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
+#include "request_json.hpp"
 #include "request_readers.hpp"
 
 namespace kspeed::io {
@@ -52,16 +53,31 @@ std::int64_t RequestLogReport::skipped_total() const {
 
 namespace requests {
 
-TextLines::TextLines(std::unique_ptr<trace::ByteSource> source) : source_(std::move(source)) {}
+TextLines::TextLines(std::unique_ptr<trace::ByteSource> source, std::string name)
+    : source_(std::move(source)), name_(std::move(name)), limit_(max_input_bytes()) {}
+
+void TextLines::refuse_long(std::int64_t line) const {
+  refuse_too_large(name_ + ":" + std::to_string(line) + ": one line or record", limit_,
+                   "one request per line (a whole-file JSON log is one record)");
+}
 
 bool TextLines::fill() {
   if (at_end_) return false;
   buffer_.erase(0, position_);
+  scanned_ -= position_;
   position_ = 0;
+  if (buffer_.size() > limit_) refuse_long(line_number_ + 1);
   const std::size_t old_size = buffer_.size();
   buffer_.resize(old_size + kChunkBytes);
   const std::size_t got = source_->read(buffer_.data() + old_size, kChunkBytes);
   buffer_.resize(old_size + got);
+  if (const std::size_t nul = std::string_view(buffer_).find('\0', old_size);
+      nul != std::string_view::npos) {
+    throw InputError(name_ + ": the file is binary (a NUL byte at byte " +
+                     std::to_string(consumed_ + (nul - old_size)) +
+                     "): expected a text request log (CSV or JSON, gzip too)");
+  }
+  consumed_ += got;
   at_end_ = got == 0;
   return got > 0;
 }
@@ -69,12 +85,15 @@ bool TextLines::fill() {
 bool TextLines::next(std::string& line) {
   for (;;) {
     const std::size_t available = buffer_.size() - position_;
-    const std::size_t newline = std::string_view(buffer_).find('\n', position_);
+    const std::size_t newline = std::string_view(buffer_).find('\n', std::max(scanned_, position_));
     const bool found = newline != std::string_view::npos;
+    scanned_ = found ? newline : buffer_.size();
     if (found || (at_end_ && available > 0)) {
       const std::size_t length = found ? newline - position_ : available;
+      if (length > limit_) refuse_long(line_number_ + 1);
       line.assign(buffer_, position_, length);
       position_ += length + (found ? 1 : 0);
+      scanned_ = position_;
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (first_) {
         first_ = false;
@@ -143,7 +162,7 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
   using namespace requests;
   RequestLogReport report;
   report.source = name;
-  TextLines lines(std::move(source));
+  TextLines lines(std::move(source), name);
   LogInput input;
   input.source = name;
   input.rest = &lines;
@@ -175,6 +194,14 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
   } else {
     read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input);
   }
+  if (!read && json) {
+    if (const std::optional<std::string> number = number_beyond_double(input.head)) {
+      throw InputError(name + ":" + std::to_string(input.head_line) + ": the number " +
+                       excerpt(*number) +
+                       " is beyond the range of a double (about 1.8e308): expected a plausible "
+                       "figure");
+    }
+  }
   if (!read) {
     throw InputError(
         name + ":" + std::to_string(input.head_line) +
@@ -204,32 +231,17 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
 
 RequestLogReport read_request_log(const std::string& path, const ReadOptions& options,
                                   const RequestSink& sink) {
-  // The trace byte source words its errors for traces; a request log gets its own.
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) {
-    throw InputError("request log '" + path +
-                     "' does not exist: check the path (relative paths start from the current "
-                     "folder)");
-  }
-  if (std::filesystem::is_directory(status)) {
-    throw InputError("request log '" + path +
-                     "' is a folder: expected a log file (*.csv, "
-                     "*.jsonl, *.json, gzip too)");
-  }
-  std::unique_ptr<trace::ByteSource> file = trace::open_file_source(path);
+  InputFile file(path, "request log", "a log file (*.csv, *.jsonl, *.json, gzip too)");
+  return read_request_log(file, options, sink);
+}
+
+RequestLogReport read_request_log(InputFile& file, const ReadOptions& options,
+                                  const RequestSink& sink) {
   // gzip by its magic bytes, whatever the name
-  std::string head(2, '\0');
-  std::size_t got = 0;
-  while (got < 2) {
-    const std::size_t n = file->read(head.data() + got, 2 - got);
-    if (n == 0) break;
-    got += n;
-  }
-  head.resize(got);
-  std::unique_ptr<trace::ByteSource> source = trace::prefixed_source(head, std::move(file));
-  if (head == "\x1f\x8b") source = trace::gzip_source(std::move(source), path);
-  return read_log(std::move(source), path, options, sink);
+  const bool gzip = file.head(2).starts_with("\x1f\x8b");
+  std::unique_ptr<trace::ByteSource> source = file.stream();
+  if (gzip) source = trace::gzip_source(std::move(source), file.path());
+  return read_log(std::move(source), file.path(), options, sink);
 }
 
 RequestLogReport read_request_log_text(std::string_view text, const std::string& source_name,

@@ -18,20 +18,31 @@
 namespace kspeed::io::requests {
 
 /// Physical lines of a byte stream, without "\n" or a trailing "\r"; a UTF-8 BOM at the start is
-/// dropped. Memory: one chunk plus the longest line.
+/// dropped. Memory: one chunk plus the longest line, which is refused past io::max_input_bytes()
+/// (so /dev/zero or a sparse file ends in an error, not in all the memory there is); a NUL byte
+/// is refused where it is read, since no text log holds one. Each byte is scanned once, so a
+/// long line costs its length, not its length squared.
 class TextLines {
  public:
-  explicit TextLines(std::unique_ptr<trace::ByteSource> source);
+  explicit TextLines(std::unique_ptr<trace::ByteSource> source, std::string name = "input");
   /// The next line; false at the end of the stream.
   bool next(std::string& line);
   /// 1-based number of the line `next` returned last.
   std::int64_t line_number() const { return line_number_; }
+  /// The most bytes one line or record may hold (io::max_input_bytes()).
+  std::uint64_t limit() const { return limit_; }
+  /// Throws the too-large error for a record of more than limit() bytes at `line`.
+  [[noreturn]] void refuse_long(std::int64_t line) const;
 
  private:
   bool fill();
   std::unique_ptr<trace::ByteSource> source_;
+  std::string name_;
+  std::uint64_t limit_;
   std::string buffer_;
   std::size_t position_ = 0;
+  std::size_t scanned_ = 0;     ///< buffer_ before this holds no newline after position_
+  std::uint64_t consumed_ = 0;  ///< bytes read from the source so far, for the NUL message
   std::int64_t line_number_ = 0;
   bool at_end_ = false;
   bool first_ = true;

@@ -79,6 +79,9 @@ bool read_vllm_json(LogInput& input) {
   std::string document_text = input.head;
   std::string line;
   while (input.rest->next(line)) {
+    if (document_text.size() + line.size() >= input.rest->limit()) {
+      input.rest->refuse_long(input.head_line);
+    }
     document_text += '\n';
     document_text += line;
   }

@@ -264,6 +264,10 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path) {
   return std::make_unique<FileSource>(fd, path);
 }
 
+std::unique_ptr<ByteSource> descriptor_source(int fd, std::string name) {
+  return std::make_unique<FileSource>(fd, std::move(name));
+}
+
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
   return std::make_unique<MemorySource>(bytes);
 }

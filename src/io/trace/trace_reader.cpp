@@ -2,11 +2,10 @@
 // first that accepts reads the trace.
 #include "kspeed/io/trace/trace_reader.hpp"
 
-#include <sys/stat.h>
-
 #include <array>
 
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
 
 namespace kspeed::io::trace {
 
@@ -86,14 +85,18 @@ std::optional<profile::Trace> try_read_gzip(TraceInput& input) {
 }
 
 profile::Trace read_trace_file(const std::string& path, const ProgressCallback& progress) {
+  InputFile file(path, "trace file", kTraceFileKinds);
+  return read_trace_file(file, progress);
+}
+
+profile::Trace read_trace_file(InputFile& file, const ProgressCallback& progress) {
   TraceInput input;
-  input.source = path;
-  input.rest = open_file_source(path);
-  input.head = read_head(*input.rest);
-  struct stat info {};
-  const bool regular = ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-  if (regular) input.path = path;  // SQLite may open it by name; a pipe cannot be read twice
-  const std::uint64_t size = regular ? static_cast<std::uint64_t>(info.st_size) : 0;
+  input.source = file.path();
+  input.head = file.head(kHeadBytes).substr(0, kHeadBytes);
+  // SQLite may open a regular file by name; a pipe cannot be read twice
+  if (file.regular()) input.path = file.path();
+  const std::uint64_t size = file.size();
+  input.rest = file.stream(input.head.size());
   if (progress) {
     input.options.progress = [&progress, size](std::uint64_t done, std::uint64_t) {
       progress(done, size);

@@ -27,6 +27,8 @@
 
 namespace kspeed::io {
 
+class InputFile;
+
 /// The formats kspeed reads request logs in.
 enum class RequestFormat {
   azure_csv,     ///< Azure LLM inference traces 2023/2024: TIMESTAMP,ContextTokens,GeneratedTokens
@@ -107,6 +109,9 @@ using RequestSink = std::function<void(const engine::Request&)>;
 
 /// Reads the log at `path` (gzip-compressed too), detecting its format by content.
 RequestLogReport read_request_log(const std::string& path, const ReadOptions& options,
+                                  const RequestSink& sink);
+/// The same over a file already open (its head perhaps sniffed): read from that descriptor.
+RequestLogReport read_request_log(InputFile& file, const ReadOptions& options,
                                   const RequestSink& sink);
 
 /// The same over text in memory (tests, fuzzing); `source_name` names it in errors.

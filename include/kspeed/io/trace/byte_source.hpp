@@ -26,6 +26,10 @@ class ByteSource {
 /// The file at `path`. Throws InputError for a missing file, a folder, or an unreadable file.
 std::unique_ptr<ByteSource> open_file_source(const std::string& path);
 
+/// An open descriptor, read from where it stands; the source closes it. `name` names the file in
+/// errors.
+std::unique_ptr<ByteSource> descriptor_source(int fd, std::string name);
+
 /// Bytes in memory (not copied: `bytes` must outlive the source).
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes);
 

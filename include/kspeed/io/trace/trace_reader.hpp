@@ -13,6 +13,10 @@
 #include "kspeed/io/trace/byte_source.hpp"
 #include "kspeed/profile/trace.hpp"
 
+namespace kspeed::io {
+class InputFile;
+}
+
 namespace kspeed::io::trace {
 
 /// Called now and then while reading: bytes of the file consumed, and the file's size (0 when
@@ -61,6 +65,10 @@ profile::Trace read_trace(TraceInput& input);
 
 /// Reads the trace file at `path` (gzip decompressed on the fly).
 profile::Trace read_trace_file(const std::string& path, const ProgressCallback& progress = {});
+/// The same over a file already open (its head perhaps sniffed): read from that descriptor.
+profile::Trace read_trace_file(InputFile& file, const ProgressCallback& progress = {});
+/// What a trace file is, for "is a folder: expected ..." messages.
+inline constexpr const char* kTraceFileKinds = "a trace file (*.json, *.json.gz, *.sqlite, *.csv)";
 
 /// Reads a trace from any byte stream; `source` names it in errors. Lets tests feed bytes in
 /// awkward chunk sizes.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -660,6 +661,50 @@ void state_guidellm_strategy(BenchResult& result, const json& benchmark) {
   if (!load.empty()) state(result, "concurrency", load);
 }
 
+// Every successful request's own figures, when the report keeps them all (GuideLLM saves every
+// request unless `--metrics sample_size` limits it): an interval needs them. A sample, or a
+// request without its figures, leaves the aggregates, which describe the whole run. GuideLLM's
+// request_id is a fresh UUID per request, no identity across runs: the requests are not paired.
+std::optional<std::vector<engine::Request>> guidellm_requests(const json& benchmark,
+                                                              std::int64_t successful) {
+  const json* requests = non_null(benchmark, {"requests"});
+  const json* list =
+      requests != nullptr && requests->is_object() ? non_null(*requests, {"successful"}) : nullptr;
+  if (list == nullptr || !list->is_array() || list->empty() ||
+      static_cast<std::int64_t>(list->size()) != successful) {
+    return std::nullopt;
+  }
+  std::vector<engine::Request> out;
+  double first_start = std::numeric_limits<double>::infinity();
+  for (const json& stats : *list) {
+    if (!stats.is_object()) return std::nullopt;
+    const std::optional<double> prompt = number(stats, {"prompt_tokens"});
+    const std::optional<double> output = number(stats, {"output_tokens"});
+    const std::optional<double> latency_s = number(stats, {"request_latency"});
+    if (!prompt || !output || !latency_s || !(*prompt >= 1 && *prompt <= 1e12) ||
+        !(*output >= 0 && *output <= 1e12)) {
+      return std::nullopt;
+    }
+    engine::Request request;
+    request.prompt_tokens = static_cast<std::int64_t>(*prompt);
+    request.response_tokens = static_cast<std::int64_t>(*output);
+    request.ttft_ms = number(stats, {"time_to_first_token_ms"});
+    request.tpot_ms = number(stats, {"inter_token_latency_ms"});  // vLLM's TPOT (see above)
+    request.e2e_ms = *latency_s * 1000;
+    if (const std::optional<double> cached = number(stats, {"cached_tokens"});
+        cached && *cached >= 0 && *cached < *prompt) {
+      request.cached_tokens = static_cast<std::int64_t>(*cached);
+    }
+    request.arrival_s = number(stats, {"request_start_time"});  // Unix seconds
+    if (request.arrival_s) first_start = std::min(first_start, *request.arrival_s);
+    out.push_back(std::move(request));
+  }
+  for (engine::Request& request : out) {
+    if (request.arrival_s) *request.arrival_s -= first_start;
+  }
+  return out;
+}
+
 void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
   using engine::LatencyStatistic;
   const json* metrics = benchmark.is_object() ? non_null(benchmark, {"metrics"}) : nullptr;
@@ -668,7 +713,6 @@ void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
                      ": a GuideLLM benchmark without \"metrics\": expected each benchmarks[] "
                      "entry to carry metrics as guidellm writes benchmarks.json");
   }
-  state_guidellm_strategy(result, benchmark);
   const auto mean = [&](const char* name) -> std::optional<double> {
     const json* successful = guidellm_successful(*metrics, name);
     return successful != nullptr ? number(*successful, {"mean"}) : std::nullopt;
@@ -715,6 +759,20 @@ void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
       if (!list.empty()) state(result, "goodput", "percentiles " + list, "a goodput SLO");
     }
   }
+  const json* totals = non_null(*metrics, {"request_totals"});
+  const std::optional<double> successful =
+      totals != nullptr && totals->is_object() ? number(*totals, {"successful"}) : std::nullopt;
+  if (const std::optional<std::vector<engine::Request>> requests =
+          guidellm_requests(benchmark, successful ? static_cast<std::int64_t>(*successful)
+                                                  : result.latencies.requests)) {
+    result.latencies = engine::BenchSide{};
+    result.latencies.source = result.source;
+    read_per_request(result, [&requests](const RequestSink& sink) {
+      for (const engine::Request& request : *requests) sink(request);
+    });
+  }
+  // Last: the configured strategy replaces the concurrency the requests' times show.
+  state_guidellm_strategy(result, benchmark);
 }
 
 std::vector<BenchResult> read_guidellm_report(const json& document, const std::string& source) {

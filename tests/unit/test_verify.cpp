@@ -750,6 +750,50 @@ TEST_CASE("GuideLLM sweeps give one result per benchmark; empty reports are refu
           Catch::Contains("metrics.<name>.successful.{mean, median, percentiles}"));
 }
 
+TEST_CASE("GuideLLM per-request figures when the report keeps every request",
+          "[verify][guidellm]") {
+  using engine::LatencyMetric;
+  using engine::LatencyStatistic;
+  // GenerativeRequestStats' computed fields (guidellm/schemas/request_stats.py).
+  const auto report = [](int successful) {
+    const std::string request_list =
+        R"([{"request_id": "a", "request_start_time": 1000.0, "request_latency": 0.15,)"
+        R"( "prompt_tokens": 100, "cached_tokens": 0, "output_tokens": 11,)"
+        R"( "time_to_first_token_ms": 50, "inter_token_latency_ms": 10},)"
+        R"( {"request_id": "b", "request_start_time": 1000.1, "request_latency": 0.3,)"
+        R"( "prompt_tokens": 120, "cached_tokens": 0, "output_tokens": 21,)"
+        R"( "time_to_first_token_ms": 60, "inter_token_latency_ms": 12},)"
+        R"( {"request_id": "c", "request_start_time": 1000.2, "request_latency": 0.08,)"
+        R"( "prompt_tokens": 80, "cached_tokens": 0, "output_tokens": 6,)"
+        R"( "time_to_first_token_ms": 40, "inter_token_latency_ms": 8}])";
+    return R"({"benchmarks": [{"config": {"strategy": {"type_": "concurrent", "streams": 2}},)"
+           R"( "metrics": {"request_totals": {"successful": )" +
+           std::to_string(successful) +
+           R"(}, "time_to_first_token_ms": {"successful": {"mean": 51, "median": 49,)"
+           R"( "count": )" +
+           std::to_string(successful) +
+           R"(, "percentiles": {"p99": 70}}}},)"
+           R"( "requests": {"successful": )" +
+           request_list + "}}]}";
+  };
+  const io::BenchResult all = io::parse_bench_results(report(3), "all.json").at(0);
+  CHECK(all.latencies.per_request);
+  CHECK(all.latencies.requests == 3);
+  CHECK(stated_ms(all, LatencyMetric::ttft, LatencyStatistic::mean) == Approx(50.0));
+  CHECK(stated_ms(all, LatencyMetric::tpot, LatencyStatistic::mean) == Approx(10.0));
+  CHECK(stated_ms(all, LatencyMetric::e2e, LatencyStatistic::p50) == Approx(150.0));
+  CHECK(all.latencies.identified.empty());  // request ids are per run: nothing to pair
+  CHECK(entry(all.conditions, "concurrency").value == "strategy concurrent, 2 streams");
+  CHECK(entry(all.conditions, "token_counts").value ==
+        "100 input + 12.67 output tokens per request (mean); 0 cached input (mean)");
+  // Three requests kept of ten: a sample, so the run's aggregates are read instead.
+  const io::BenchResult sample = io::parse_bench_results(report(10), "sample.json").at(0);
+  CHECK_FALSE(sample.latencies.per_request);
+  CHECK(sample.latencies.requests == 10);
+  CHECK(stated_ms(sample, LatencyMetric::ttft, LatencyStatistic::mean) == 51.0);
+  CHECK(stated_ms(sample, LatencyMetric::ttft, LatencyStatistic::p99) == 70.0);
+}
+
 TEST_CASE("llm-d benchmark report 0.1: metrics in ms, completed requests", "[verify][llm-d]") {
   using engine::LatencyMetric;
   using engine::LatencyStatistic;

@@ -208,8 +208,9 @@ class DiffCommand final : public Command {
                                        const std::string& path) {
     if (results.size() != 1) {
       throw InputError(path + " holds " + std::to_string(results.size()) +
-                       " benchmark runs (one a line): kspeed diff compares one run with one "
-                       "run; put the two runs' lines into files of their own");
+                       " benchmark runs (SGLang: one a line; GuideLLM: one per benchmarks[] "
+                       "entry, named in audit): kspeed diff compares one run with one run; put "
+                       "the two runs into files of their own");
     }
     return std::move(results.front());
   }

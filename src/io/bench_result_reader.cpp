@@ -3,11 +3,13 @@
 // Field names are the tools' own: vLLM vllm/benchmarks/serve.py, AIPerf
 // docs/reference/json-export-schema.md, SGLang python/sglang/bench_serving.py.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -663,6 +665,380 @@ void read_sglang_run(BenchResult& result, const json& run) {
   state_stat(result, LatencyMetric::e2e, LatencyStatistic::p99, run, {"p99_e2e_latency_ms"});
 }
 
+// ---- GuideLLM benchmarks.json -------------------------------------------------------------
+// GuideLLM's report (vllm-project/guidellm src/guidellm/benchmark/schemas/report.py, metrics.py;
+// docs/guides/outputs.md): "benchmarks", one per strategy run, each with "metrics" whose
+// distributions are split by request status ("successful", "errored", "incomplete", "total"),
+// each {mean, median, count, percentiles: {p50, p99, ...}}. Only the successful requests are
+// read, as vLLM and AIPerf report them. time_to_first_token_ms and inter_token_latency_ms are in
+// ms, request_latency in seconds; GuideLLM's inter_token_latency_ms is (last token - first
+// token) / (output tokens - 1) per request, vLLM's TPOT, while its time_per_output_token_ms
+// includes the first token and is not read. The per-request "requests" may be a sample
+// (--metrics sample_size): the aggregates describe the whole run.
+
+bool is_guidellm_report(const json& document) {
+  if (!document.is_object()) return false;
+  const json* benchmarks = non_null(document, {"benchmarks"});
+  if (benchmarks == nullptr || !benchmarks->is_array()) return false;
+  if (benchmarks->empty()) return non_null(document, {"metadata", "config", "args"}) != nullptr;
+  const json& first = benchmarks->front();
+  return first.is_object() && non_null(first, {"metrics"}) != nullptr;
+}
+
+// A successful-request distribution of one GuideLLM metric; nullptr when the file lacks it.
+const json* guidellm_successful(const json& metrics, const char* name) {
+  const json* metric = non_null(metrics, {name});
+  if (metric == nullptr || !metric->is_object()) return nullptr;
+  const json* successful = non_null(*metric, {"successful"});
+  return successful != nullptr && successful->is_object() ? successful : nullptr;
+}
+
+// "strategy concurrent, 16 streams": how GuideLLM scheduled the run (guidellm/scheduler/
+// strategies.py: type_, streams, rate, max_concurrency).
+void state_guidellm_strategy(BenchResult& result, const json& benchmark) {
+  const json* config = non_null(benchmark, {"config", "args"});
+  const json* strategy = config != nullptr && config->is_object()
+                             ? non_null(*config, {"strategy"})
+                             : non_null(benchmark, {"strategy"});
+  if (strategy == nullptr || !strategy->is_object()) return;
+  std::string load;
+  if (const json* type = non_null(*strategy, {"type_", "type"})) {
+    load = "strategy " + json_text(*type);
+  }
+  if (const json* streams = non_null(*strategy, {"streams"})) {
+    load += (load.empty() ? "" : ", ") + json_text(*streams) + " streams";
+  }
+  if (const json* rate = non_null(*strategy, {"rate"})) {
+    load += (load.empty() ? "" : ", ") + ("request rate " + json_text(*rate) + "/s");
+  }
+  if (const json* most = non_null(*strategy, {"max_concurrency"})) {
+    load += (load.empty() ? "" : ", ") + ("max concurrency " + json_text(*most));
+  }
+  if (!load.empty()) state(result, "concurrency", load);
+}
+
+// Every successful request's own figures, when the report keeps them all (GuideLLM saves every
+// request unless `--metrics sample_size` limits it): an interval needs them. A sample, or a
+// request without its figures, leaves the aggregates, which describe the whole run. GuideLLM's
+// request_id is a fresh UUID per request, no identity across runs: the requests are not paired.
+std::optional<std::vector<engine::Request>> guidellm_requests(const json& benchmark,
+                                                              std::int64_t successful) {
+  const json* requests = non_null(benchmark, {"requests"});
+  const json* list =
+      requests != nullptr && requests->is_object() ? non_null(*requests, {"successful"}) : nullptr;
+  if (list == nullptr || !list->is_array() || list->empty() ||
+      static_cast<std::int64_t>(list->size()) != successful) {
+    return std::nullopt;
+  }
+  std::vector<engine::Request> out;
+  double first_start = std::numeric_limits<double>::infinity();
+  for (const json& stats : *list) {
+    if (!stats.is_object()) return std::nullopt;
+    const std::optional<double> prompt = number(stats, {"prompt_tokens"});
+    const std::optional<double> output = number(stats, {"output_tokens"});
+    const std::optional<double> latency_s = number(stats, {"request_latency"});
+    if (!prompt || !output || !latency_s || !(*prompt >= 1 && *prompt <= 1e12) ||
+        !(*output >= 0 && *output <= 1e12)) {
+      return std::nullopt;
+    }
+    engine::Request request;
+    request.prompt_tokens = static_cast<std::int64_t>(*prompt);
+    request.response_tokens = static_cast<std::int64_t>(*output);
+    request.ttft_ms = number(stats, {"time_to_first_token_ms"});
+    request.tpot_ms = number(stats, {"inter_token_latency_ms"});  // vLLM's TPOT (see above)
+    request.e2e_ms = *latency_s * 1000;
+    if (const std::optional<double> cached = number(stats, {"cached_tokens"});
+        cached && *cached >= 0 && *cached < *prompt) {
+      request.cached_tokens = static_cast<std::int64_t>(*cached);
+    }
+    request.arrival_s = number(stats, {"request_start_time"});  // Unix seconds
+    if (request.arrival_s) first_start = std::min(first_start, *request.arrival_s);
+    out.push_back(std::move(request));
+  }
+  for (engine::Request& request : out) {
+    if (request.arrival_s) *request.arrival_s -= first_start;
+  }
+  return out;
+}
+
+void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
+  using engine::LatencyStatistic;
+  const json* metrics = benchmark.is_object() ? non_null(benchmark, {"metrics"}) : nullptr;
+  if (metrics == nullptr || !metrics->is_object()) {
+    throw InputError(result.source +
+                     ": a GuideLLM benchmark without \"metrics\": expected each benchmarks[] "
+                     "entry to carry metrics as guidellm writes benchmarks.json");
+  }
+  const auto mean = [&](const char* name) -> std::optional<double> {
+    const json* successful = guidellm_successful(*metrics, name);
+    return successful != nullptr ? number(*successful, {"mean"}) : std::nullopt;
+  };
+  state_token_means(result, mean("prompt_token_count"), mean("output_token_count"));
+  const std::array<std::tuple<LatencyMetric, const char*, double>, 3> names = {
+      {{LatencyMetric::ttft, "time_to_first_token_ms", 1.0},
+       {LatencyMetric::tpot, "inter_token_latency_ms", 1.0},
+       {LatencyMetric::e2e, "request_latency", 1000.0}}};
+  bool any = false;
+  for (const auto& [metric, name, scale] : names) {
+    const json* successful = guidellm_successful(*metrics, name);
+    if (successful == nullptr) continue;
+    const json* percentiles = non_null(*successful, {"percentiles"});
+    const auto scaled = [scale = scale](std::optional<double> value) {
+      return value ? std::optional(*value * scale) : std::nullopt;
+    };
+    std::optional<double> p50 = number(*successful, {"median"});
+    std::optional<double> p99;
+    if (percentiles != nullptr && percentiles->is_object()) {
+      if (!p50) p50 = number(*percentiles, {"p50"});
+      p99 = number(*percentiles, {"p99"});
+    }
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*successful, {"mean"})));
+    state_stat(result, metric, LatencyStatistic::p50, scaled(p50));
+    state_stat(result, metric, LatencyStatistic::p99, scaled(p99));
+    any = any || number(*successful, {"mean"}).has_value();
+    if (const std::optional<double> count = number(*successful, {"count"})) {
+      result.latencies.requests = static_cast<std::int64_t>(*count);
+    }
+  }
+  if (!any) {
+    throw InputError(result.source +
+                     ": a GuideLLM benchmark without successful time_to_first_token_ms, "
+                     "inter_token_latency_ms or request_latency: expected "
+                     "metrics.<name>.successful.{mean, median, percentiles} as guidellm writes "
+                     "benchmarks.json (were all requests errored or incomplete?)");
+  }
+  if (const json* ttft = guidellm_successful(*metrics, "time_to_first_token_ms")) {
+    if (const json* percentiles = non_null(*ttft, {"percentiles"});
+        percentiles && percentiles->is_object()) {
+      std::string list;
+      for (const auto& item : percentiles->items()) list += (list.empty() ? "" : ", ") + item.key();
+      if (!list.empty()) state(result, "goodput", "percentiles " + list, "a goodput SLO");
+    }
+  }
+  const json* totals = non_null(*metrics, {"request_totals"});
+  const std::optional<double> successful =
+      totals != nullptr && totals->is_object() ? number(*totals, {"successful"}) : std::nullopt;
+  if (const std::optional<std::vector<engine::Request>> requests =
+          guidellm_requests(benchmark, successful ? static_cast<std::int64_t>(*successful)
+                                                  : result.latencies.requests)) {
+    result.latencies = engine::BenchSide{};
+    result.latencies.source = result.source;
+    read_per_request(result, [&requests](const RequestSink& sink) {
+      for (const engine::Request& request : *requests) sink(request);
+    });
+  }
+  // Last: the configured strategy replaces the concurrency the requests' times show.
+  state_guidellm_strategy(result, benchmark);
+}
+
+std::vector<BenchResult> read_guidellm_report(const json& document, const std::string& source) {
+  const json& benchmarks = document.at("benchmarks");  // is_guidellm_report checked it
+  if (benchmarks.empty()) {
+    throw InputError(source +
+                     ": a GuideLLM report with no benchmarks (\"benchmarks\": []): the run "
+                     "ended before a benchmark completed; kspeed needs at least one benchmarks[] "
+                     "entry with metrics");
+  }
+  std::vector<BenchResult> results;
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+    // One result per benchmark, named FILE:benchmarks[i] when the file has several (a sweep).
+    const std::string name =
+        benchmarks.size() == 1 ? source : source + ":benchmarks[" + std::to_string(i) + "]";
+    BenchResult result = blank_result(name, "guidellm-json");
+    read_guidellm_benchmark(result, benchmarks[i]);
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+// ---- llm-d benchmark report -----------------------------------------------------------------
+// llm-d-benchmark's standard report (llm-d/llm-d-benchmark docs/benchmark_report.md and
+// llmdbenchmark/analysis/benchmark_report/: README.md, schema_v0_1.py, schema_v0_2*.py): a
+// string "version"; 0.1 has "scenario" and "metrics" (requests, latency), 0.2 and 0.2.1 have
+// "run", "scenario" and "results.request_performance.aggregate" (requests, latency). Each
+// statistic is {units, mean, p50, p99, ...}; times in "ms" or "s", per-token times in
+// "ms/token" or "s/token". time_per_output_token is (latency - TTFT) / (output tokens - 1), vLLM's
+// TPOT; inter_token_latency is ITL. The report may be YAML or JSON; kspeed reads the JSON.
+
+bool is_llmd_report(const json& document) {
+  if (!document.is_object()) return false;
+  const json* version = non_null(document, {"version"});
+  return version != nullptr && version->is_string() &&
+         non_null(document, {"scenario"}) != nullptr &&
+         non_null(document, {"metrics", "results"}) != nullptr;
+}
+
+// ms per unit of an llm-d statistic: "ms", "s", and the same per token.
+std::optional<double> llmd_ms_per_unit(std::string unit) {
+  if (unit.ends_with("/token")) unit.resize(unit.size() - 6);
+  if (unit == "ms") return 1.0;
+  if (unit == "s") return 1000.0;
+  return std::nullopt;
+}
+
+// The aggregate of a report: "metrics" (0.1) or "results.request_performance.aggregate" (0.2).
+const json& llmd_aggregate(const json& document, const std::string& source,
+                           const std::string& version) {
+  const json* aggregate = nullptr;
+  if (version == "0.1") {
+    aggregate = non_null(document, {"metrics"});
+  } else if (version.starts_with("0.2")) {
+    const json* results = non_null(document, {"results"});
+    const json* performance = results != nullptr && results->is_object()
+                                  ? non_null(*results, {"request_performance"})
+                                  : nullptr;
+    aggregate = performance != nullptr && performance->is_object()
+                    ? non_null(*performance, {"aggregate"})
+                    : nullptr;
+  } else {
+    throw InputError(source + ": an llm-d benchmark report version '" + version +
+                     "': kspeed reads versions 0.1, 0.2 and 0.2.1 (llm-d-benchmark "
+                     "docs/benchmark_report.md)");
+  }
+  if (aggregate == nullptr || !aggregate->is_object()) {
+    throw InputError(source + ": an llm-d benchmark report " + version + " without " +
+                     (version == "0.1" ? std::string("\"metrics\"")
+                                       : std::string("results.request_performance.aggregate")) +
+                     ": kspeed needs the aggregate requests and latency statistics");
+  }
+  return *aggregate;
+}
+
+// "8 × NVIDIA-H100-80GB-HBM3": an llm-d accelerator's count and model.
+void state_llmd_accelerator(BenchResult& result, const json* accelerator) {
+  if (accelerator == nullptr || !accelerator->is_object()) return;
+  const json* gpu = non_null(*accelerator, {"model"});
+  const json* count = non_null(*accelerator, {"count"});
+  if (gpu != nullptr) {
+    state(result, "hardware", (count ? json_text(*count) + " × " : "") + json_text(*gpu));
+  }
+}
+
+// The conditions an llm-d report states in its scenario: 0.1 names them directly, 0.2 in the
+// standardized part of each stack component and of the load.
+void read_llmd_conditions(BenchResult& result, const json& document, const std::string& version) {
+  const json& scenario = document.at("scenario");  // is_llmd_report checked it
+  if (!scenario.is_object()) return;
+  if (version == "0.1") {
+    // host.accelerator lists one entry per pod (prefill, decode): the first is stated.
+    const json* host = non_null(scenario, {"host"});
+    const json* accelerators =
+        host != nullptr && host->is_object() ? non_null(*host, {"accelerator"}) : nullptr;
+    if (accelerators != nullptr && accelerators->is_array() && !accelerators->empty()) {
+      state_llmd_accelerator(result, &accelerators->front());
+    }
+    const json* model = non_null(scenario, {"model"});
+    if (model != nullptr && model->is_object()) {
+      if (const json* name = non_null(*model, {"name"})) state(result, "model", json_text(*name));
+    }
+    const json* platform = non_null(scenario, {"platform"});
+    const json* engines =
+        platform != nullptr && platform->is_object() ? non_null(*platform, {"engine"}) : nullptr;
+    if (engines != nullptr && engines->is_array() && !engines->empty() &&
+        engines->front().is_object()) {
+      const json& engine = engines->front();
+      const json* name = non_null(engine, {"name"});
+      const json* engine_version = non_null(engine, {"version"});
+      if (name != nullptr) {
+        state(result, "engine",
+              json_text(*name) + (engine_version ? " " + json_text(*engine_version) : ""),
+              "attention backend");
+      }
+    }
+    return;
+  }
+  const json* stack = non_null(scenario, {"stack"});
+  if (stack != nullptr && stack->is_array()) {
+    for (const json& component : *stack) {
+      const json* standard =
+          component.is_object() ? non_null(component, {"standardized"}) : nullptr;
+      if (standard == nullptr || !standard->is_object()) continue;
+      const json* kind = non_null(*standard, {"kind"});
+      if (kind == nullptr || json_text(*kind) != "inference_engine") continue;
+      const json* model = non_null(*standard, {"model"});
+      if (model != nullptr && model->is_object()) {
+        if (const json* name = non_null(*model, {"name"})) state(result, "model", json_text(*name));
+      }
+      if (const json* tool = non_null(*standard, {"tool"})) {
+        const json* tool_version = non_null(*standard, {"tool_version"});
+        state(result, "engine",
+              json_text(*tool) + (tool_version ? " " + json_text(*tool_version) : ""),
+              "attention backend");
+      }
+      state_llmd_accelerator(result, non_null(*standard, {"accelerator"}));
+      break;  // the first engine: a disaggregated stack lists prefill and decode engines
+    }
+  }
+  const json* load = non_null(scenario, {"load"});
+  const json* standard =
+      load != nullptr && load->is_object() ? non_null(*load, {"standardized"}) : nullptr;
+  if (standard != nullptr && standard->is_object()) {
+    std::string text;
+    if (const json* concurrency = member(*standard, {"concurrency"})) {
+      text = "max concurrency " + (concurrency->is_null() ? "unlimited" : json_text(*concurrency));
+    }
+    if (const json* rate = non_null(*standard, {"rate_qps"})) {
+      text += (text.empty() ? "" : ", ") + ("request rate " + json_text(*rate) + "/s");
+    }
+    if (!text.empty()) state(result, "concurrency", text);
+  }
+}
+
+void read_llmd_report(BenchResult& result, const json& document) {
+  using engine::LatencyStatistic;
+  const std::string version = json_text(document.at("version"));
+  const json& aggregate = llmd_aggregate(document, result.source, version);
+  read_llmd_conditions(result, document, version);
+  const json* requests = non_null(aggregate, {"requests"});
+  if (requests != nullptr && requests->is_object()) {
+    const auto mean = [&](const char* name) -> std::optional<double> {
+      const json* statistic = non_null(*requests, {name});
+      return statistic != nullptr && statistic->is_object() ? number(*statistic, {"mean"})
+                                                            : std::nullopt;
+    };
+    state_token_means(result, mean("input_length"), mean("output_length"));
+    // The statistics are over the requests that completed: sent less failed and incomplete.
+    if (const std::optional<double> total = number(*requests, {"total"})) {
+      const double completed = *total - number(*requests, {"failures"}).value_or(0) -
+                               number(*requests, {"incomplete"}).value_or(0);
+      if (completed >= 0) result.latencies.requests = static_cast<std::int64_t>(completed);
+    }
+  }
+  const json* latency = non_null(aggregate, {"latency"});
+  const std::array<std::pair<LatencyMetric, const char*>, 4> names = {
+      {{LatencyMetric::ttft, "time_to_first_token"},
+       {LatencyMetric::tpot, "time_per_output_token"},
+       {LatencyMetric::itl, "inter_token_latency"},
+       {LatencyMetric::e2e, "request_latency"}}};
+  bool any = false;
+  for (const auto& [metric, name] : names) {
+    const json* statistic =
+        latency != nullptr && latency->is_object() ? non_null(*latency, {name}) : nullptr;
+    if (statistic == nullptr || !statistic->is_object()) continue;
+    const json* unit = non_null(*statistic, {"units"});
+    const std::optional<double> scale = llmd_ms_per_unit(unit ? json_text(*unit) : "");
+    if (!scale) {
+      throw InputError(result.source + ": latency." + name + " has units '" +
+                       (unit ? json_text(*unit) : std::string("(none)")) +
+                       "': expected ms or s (ms/token or s/token per token), as the llm-d "
+                       "benchmark report schema allows");
+    }
+    const auto scaled = [&scale](std::optional<double> value) {
+      return value ? std::optional(*value * *scale) : std::nullopt;
+    };
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*statistic, {"mean"})));
+    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*statistic, {"p50"})));
+    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*statistic, {"p99"})));
+    any = any || number(*statistic, {"mean"}).has_value();
+  }
+  if (!any) {
+    throw InputError(result.source + ": an llm-d benchmark report " + version +
+                     " without latency statistics: kspeed needs latency.time_to_first_token (or "
+                     "time_per_output_token, inter_token_latency, request_latency) with units "
+                     "and mean");
+  }
+}
+
 // ---- kspeed workloads -----------------------------------------------------------------------
 
 bool is_kspeed_workload(const json& document) {
@@ -708,6 +1084,20 @@ std::string describe_text(std::string_view text, const std::optional<json>& docu
   return line.empty() ? std::string("empty") : "text starting '" + line + "'";
 }
 
+// GuideLLM and llm-d also write their reports as YAML, which kspeed does not parse.
+std::string yaml_hint(std::string_view text, const std::optional<json>& document) {
+  if (document) return "";
+  const std::string_view line = first_line(text);
+  const std::size_t colon = line.find(':');
+  const bool key_line =
+      colon != std::string_view::npos && colon > 0 &&
+      std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(colon),
+                  [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!key_line && !line.starts_with("---")) return "";
+  return "; it looks like YAML: write the report as JSON (guidellm --output kind=json, llm-d's "
+         "export_json) and give that";
+}
+
 [[noreturn]] void unknown_format(const std::string& source, std::string_view text,
                                  const std::optional<json>& document) {
   throw InputError(
@@ -716,8 +1106,10 @@ std::string describe_text(std::string_view text, const std::optional<json>& docu
       "profile_export_aiperf.json (records, or schema_version with time_to_first_token), "
       "profile_export_aiperf.csv (a 'Metric,avg,...' header), profile_export.jsonl (metadata "
       "and metrics a line) or an AIPerf artifact directory, SGLang bench_serving JSONL "
-      "(backend, completed, mean_e2e_latency_ms a line), or a kspeed workload (see "
-      "docs/audit.md)");
+      "(backend, completed, mean_e2e_latency_ms a line), GuideLLM benchmarks.json (benchmarks "
+      "with metrics), an llm-d benchmark report as JSON (version, scenario, metrics or results), "
+      "or a kspeed workload (see docs/audit.md)" +
+      yaml_hint(text, document));
 }
 
 // Duplicate keys are refused with the key's line: nlohmann keeps the last silently, so
@@ -906,6 +1298,12 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
     if (is_aiperf_flat_aggregate(*document)) {
       BenchResult result = blank_result(source, "aiperf-json");
       read_aiperf_aggregate(result, *document, *document);
+      return {result};
+    }
+    if (is_guidellm_report(*document)) return read_guidellm_report(*document, source);
+    if (is_llmd_report(*document)) {
+      BenchResult result = blank_result(source, "llm-d-report");
+      read_llmd_report(result, *document);
       return {result};
     }
     if (is_vllm_bench(*document)) {

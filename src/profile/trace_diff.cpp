@@ -147,6 +147,14 @@ std::vector<KernelChange> compare_kernels(const Trace& before, const Trace& afte
 
 }  // namespace
 
+bool has_common_phase(const TraceDiff& diff) {
+  if (!diff.before.phased && !diff.after.phased) return true;
+  for (const PhaseChange& phase : diff.phases) {
+    if (!phase.whole_trace && phase.phase != Phase::unphased) return true;
+  }
+  return false;
+}
+
 TraceDiff diff_traces(const Trace& before_trace, const Trace& after_trace,
                       const KernelClassifier& classifier, const TraceDiffOptions& options) {
   AnalysisOptions analysis;

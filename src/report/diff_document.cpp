@@ -48,6 +48,8 @@ ordered_json trace_tree(const TraceDiff& diff) {
     differences.push_back(setup_differences_text({field}, {diff.before, diff.after}));
   }
   out["setup_differences"] = differences;
+  // False: no phase in both traces, so there is no headline speedup (the text says why).
+  out["common_phase"] = profile::has_common_phase(diff);
   ordered_json phases = ordered_json::array();
   for (const PhaseChange& phase : diff.phases) phases.push_back(phase_json(phase));
   out["phases"] = phases;
@@ -179,6 +181,7 @@ Document trace_diff_document(const TraceDiff& diff) {
     record["schema_version"] = kSchemaVersion;
     record["before"] = diff.before.source;
     record["after"] = diff.after.source;
+    record["common_phase"] = document.tree["common_phase"];
     flatten_into(record, "", phase);
     document.records.push_back(record);
   }

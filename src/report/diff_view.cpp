@@ -115,14 +115,9 @@ std::string phases_of(const profile::FileResult& file) {
   return text + " steps";
 }
 
-// Steps annotated with a phase on some side, but no phase in both: a prefill trace against a
-// decode trace compares different work, and no phase speedup means anything.
+// Steps annotated with a phase on some side, but no phase in both (profile::has_common_phase).
 bool no_common_phase(const TraceDiff& diff) {
-  if (!diff.before.phased && !diff.after.phased) return false;
-  for (const PhaseChange& phase : diff.phases) {
-    if (!phase.whole_trace && phase.phase != profile::Phase::unphased) return false;
-  }
-  return true;
+  return !profile::has_common_phase(diff);
 }
 
 std::string trace_answer(const TraceDiff& diff) {

@@ -674,3 +674,180 @@ TEST_CASE("plan: a simulated A/B at the minimum detectable effect has the planne
   }
   CHECK(static_cast<double>(detected) / kTrials == Approx(0.8).margin(0.025));
 }
+
+// ---- GuideLLM and llm-d benchmark reports ------------------------------------------------------
+// The fixtures are written from the tools' documented fields (tests/fixtures/guidellm/README.md,
+// tests/fixtures/llm-d/README.md); the checks are the figures those fields state, in ms.
+
+namespace {
+
+const std::string kFixtures = std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/";
+
+double stated_ms(const io::BenchResult& result, engine::LatencyMetric metric,
+                 engine::LatencyStatistic statistic) {
+  const std::optional<double> value = stated(result.latencies, metric, statistic);
+  REQUIRE(value);
+  return *value;
+}
+
+}  // namespace
+
+TEST_CASE("GuideLLM benchmarks.json: the successful requests' figures", "[verify][guidellm]") {
+  using engine::LatencyMetric;
+  using engine::LatencyStatistic;
+  const std::vector<io::BenchResult> results =
+      io::read_bench_results(kFixtures + "guidellm/before.json");
+  REQUIRE(results.size() == 1);
+  const io::BenchResult& run = results.front();
+  CHECK(run.format == "guidellm-json");
+  CHECK(run.source == kFixtures + "guidellm/before.json");
+  CHECK_FALSE(run.latencies.per_request);
+  CHECK(run.latencies.requests == 500);
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::mean) == 150.0);
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::p50) == 140.0);
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::p99) == 400.0);
+  // inter_token_latency_ms is vLLM's TPOT; time_per_output_token_ms (20 ms) includes the first
+  // token and is not read.
+  CHECK(stated_ms(run, LatencyMetric::tpot, LatencyStatistic::mean) == 18.0);
+  CHECK_FALSE(stated(run.latencies, LatencyMetric::itl, LatencyStatistic::mean));
+  // request_latency is in seconds.
+  CHECK(stated_ms(run, LatencyMetric::e2e, LatencyStatistic::mean) == Approx(2450.0));
+  CHECK(stated_ms(run, LatencyMetric::e2e, LatencyStatistic::p99) == Approx(3600.0));
+  CHECK(entry(run.conditions, "concurrency").value == "strategy concurrent, 16 streams");
+  CHECK(entry(run.conditions, "token_counts").value ==
+        "512 input + 128 output tokens per request (mean)");
+  CHECK(entry(run.conditions, "model").status == engine::ConditionStatus::omitted);
+}
+
+TEST_CASE("GuideLLM sweeps give one result per benchmark; empty reports are refused",
+          "[verify][guidellm]") {
+  const auto benchmark = [](const std::string& strategy, double ttft_ms) {
+    return R"({"config": {"strategy": )" + strategy +
+           R"(}, "metrics": {"time_to_first_token_ms": {"successful": {"mean": )" +
+           std::to_string(ttft_ms) +
+           R"(, "median": 1, "count": 30, "percentiles": {"p50": 1, "p99": 2}}}}})";
+  };
+  const std::string sweep = R"({"metadata": {"version": 2}, "benchmarks": [)" +
+                            benchmark(R"({"type_": "synchronous"})", 40) + ", " +
+                            benchmark(R"({"type_": "constant", "rate": 2.5})", 55) + "]}";
+  const std::vector<io::BenchResult> results = io::parse_bench_results(sweep, "sweep.json");
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].source == "sweep.json:benchmarks[0]");
+  CHECK(results[1].source == "sweep.json:benchmarks[1]");
+  CHECK(entry(results[0].conditions, "concurrency").value == "strategy synchronous");
+  CHECK(entry(results[1].conditions, "concurrency").value ==
+        "strategy constant, request rate 2.5/s");
+  CHECK(*stated(results[1].latencies, engine::LatencyMetric::ttft,
+                engine::LatencyStatistic::mean) == 55.0);
+  CHECK(results[1].latencies.requests == 30);
+  CHECK_THROWS_WITH(
+      io::parse_bench_results(R"({"metadata": {"version": 2}, "benchmarks": []})", "e.json"),
+      Catch::Contains("e.json: a GuideLLM report with no benchmarks"));
+  CHECK_THROWS_WITH(
+      io::parse_bench_results(
+          R"({"benchmarks": [{"metrics": {"request_totals": {"successful": 0}}}]})", "f.json"),
+      Catch::Contains("f.json: a GuideLLM benchmark without successful time_to_first_token_ms") &&
+          Catch::Contains("metrics.<name>.successful.{mean, median, percentiles}"));
+}
+
+TEST_CASE("GuideLLM per-request figures when the report keeps every request",
+          "[verify][guidellm]") {
+  using engine::LatencyMetric;
+  using engine::LatencyStatistic;
+  // GenerativeRequestStats' computed fields (guidellm/schemas/request_stats.py).
+  const auto report = [](int successful) {
+    const std::string request_list =
+        R"([{"request_id": "a", "request_start_time": 1000.0, "request_latency": 0.15,)"
+        R"( "prompt_tokens": 100, "cached_tokens": 0, "output_tokens": 11,)"
+        R"( "time_to_first_token_ms": 50, "inter_token_latency_ms": 10},)"
+        R"( {"request_id": "b", "request_start_time": 1000.1, "request_latency": 0.3,)"
+        R"( "prompt_tokens": 120, "cached_tokens": 0, "output_tokens": 21,)"
+        R"( "time_to_first_token_ms": 60, "inter_token_latency_ms": 12},)"
+        R"( {"request_id": "c", "request_start_time": 1000.2, "request_latency": 0.08,)"
+        R"( "prompt_tokens": 80, "cached_tokens": 0, "output_tokens": 6,)"
+        R"( "time_to_first_token_ms": 40, "inter_token_latency_ms": 8}])";
+    return R"({"benchmarks": [{"config": {"strategy": {"type_": "concurrent", "streams": 2}},)"
+           R"( "metrics": {"request_totals": {"successful": )" +
+           std::to_string(successful) +
+           R"(}, "time_to_first_token_ms": {"successful": {"mean": 51, "median": 49,)"
+           R"( "count": )" +
+           std::to_string(successful) +
+           R"(, "percentiles": {"p99": 70}}}},)"
+           R"( "requests": {"successful": )" +
+           request_list + "}}]}";
+  };
+  const io::BenchResult all = io::parse_bench_results(report(3), "all.json").at(0);
+  CHECK(all.latencies.per_request);
+  CHECK(all.latencies.requests == 3);
+  CHECK(stated_ms(all, LatencyMetric::ttft, LatencyStatistic::mean) == Approx(50.0));
+  CHECK(stated_ms(all, LatencyMetric::tpot, LatencyStatistic::mean) == Approx(10.0));
+  CHECK(stated_ms(all, LatencyMetric::e2e, LatencyStatistic::p50) == Approx(150.0));
+  CHECK(all.latencies.identified.empty());  // request ids are per run: nothing to pair
+  CHECK(entry(all.conditions, "concurrency").value == "strategy concurrent, 2 streams");
+  CHECK(entry(all.conditions, "token_counts").value ==
+        "100 input + 12.67 output tokens per request (mean); 0 cached input (mean)");
+  // Three requests kept of ten: a sample, so the run's aggregates are read instead.
+  const io::BenchResult sample = io::parse_bench_results(report(10), "sample.json").at(0);
+  CHECK_FALSE(sample.latencies.per_request);
+  CHECK(sample.latencies.requests == 10);
+  CHECK(stated_ms(sample, LatencyMetric::ttft, LatencyStatistic::mean) == 51.0);
+  CHECK(stated_ms(sample, LatencyMetric::ttft, LatencyStatistic::p99) == 70.0);
+}
+
+TEST_CASE("llm-d benchmark report 0.1: metrics in ms, completed requests", "[verify][llm-d]") {
+  using engine::LatencyMetric;
+  using engine::LatencyStatistic;
+  const io::BenchResult run = io::read_bench_results(kFixtures + "llm-d/report-v0.1.json").at(0);
+  CHECK(run.format == "llm-d-report");
+  CHECK(run.latencies.requests == 198);  // 200 sent, 2 failed
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::mean) == 85.0);
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::p99) == 210.0);
+  CHECK(stated_ms(run, LatencyMetric::tpot, LatencyStatistic::mean) == 11.5);
+  CHECK(stated_ms(run, LatencyMetric::itl, LatencyStatistic::p99) == 19.0);
+  CHECK(stated_ms(run, LatencyMetric::e2e, LatencyStatistic::p50) == 2990.0);
+  CHECK(entry(run.conditions, "model").value == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(entry(run.conditions, "engine").value == "vllm 0.9.0.1");
+  CHECK(entry(run.conditions, "hardware").value == "1 × H100");
+  CHECK(entry(run.conditions, "engine").status == engine::ConditionStatus::partial);
+  CHECK(entry(run.conditions, "token_counts").value ==
+        "1024 input + 256 output tokens per request (mean)");
+}
+
+TEST_CASE("llm-d benchmark report 0.2: aggregate in s, stack and load conditions",
+          "[verify][llm-d]") {
+  using engine::LatencyMetric;
+  using engine::LatencyStatistic;
+  const io::BenchResult run = io::read_bench_results(kFixtures + "llm-d/report-v0.2.json").at(0);
+  CHECK(run.format == "llm-d-report");
+  CHECK(run.latencies.requests == 500);
+  CHECK(stated_ms(run, LatencyMetric::ttft, LatencyStatistic::mean) == Approx(36.8578));
+  CHECK(stated_ms(run, LatencyMetric::tpot, LatencyStatistic::p99) == Approx(7.5));
+  CHECK(stated_ms(run, LatencyMetric::itl, LatencyStatistic::p50) == Approx(5.9));
+  CHECK(stated_ms(run, LatencyMetric::e2e, LatencyStatistic::mean) == Approx(6131.0));
+  CHECK(entry(run.conditions, "model").value == "Qwen/Qwen3-0.6B");
+  CHECK(entry(run.conditions, "hardware").value == "8 × NVIDIA-H100-80GB-HBM3");
+  CHECK(entry(run.conditions, "engine").value == "llm-d ghcr.io/llm-d/llm-d-cuda:0.3.1");
+  CHECK(entry(run.conditions, "concurrency").value == "max concurrency 64, request rate 10/s");
+}
+
+TEST_CASE("llm-d reports kspeed cannot read say why", "[verify][llm-d]") {
+  const std::string scenario = R"("scenario": {"model": {"name": "m"}})";
+  CHECK_THROWS_WITH(
+      io::parse_bench_results(R"({"version": "0.3", )" + scenario + R"(, "results": {}})", "a"),
+      Catch::Contains("a: an llm-d benchmark report version '0.3'") &&
+          Catch::Contains("0.1, 0.2 and 0.2.1"));
+  CHECK_THROWS_WITH(
+      io::parse_bench_results(R"({"version": "0.2", )" + scenario + R"(, "results": {}})", "b"),
+      Catch::Contains("without results.request_performance.aggregate"));
+  CHECK_THROWS_WITH(
+      io::parse_bench_results(R"({"version": "0.1", )" + scenario +
+                                  R"(, "metrics": {"latency": {"time_to_first_token":)"
+                                  R"( {"units": "us", "mean": 5}}}})",
+                              "c"),
+      Catch::Contains("c: latency.time_to_first_token has units 'us'") &&
+          Catch::Contains("expected ms or s"));
+  // The tools also write YAML: the error says so and what to give instead.
+  CHECK_THROWS_WITH(io::parse_bench_results("version: '0.2'\nrun:\n  uid: x\n", "r.yaml"),
+                    Catch::Contains("not a benchmark result kspeed reads") &&
+                        Catch::Contains("it looks like YAML: write the report as JSON"));
+}

@@ -21,7 +21,7 @@ namespace kspeed::io {
 struct BenchResult {
   std::string source;  ///< the file name, with ":LINE" for one run of a multi-run file
   std::string format;  ///< "vllm-bench-json", "aiperf-json", "aiperf-jsonl", "sglang-bench-jsonl",
-                       ///< "kspeed-workload"
+                       ///< "guidellm-json", "llm-d-report", "kspeed-workload"
   engine::FileConditions conditions;
   engine::BenchSide latencies;  ///< per-request samples or stated aggregates (source set)
 };

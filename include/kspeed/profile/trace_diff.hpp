@@ -93,6 +93,11 @@ struct TraceDiff {
 std::vector<KernelChange> kernel_totals(const Trace& trace, const KernelClassifier& classifier,
                                         bool as_after);
 
+/// False when steps carry a phase in either trace but no phase (prefill, decode, mixed) is in
+/// both: a prefill trace against a decode trace compares different work, so no speedup is
+/// stated. True also when neither trace has phased steps (the unphased steps compare).
+bool has_common_phase(const TraceDiff& diff);
+
 /// Compares two analysed traces; `before_trace`/`after_trace` give the per-name kernel totals.
 TraceDiff diff_traces(const Trace& before_trace, const Trace& after_trace,
                       const KernelClassifier& classifier, const TraceDiffOptions& options);

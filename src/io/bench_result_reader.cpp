@@ -792,12 +792,15 @@ void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
       if (!p50) p50 = number(*percentiles, {"p50"});
       p99 = number(*percentiles, {"p99"});
     }
-    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*successful, {"mean"})));
-    state_stat(result, metric, LatencyStatistic::p50, scaled(p50));
-    state_stat(result, metric, LatencyStatistic::p99, scaled(p99));
+    const std::string field = std::string("metrics.") + name + ".successful";
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*successful, {"mean"})),
+               field + ".mean");
+    state_stat(result, metric, LatencyStatistic::p50, scaled(p50), field + ".median");
+    state_stat(result, metric, LatencyStatistic::p99, scaled(p99), field + ".percentiles.p99");
     any = any || number(*successful, {"mean"}).has_value();
     if (const std::optional<double> count = number(*successful, {"count"})) {
-      result.latencies.requests = static_cast<std::int64_t>(*count);
+      result.latencies.requests = static_cast<std::int64_t>(
+          checked_count(result, *count, std::string("metrics.") + name + ".successful.count"));
     }
   }
   if (!any) {
@@ -823,8 +826,12 @@ void read_guidellm_benchmark(BenchResult& result, const json& benchmark) {
                                                   : result.latencies.requests)) {
     result.latencies = engine::BenchSide{};
     result.latencies.source = result.source;
-    read_per_request(result, [&requests](const RequestSink& sink) {
+    read_per_request(result, [&requests, &result](const RequestSink& sink) {
+      RequestLogReport report;
+      report.source = result.source;
       for (const engine::Request& request : *requests) sink(request);
+      report.records = report.requests = static_cast<std::int64_t>(requests->size());
+      return report;
     });
   }
   // Last: the configured strategy replaces the concurrency the requests' times show.
@@ -1026,9 +1033,13 @@ void read_llmd_report(BenchResult& result, const json& document) {
     const auto scaled = [&scale](std::optional<double> value) {
       return value ? std::optional(*value * *scale) : std::nullopt;
     };
-    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*statistic, {"mean"})));
-    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*statistic, {"p50"})));
-    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*statistic, {"p99"})));
+    const std::string field = std::string("latency.") + name;
+    state_stat(result, metric, LatencyStatistic::mean, scaled(number(*statistic, {"mean"})),
+               field + ".mean");
+    state_stat(result, metric, LatencyStatistic::p50, scaled(number(*statistic, {"p50"})),
+               field + ".p50");
+    state_stat(result, metric, LatencyStatistic::p99, scaled(number(*statistic, {"p99"})),
+               field + ".p99");
     any = any || number(*statistic, {"mean"}).has_value();
   }
   if (!any) {
@@ -1351,6 +1362,8 @@ std::vector<BenchResult> read_bench_results(const std::string& path) {
   return read_bench_file(path);
 }
 
-std::vector<BenchResult> read_bench_results(InputFile& file) { return read_bench_file(file); }
+std::vector<BenchResult> read_bench_results(InputFile& file) {
+  return read_bench_file(file);
+}
 
 }  // namespace kspeed::io

@@ -213,10 +213,18 @@ int run(int argc, const char* const* argv) {
   app.set_version_flag("--version", KSPEED_VERSION);
   app.footer(
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
-      "  kspeed estimate --help\n" +
+      "  kspeed estimate --help\n"
+      "\nFor packagers:\n"
+      "  kspeed completions bash|zsh|fish   a shell completion script\n"
+      "  kspeed man                         the man page (roff)\n" +
       exit_codes_help(ExitCodes::all_commands));
   std::vector<std::unique_ptr<Command>> commands = add_commands(app, requested_command(argc, argv));
   allow_extras_everywhere(app);
+  if (argc <= 1) {
+    // `kspeed` alone asks what kspeed does: the help, not an error
+    std::cout << app.help();
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
     return run_parsed(app, commands);

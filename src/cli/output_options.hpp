@@ -42,6 +42,12 @@ void add_plot_option(CLI::App& command, std::string& path, const std::string& wh
 /// Writes the SVG to --plot atomically ('-': stdout, after the report); nothing when not given.
 void write_plot(const std::string& path, const std::string& svg);
 
+/// --title TEXT: the --plot chart's title instead of kspeed's (a slide's own words).
+void add_title_option(CLI::App& command, std::string& title);
+
+/// --title without --plot names no chart: an InputError saying to add --plot.
+void check_title_option(const std::string& title, const std::string& plot_path);
+
 /// Renders the report in the --format and emits it. When the report goes to a file or is for
 /// programs (json, csv, jsonl), its warnings also go to stderr, so CI logs show them.
 /// `terminal_extra` (a chart) is appended to text read on a terminal only.

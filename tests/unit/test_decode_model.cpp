@@ -100,3 +100,22 @@ TEST_CASE("memory needed per GPU: weights / tp plus the batch's KV cache", "[roo
   const Platform moe = platform_for("deepseek-r1", "h200-sxm", 1, 8);
   CHECK(decode_memory_needed_gb(moe, 1000) == Approx(671.0 / 8 + 576.0 * 2 * 61 * 1000 / 1e9));
 }
+
+TEST_CASE("memory needed: each part of the weights in its own storage type (issue 20)",
+          "[roofline][decode]") {
+  // gpt-oss-120b: MXFP4 experts (4.25 bits), BF16 attention, router and both tables. From its
+  // config.json shapes: 36 layers of attention (2880·64·64·2 + 2880·8·64·2) and router
+  // (2880·128), 36·128 experts of 3·2880·2880, two 201,088 × 2880 tables:
+  // 1.1398e9·2 + 114.65e9·0.53125 + 1.1582e9·2 = 65.17 GB, where the nominal MXFP4 for every
+  // parameter gave 62.0 GB (the checkpoint is 65.3 GB).
+  const Platform platform = platform_for("gpt-oss-120b", "h100-sxm");
+  const double h = 2880;
+  const double common = 36 * (h * 64 * 64 * 2 + h * 8 * 64 * 2 + h * 128);
+  const double experts = 36 * 128 * 3 * h * 2880;
+  const double tables = 2 * 201088 * h;
+  const double weights_gb = (common * 2 + experts * 0.53125 + tables * 2) / 1e9;
+  CHECK(weights_gb == Approx(65.168).epsilon(1e-4));
+  const double kv_gb = decode_memory_needed_gb(platform, 1) - decode_memory_needed_gb(platform, 0);
+  CHECK(decode_memory_needed_gb(platform, 0) == Approx(weights_gb).epsilon(1e-3));
+  CHECK(kv_gb > 0);
+}

@@ -10,6 +10,7 @@
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 
 using namespace kspeed;
@@ -40,6 +41,13 @@ engine::Sweep seed_sweep() {
 }
 
 }  // namespace
+
+TEST_CASE("a log range's inner values are the round numbers a person means (issue 20)",
+          "[sweep]") {
+  // 0.5 · 8^(2/3) is 1.9999999999999998 in binary; the sweep prints and computes 2
+  CHECK(values("0.5..4", 4, kRatio) == std::vector<double>{0.5, 1, 2, 4});
+  CHECK(values("1..1000", 4, kRatio) == std::vector<double>{1, 10, 100, 1000});
+}
 
 TEST_CASE("sweep values: a list keeps its order, a range is log-spaced between its ends") {
   CHECK(values("1.25,1.5,2,4", 8, kRatio) == std::vector<double>{1.25, 1.5, 2, 4});
@@ -214,17 +222,21 @@ TEST_CASE("sweep --plot: the SVG's points invert to the engine's speedups within
   const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
   const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
   const auto points = root.find_all("circle", "point");
-  REQUIRE(points.size() == 12);  // prefill and request, 6 contexts each
+  REQUIRE(points.size() == 12);  // TTFT and request, 6 contexts each
   for (std::size_t i = 0; i < 6; ++i) {
     const engine::SweepRow& row = sweep.rows[i];
-    const auto& prefill = *points[i];
+    const auto& ttft = *points[i];
     const auto& request = *points[6 + i];
-    CHECK(x.within_a_pixel(prefill.number("cx"), static_cast<double>(row.prompt_tokens.value)));
-    CHECK(y.within_a_pixel(prefill.number("cy"), row.result.prefill.phase.speedup));
+    CHECK(x.within_a_pixel(ttft.number("cx"), static_cast<double>(row.prompt_tokens.value)));
+    // The built-in workload's TTFT has a fitted fixed term: the line is TTFT's speedup, below
+    // prefill's GPU-time speedup (issue 20: it plotted prefill's under TTFT's name)
+    REQUIRE(row.result.ttft.has_value());
+    CHECK(y.within_a_pixel(ttft.number("cy"), row.result.ttft->speedup));
+    CHECK(row.result.ttft->speedup < row.result.prefill.phase.speedup);
     CHECK(y.within_a_pixel(request.number("cy"), row.result.request.speedup));
   }
-  CHECK(y.value(points[0]->number("cy")) == Approx(1.0989).epsilon(0.005));
-  CHECK(y.value(points[5]->number("cy")) == Approx(1.7391).epsilon(0.005));
+  CHECK(root.find_all("g", "series").front()->at("data-series") == "TTFT");
+  CHECK(y.value(points[0]->number("cy")) == Approx(sweep.rows[0].result.ttft->speedup).epsilon(0.005));
 }
 
 TEST_CASE("estimate --plot: one waterfall level per chain level, with its times") {
@@ -235,8 +247,20 @@ TEST_CASE("estimate --plot: one waterfall level per chain level, with its times"
       engine::run_estimate(io::load_workload("deepseek-r1-fp8"), options);
   const auto root = chart_test::parse_xml(report::estimate_svg(estimate));
   const auto levels = root.find_all("g", "level");
-  REQUIRE(levels.size() == 4);  // prefill attention, prefill, decode, request
-  CHECK(levels[3]->number("data-before-ms") == Approx(estimate.result.request.time_before_ms));
-  CHECK(levels[3]->number("data-after-ms") == Approx(estimate.result.request.time_after_ms));
+  // prefill attention, prefill's GPU time, TTFT (a fixed term is fitted), decode, request
+  REQUIRE(levels.size() == 5);
+  REQUIRE(estimate.result.ttft.has_value());
+  CHECK(levels[4]->number("data-before-ms") == Approx(estimate.result.request.time_before_ms));
+  CHECK(levels[4]->number("data-after-ms") == Approx(estimate.result.request.time_after_ms));
   CHECK(levels[1]->number("data-after-ms") == Approx(estimate.result.prefill.phase.time_after_ms));
+  CHECK(levels[2]->number("data-after-ms") == Approx(estimate.result.ttft->time_after_ms));
+  // Each label says what its share is of (issue 20: prefill's share of TTFT was called "of
+  // request" under the name "prefill (TTFT)")
+  const std::string svg = report::estimate_svg(estimate);
+  CHECK(svg.find("prefill (TTFT)") == std::string::npos);
+  CHECK(svg.find("prefill (GPU time)") != std::string::npos);
+  CHECK(svg.find(report::human_percent(estimate.result.prefill.phase.share_of_parent) +
+                 " of TTFT") != std::string::npos);
+  CHECK(svg.find(report::human_percent(estimate.result.ttft->share_of_parent) + " of request") !=
+        std::string::npos);
 }

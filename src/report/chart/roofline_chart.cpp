@@ -200,8 +200,43 @@ void draw_arrow(SvgDocument& svg, Point from, Point to, const std::string& colou
        {"fill", colour}});
 }
 
+// The boxes of the labels placed so far, so the next one moves down until it is clear of them
+// (two levers that land on one point, a bytes lever and the combined one on a memory-bound
+// kernel, would otherwise print one label over the other).
+class LabelBoxes {
+ public:
+  // The baseline y at or below `y`, in steps of one line, where the label fits.
+  double clear_baseline(double x, double y, std::string_view text, bool end_anchored) {
+    const double width = text_width(text, kTickSize);
+    const double left = end_anchored ? x - width : x;
+    double baseline = y;
+    for (int tries = 0; tries < kMaxTries && overlaps(left, left + width, baseline); ++tries) {
+      baseline += kLine;
+    }
+    boxes_.push_back({left, left + width, baseline - kAscent, baseline + kDescent});
+    return baseline;
+  }
+
+ private:
+  static constexpr double kLine = 14;
+  static constexpr double kAscent = kTickSize * 0.8;
+  static constexpr double kDescent = kTickSize * 0.25;
+  static constexpr int kMaxTries = 8;
+  struct Rect {
+    double left, right, top, bottom;
+  };
+  bool overlaps(double left, double right, double baseline) const {
+    const double top = baseline - kAscent;
+    const double bottom = baseline + kDescent;
+    return std::any_of(boxes_.begin(), boxes_.end(), [&](const Rect& r) {
+      return left < r.right && r.left < right && top < r.bottom && r.top < bottom;
+    });
+  }
+  std::vector<Rect> boxes_;
+};
+
 void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t index, const Scale& x,
-                 const Scale& y) {
+                 const Scale& y, LabelBoxes& labels) {
   const std::string colour(palette_colour(index));
   svg.open("g", {{"class", "kernel"}, {"data-kernel", kernel.name}});
   const Point from{x.to_pixel(kernel.intensity_flop_per_byte), y.to_pixel(kernel.flops_per_s)};
@@ -227,10 +262,13 @@ void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t ind
     const double side = left ? -9 : 9;
     if (unmoved) {
       ++stacked;
-      svg.text(from.x + (right_side ? -9 : 9), from.y + 4 + 14.0 * stacked, "tick halo",
-               lever.name + ": no gain", {{"text-anchor", right_side ? "end" : "start"}});
+      const std::string text = lever.name + ": no gain";
+      const double lx = from.x + (right_side ? -9 : 9);
+      svg.text(lx, labels.clear_baseline(lx, from.y + 4 + 14.0 * stacked, text, right_side),
+               "tick halo", text, {{"text-anchor", right_side ? "end" : "start"}});
     } else {
-      svg.text(to.x + side, to.y + 4, "tick halo", lever.name, anchor);
+      svg.text(to.x + side, labels.clear_baseline(to.x + side, to.y + 4, lever.name, left),
+               "tick halo", lever.name, anchor);
     }
   }
   // The kernel as it is, drawn last so a lever without gain does not hide it.
@@ -263,8 +301,9 @@ std::string render_roofline_svg(const RooflineChart& input) {
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
   if (has_roof(chart)) draw_roof(svg, chart, x, y);
+  LabelBoxes labels;
   for (std::size_t i = 0; i < chart.kernels.size(); ++i)
-    draw_kernel(svg, chart.kernels[i], i, x, y);
+    draw_kernel(svg, chart.kernels[i], i, x, y, labels);
   svg.close();
   return svg.finish();
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/latency_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/report/chart/roofline_chart.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
@@ -70,9 +71,18 @@ double first_token_speedup(const SweepRow& row) {
   return row.result.ttft ? row.result.ttft->speedup : row.result.prefill.phase.speedup;
 }
 
+// Whether some row of the series has a TTFT level (a fixed term): then its line is TTFT's (at a
+// row without one, TTFT is prefill's GPU time and the two speedups are the same).
+bool any_fixed_term(const Sweep& sweep, std::size_t first, std::size_t end) {
+  for (std::size_t i = first; i < end; ++i) {
+    if (sweep.rows[i].result.ttft) return true;
+  }
+  return false;
+}
+
 void add_series(chart::SweepChart& out, const Sweep& sweep, std::size_t first, std::size_t end) {
   const std::string label = series_label(sweep, sweep.rows[first]);
-  const bool fixed_term = sweep.rows[first].result.ttft.has_value();
+  const bool fixed_term = any_fixed_term(sweep, first, end);
   const std::string first_level = fixed_term ? "TTFT" : "prefill (TTFT)";
   chart::SweepSeries prefill{first_level + label, {}};
   chart::SweepSeries request{"request (E2E)" + label, {}};
@@ -91,6 +101,32 @@ void add_series(chart::SweepChart& out, const Sweep& sweep, std::size_t first, s
     out.styles.push_back({group, first_level, false});
     out.styles.push_back({group, "request (E2E)", true});
   }
+}
+
+// TTFT's speedup at a measured context when TTFT has a fixed term: a swept row at exactly that
+// context has it; else the workload's fitted TTFT there, as the sweep's rows were fitted
+// (p_eff = p · (TTFT − T0) / TTFT, then Amdahl). Nothing when TTFT came another way.
+std::optional<double> fitted_ttft_speedup(const Sweep& sweep, std::size_t end,
+                                          const engine::SharePoint& point) {
+  const SweepRow& first = sweep.rows.front();
+  for (std::size_t i = 0; i < end; ++i) {
+    if (static_cast<double>(sweep.rows[i].prompt_tokens.value) == point.context_tokens) {
+      return first_token_speedup(sweep.rows[i]);
+    }
+  }
+  bool fitted = false;
+  bool extrapolated = false;
+  for (std::size_t i = 0; i < end; ++i) {
+    fitted = fitted || sweep.rows[i].ttft_ms.provenance == engine::Provenance::fitted;
+    extrapolated =
+        extrapolated || sweep.rows[i].prefill_share.provenance == engine::Provenance::extrapolated;
+  }
+  if (!fitted || sweep.workload.request.ttft_points.size() < 2) return std::nullopt;
+  const engine::TtftModel model = engine::fit_ttft(
+      sweep.workload.request.ttft_points, sweep.workload.prefill_shares,
+      extrapolated ? engine::Extrapolation::model : engine::Extrapolation::clamp);
+  const engine::TtftAt at = engine::ttft_at(model, point.context_tokens);
+  return engine::amdahl_speedup(at.effective_share, first.kernel_speedup->value);
 }
 
 // The swept contexts outside the share table, where the share is held at the table's edge.
@@ -131,20 +167,15 @@ void add_ceiling_and_measured(chart::SweepChart& out, const Sweep& sweep, std::s
   const double hi = static_cast<double>(sweep.rows[end - 1].prompt_tokens.value);
   for (const engine::SharePoint& point : sweep.workload.prefill_shares) {
     if (point.context_tokens < lo || point.context_tokens > hi) continue;
-    if (!first.result.ttft) {
+    if (!any_fixed_term(sweep, 0, end)) {
       out.measured.push_back({point.context_tokens,
                               engine::amdahl_speedup(point.share, first.kernel_speedup->value),
                               human_percent(point.share) + " measured"});
       continue;
     }
-    // With a fixed term, TTFT's speedup at a measured context needs TTFT there: a swept row at
-    // exactly that context has it
-    for (std::size_t i = 0; i < end; ++i) {
-      if (static_cast<double>(sweep.rows[i].prompt_tokens.value) == point.context_tokens) {
-        out.measured.push_back({point.context_tokens, first_token_speedup(sweep.rows[i]),
-                                human_percent(point.share) + " measured"});
-        break;
-      }
+    if (const auto speedup = fitted_ttft_speedup(sweep, end, point)) {
+      out.measured.push_back(
+          {point.context_tokens, *speedup, human_percent(point.share) + " measured"});
     }
   }
 }
@@ -217,11 +248,11 @@ std::string estimate_svg(const engine::Estimate& estimate, const std::string& ti
   const engine::Scenario& s = estimate.scenario;
   const engine::EstimateResult& r = estimate.result;
   chart::WaterfallChart out;
-  out.title = fmt::format("Where the change's time goes: prefill {}{}, request {} ({} less time)",
+  // Short enough for one line: the bars give each level's time saved
+  out.title = fmt::format("What the change is worth: prefill {}{}, request {}",
                           human_speedup(r.prefill.phase.speedup),
                           r.ttft ? ", TTFT " + human_speedup(r.ttft->speedup) : std::string(),
-                          human_speedup(r.request.speedup),
-                          human_percent(1 - 1 / r.request.speedup));
+                          human_speedup(r.request.speedup));
   out.subtitle =
       fmt::format("workload {} · {} prompt, {} response tokens · phase {} · kspeed {}",
                   estimate.workload.name, human_count(s.prompt_tokens.value),

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,26 @@ double font_size(const chart_test::Element& text) {
   return report::chart::kLabelSize;
 }
 
+// "rotate(A CX CY)": the box's corners turned A degrees about (CX, CY), then the box around
+// them (a rotated axis title, a label along the roofline's memory slope).
+void rotate(const std::string& transform, Box& box) {
+  double angle = 0, cx = 0, cy = 0;
+  if (std::sscanf(transform.c_str(), "rotate(%lf %lf %lf)", &angle, &cx, &cy) != 3) return;
+  const double r = angle * 3.14159265358979 / 180;
+  const double xs[] = {box.left, box.right, box.right, box.left};
+  const double ys[] = {box.top, box.top, box.bottom, box.bottom};
+  box.left = box.top = 1e9;
+  box.right = box.bottom = -1e9;
+  for (int i = 0; i < 4; ++i) {
+    const double x = cx + (xs[i] - cx) * std::cos(r) - (ys[i] - cy) * std::sin(r);
+    const double y = cy + (xs[i] - cx) * std::sin(r) + (ys[i] - cy) * std::cos(r);
+    box.left = std::min(box.left, x);
+    box.right = std::max(box.right, x);
+    box.top = std::min(box.top, y);
+    box.bottom = std::max(box.bottom, y);
+  }
+}
+
 void collect(const chart_test::Element& element, bool in_plot, std::vector<Box>& out) {
   const bool plot = in_plot || (element.name == "g" && element.has_class("plot"));
   if (element.name == "text" && element.has("x") && element.has("y") && !element.text.empty()) {
@@ -52,7 +73,8 @@ void collect(const chart_test::Element& element, bool in_plot, std::vector<Box>&
     box.right = box.left + width;
     box.top = y - 0.8 * size;
     box.bottom = y + 0.25 * size;
-    box.in_plot = plot && !element.has("transform");  // a rotated axis title is not in the plot
+    box.in_plot = plot;
+    if (element.has("transform")) rotate(element.at("transform"), box);
     out.push_back(box);
   }
   for (const auto& child : element.children) collect(child, plot, out);
@@ -78,13 +100,18 @@ std::vector<std::string> label_problems(const std::string& svg) {
   const double width = root.number("width");
   const double height = root.number("height");
   const auto& plot = chart_test::plot_group(root);
-  const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
-  const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
-  constexpr double kPadding = 10;  // the charts' inner padding around the scales' ranges
-  const double plot_left = std::min(x.r0, x.r1) - kPadding;
-  const double plot_right = std::max(x.r0, x.r1) + kPadding;
-  const double plot_top = std::min(y.r0, y.r1) - kPadding;
-  const double plot_bottom = std::max(y.r0, y.r1) + kPadding;
+  // The plot area, where the plot group states its scales (the waterfall's bars state none)
+  const bool scaled = plot.has("data-x-range") && plot.has("data-y-range");
+  double plot_left = 0, plot_right = width, plot_top = 0, plot_bottom = height;
+  if (scaled) {
+    const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
+    const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
+    constexpr double kPadding = 10;  // the charts' inner padding around the scales' ranges
+    plot_left = std::min(x.r0, x.r1) - kPadding;
+    plot_right = std::max(x.r0, x.r1) + kPadding;
+    plot_top = std::min(y.r0, y.r1) - kPadding;
+    plot_bottom = std::max(y.r0, y.r1) + kPadding;
+  }
   for (const Box& box : boxes) {
     if (box.left < 0 || box.right > width || box.top < 0 || box.bottom > height) {
       problems.push_back("'" + box.text + "' leaves the page");

@@ -155,12 +155,19 @@ TEST_CASE("sweep chart: prefill and request series over the context, ceiling, me
   REQUIRE(chart);
   REQUIRE(chart->series.size() == 2);
   CHECK(chart->series[0].points.size() == 6);
-  CHECK(chart->series[0].points.back().y == Approx(1 / (0.15 + 0.85 / 2)));
-  CHECK(chart->ceiling.back().y == Approx(1 / 0.15));
-  // The workload's measured contexts between 4K and 128K, each at Amdahl of its share.
+  // The first line is TTFT's: the fitted fixed term (T0 = 242 ms) dilutes prefill's 1.739×
+  // at 128K to 1.722×, and the ceiling to 1/(1 − p_eff) = 6.19×, p_eff = 0.85 · 17.41 / 17.65.
+  const engine::SweepRow& last = seed_sweep().rows.back();
+  REQUIRE(last.result.ttft.has_value());
+  CHECK(chart->series[0].name == "TTFT");
+  CHECK(chart->series[0].points.back().y == Approx(last.result.ttft->speedup));
+  CHECK(last.result.prefill.phase.speedup == Approx(1 / (0.15 + 0.85 / 2)));
+  CHECK(chart->ceiling.back().y == Approx(*last.result.ttft->ceiling));
+  CHECK(chart->ceiling.back().y == Approx(6.1859).epsilon(1e-4));
+  // The workload's measured contexts between 4K and 128K, on the TTFT line.
   REQUIRE(!chart->measured.empty());
   CHECK(chart->measured.front().context_tokens == 4096);
-  CHECK(chart->measured.front().speedup == Approx(1 / (0.82 + 0.09)));
+  CHECK(chart->measured.front().speedup == Approx(seed_sweep().rows.front().result.ttft->speedup));
 }
 
 TEST_CASE("kernel speedup table: log-log between rows, held outside, given at a row") {
@@ -263,4 +270,29 @@ TEST_CASE("estimate --plot: one waterfall level per chain level, with its times"
                  " of TTFT") != std::string::npos);
   CHECK(svg.find(report::human_percent(estimate.result.ttft->share_of_parent) + " of request") !=
         std::string::npos);
+}
+
+TEST_CASE("sweep --plot: measured diamonds sit on the TTFT line between swept contexts (issue 20)",
+          "[sweep]") {
+  // 1k..1m over 24 points hits neither 4K nor 128K: the diamonds come from the workload's fitted
+  // TTFT there, which must equal what an estimate at exactly that context gives
+  engine::SweepAxes axes;
+  for (double value : values("1k..1m", 24, kTokens)) {
+    axes.prompt_tokens.push_back(static_cast<std::int64_t>(value));
+  }
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  const auto workload = io::load_workload("deepseek-r1-fp8");
+  const engine::Sweep sweep = engine::run_sweep(workload, options, axes);
+  const auto root = chart_test::parse_xml(report::sweep_svg(sweep));
+  const auto diamonds = root.find_all("path", "measured");
+  REQUIRE(diamonds.size() == 2);
+  for (const auto* diamond : diamonds) {
+    options.prompt_tokens = static_cast<std::int64_t>(diamond->number("data-x"));
+    const engine::Estimate at = engine::run_estimate(workload, options);
+    REQUIRE(at.result.ttft.has_value());
+    CHECK(diamond->number("data-y") == Approx(at.result.ttft->speedup).epsilon(1e-9));
+  }
+  // Contexts outside the share table (below 4K, above 128K) are shaded
+  CHECK(root.find_all("rect", "clamped").size() == 2);
 }

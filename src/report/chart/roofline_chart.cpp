@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "kspeed/report/chart/svg.hpp"
@@ -141,8 +142,28 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
            {{"text-anchor", "end"}});
   const double angle =
       std::atan2(roof[1].y - roof[0].y, roof[1].x - roof[0].x) * 180 / std::numbers::pi;
-  const double mid_x = (roof[0].x + roof[1].x) / 2;
-  const double mid_y = (roof[0].y + roof[1].y) / 2;
+  // Along the slope where it is farthest from every kernel and lever point, so their labels,
+  // placed beside the points, stay clear of it.
+  double best_t = 0.5;
+  double best_distance = -1;
+  for (const double t : {0.5, 0.35, 0.65, 0.2, 0.8}) {
+    const double px = roof[0].x + t * (roof[1].x - roof[0].x);
+    const double py = roof[0].y + t * (roof[1].y - roof[0].y);
+    double nearest = std::numeric_limits<double>::infinity();
+    const auto consider = [&](double intensity, double flops) {
+      nearest = std::min(nearest, std::hypot(x.to_pixel(intensity) - px, y.to_pixel(flops) - py));
+    };
+    for (const auto& kernel : chart.kernels) {
+      consider(kernel.intensity_flop_per_byte, kernel.flops_per_s);
+      for (const auto& lever : kernel.levers) consider(lever.intensity_flop_per_byte, lever.flops_per_s);
+    }
+    if (nearest > best_distance + 1) {
+      best_distance = nearest;
+      best_t = t;
+    }
+  }
+  const double mid_x = roof[0].x + best_t * (roof[1].x - roof[0].x);
+  const double mid_y = roof[0].y + best_t * (roof[1].y - roof[0].y);
   svg.text(mid_x, mid_y - 7, "label halo",
            "memory " + short_number(chart.bandwidth_bytes_per_s / 1e12) + " TB/s",
            {{"text-anchor", "middle"},

@@ -277,9 +277,12 @@ void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, co
                             format_tokens(point.context_tokens), human_speedup(point.speedup)));
     svg.close();
     if (!point.label.empty()) {
-      // Below the mark, on the side towards the middle of the plot, so it never leaves it.
+      // Below the mark, on the side towards the middle of the plot, so it never leaves it;
+      // above it when the mark sits at the bottom of the plot.
       const bool right_half = cx > (x.range_start + x.range_end) / 2;
-      svg.text(right_half ? cx - 10 : cx + 10, cy + 20, "tick halo", point.label,
+      const double below = cy + 20;
+      const double baseline = below + 4 > y.range_start ? cy - 12 : below;
+      svg.text(right_half ? cx - 10 : cx + 10, baseline, "tick halo", point.label,
                {{"text-anchor", right_half ? "end" : "start"}});
     }
   }

@@ -106,8 +106,8 @@ std::string memory_sentence(const Warning& w) {
 std::string measured_shape_sentence(const Warning& w) {
   const std::string applied =
       "launch " + w.text("launch") + "'s speedup is applied to " + w.text("model") +
-      "'s attention at a " +
-      human_count(static_cast<std::int64_t>(w.number("prompt_tokens"))) + "-token prompt";
+      "'s attention at a prompt of " +
+      human_count(static_cast<std::int64_t>(w.number("prompt_tokens"))) + " tokens";
   if (w.number("flops_ratio") == 0) {
     return applied +
            ", a shape the export does not record and kspeed cannot check without --model: make "

@@ -59,9 +59,10 @@ std::string headroom_text(double headroom) {
 }
 
 // "memory, 256×": the measured bound and how far the roof is.
+// "unknown, 17.4×": FLOPs a lower bound below the ridge leave the bound open, not the headroom.
 std::string bound_text(const MeasuredPosition& p) {
-  if (!p.bound) return kMissing;
-  return std::string(bound_name(*p.bound)) +
+  if (!p.bound && !p.headroom) return kMissing;
+  return (p.bound ? std::string(bound_name(*p.bound)) : std::string("unknown")) +
          (p.headroom ? ", " + headroom_text(*p.headroom) : std::string());
 }
 
@@ -228,25 +229,27 @@ Table levers_table(const MeasuredRooflineResult& r) {
 std::string answer(const MeasuredRooflineResult& r, const MeasuredKernel& k,
                    const MeasuredPosition& p) {
   const std::string who = "Launch " + k.id + " (" + short_name(k.name) + ")";
+  std::string text;
   if (!p.bound && p.headroom && k.flops_miss_tensor_work && k.intensity_flop_per_byte) {
-    return fmt::format(
+    text = fmt::format(
         "{} is at ≥ {} FLOP/byte, below the ridge ({}), but its FLOPs miss the tensor-core work, "
-        "so it is not known to be memory-bound; pass --mma-shape MxNxK (16x8x16 for HMMA.16816) "
-        "to count it. It reaches {} of the bandwidth and ≥ {} of the peak.",
+        "so it is not known to be memory-bound (--mma-shape MxNxK counts that work; 16x8x16 for "
+        "HMMA.16816). It reaches {} of the bandwidth and ≥ {} of the peak: the roof allows at "
+        "most {} faster.",
         who, human_figure(*k.intensity_flop_per_byte), human_figure(p.ridge_flop_per_byte),
         human_percent(p.bandwidth_fraction.value_or(0)),
-        human_percent(p.compute_fraction.value_or(0)));
-  }
-  if (!p.bound || !p.headroom) {
+        human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
+  } else if (!p.bound || !p.headroom) {
     return who + " cannot be placed on the roofline: the export lacks " +
            comma_list(compact_metrics(r.missing_metrics)) + ".";
+  } else {
+    text = fmt::format(
+        "{} is {}-bound at {} FLOP/byte, reaching {} of the bandwidth and {} of the peak: the "
+        "roof allows {} faster.",
+        who, bound_name(*p.bound), human_figure(*k.intensity_flop_per_byte),
+        human_percent(p.bandwidth_fraction.value_or(0)),
+        human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
   }
-  std::string text = fmt::format(
-      "{} is {}-bound at {} FLOP/byte, reaching {} of the bandwidth and {} of the peak: the roof "
-      "allows {} faster.",
-      who, bound_name(*p.bound), human_figure(*k.intensity_flop_per_byte),
-      human_percent(p.bandwidth_fraction.value_or(0)),
-      human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
   if (!r.levers.empty()) {
     const engine::MeasuredLeverRow& row = r.levers.back();
     text += fmt::format(

@@ -33,9 +33,11 @@ stale=0
 data=${KSPEED_DATA:-$root/../shared/data}
 [ -d "$data" ] && data=$(realpath "$data") || data=""
 
+# stdin is /dev/null: a command must not read the Markdown file being regenerated (script(1)
+# forwards its stdin to the command it runs)
 run_pinned() {  # $1: the command line, with `kspeed` meaning the binary under test
   cd "$root" && env -i PATH="$(dirname "$kspeed"):$PATH" HOME=/tmp LC_ALL=C.UTF-8 \
-    NO_COLOR=1 TERM=dumb KSPEED_DATA="$data" bash -c "${1//kspeed /\"$kspeed\" }"
+    NO_COLOR=1 TERM=dumb KSPEED_DATA="$data" bash -c "${1//kspeed /\"$kspeed\" }" </dev/null
 }
 
 # Output fences outside regen blocks, as "file:line" (hand-copied output).

@@ -59,7 +59,8 @@ class EstimateCommand final : public Command {
                                     workload.kv_dtype, engine::workload_model_label(workload)});
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
-    const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate, plot_title_);
+    const std::string svg =
+        plot_path_.empty() ? std::string() : report::estimate_svg(estimate, plot_title_);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
                     flags_.output);
     write_plot(plot_path_, svg);

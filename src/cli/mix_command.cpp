@@ -211,8 +211,9 @@ class MixCommand final : public Command {
 
     std::string per_request;
     if (!flags_.per_request.empty()) per_request = per_request_text(run);
-    const std::string svg =
-        flags_.plot_path.empty() ? std::string() : report::mix_svg(result, run.outcomes(), flags_.plot_title);
+    const std::string svg = flags_.plot_path.empty()
+                                ? std::string()
+                                : report::mix_svg(result, run.outcomes(), flags_.plot_title);
     render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);

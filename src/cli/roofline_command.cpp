@@ -144,9 +144,9 @@ class RooflineCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
     if (!flags_.ncu.file.empty()) return execute_ncu();
-    for (const auto& [text, flag] :
-         {std::pair{flags_.ncu.kernel, "--kernel"}, {flags_.ncu.launch, "--launch"},
-          {flags_.ncu.mma_shape, "--mma-shape"}}) {
+    for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
+                                     {flags_.ncu.launch, "--launch"},
+                                     {flags_.ncu.mma_shape, "--mma-shape"}}) {
       if (!text.empty()) {
         throw InputError(std::string(flag) +
                          " reads an Nsight Compute export's launches: it needs --ncu FILE");
@@ -161,7 +161,8 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
-    const std::string svg = flags_.plot_path.empty() ? std::string() : report::roofline_svg(result, flags_.plot_title);
+    const std::string svg =
+        flags_.plot_path.empty() ? std::string() : report::roofline_svg(result, flags_.plot_title);
     render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);
@@ -198,8 +199,9 @@ class RooflineCommand final : public Command {
       query.model_name = roof.platform->model.value.name;
     }
     const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
-    const std::string svg =
-        flags_.plot_path.empty() ? std::string() : report::measured_roofline_svg(result, flags_.plot_title);
+    const std::string svg = flags_.plot_path.empty()
+                                ? std::string()
+                                : report::measured_roofline_svg(result, flags_.plot_title);
     render_and_emit(report::make_report(result, report::ncu_view, report::ncu_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);

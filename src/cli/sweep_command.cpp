@@ -138,7 +138,8 @@ class SweepCommand final : public Command {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
-    const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep, flags_.plot_title);
+    const std::string svg =
+        flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep, flags_.plot_title);
     if (const auto records = record_format(parse_output_format(flags.output))) {
       stream_and_emit(
           [&](const report::TextSink& sink) { report::write_sweep(sweep, *records, sink); },

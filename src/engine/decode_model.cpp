@@ -143,10 +143,9 @@ double resident_weight_bytes(const ModelArch& m) {
   }
   const ModelShapes& s = *m.shapes;
   const ParamCounts c = count_params(m, s);
-  const double experts =
-      as_double(moe_layers(m, s.ffn)) * (as_double(s.ffn.experts) * c.params_per_expert +
-                                         as_double(s.ffn.shared_experts) *
-                                             c.params_per_shared_expert);
+  const double experts = as_double(moe_layers(m, s.ffn)) *
+                         (as_double(s.ffn.experts) * c.params_per_expert +
+                          as_double(s.ffn.shared_experts) * c.params_per_shared_expert);
   const double tables = c.embedding * (s.tied_embeddings ? 1.0 : 2.0);
   return (c.total - experts - tables) * s.dense_bytes_per_param +
          experts * s.expert_bytes_per_param + tables * s.embedding_bytes_per_param;

@@ -127,12 +127,9 @@ std::optional<Warning> gpu_mismatch(const MeasuredKernel& kernel,
   Warning w;
   w.code = WarningCode::ncu_gpu_mismatch;
   w.input = "gpu";
-  w.names = {{"launch", kernel.id},
-             {"export_device", kernel.device.value_or("")},
-             {"export_cc", cc},
-             {"export_preset", query.export_preset},
-             {"gpu", query.gpu_name},
-             {"gpu_cc", query.gpu_compute_capability}};
+  w.names = {{"launch", kernel.id},   {"export_device", kernel.device.value_or("")},
+             {"export_cc", cc},       {"export_preset", query.export_preset},
+             {"gpu", query.gpu_name}, {"gpu_cc", query.gpu_compute_capability}};
   return w;
 }
 
@@ -208,7 +205,8 @@ MeasuredRooflineResult analyse_measured_roofline(const MeasuredRooflineQuery& qu
   const MeasuredKernel& kernel = query.kernels[priced];
   const MeasuredPosition& position = out.positions[priced];
   out.warnings = launch_warnings(kernel, position, query.gpu_name);
-  if (auto mismatch = gpu_mismatch(kernel, query)) out.warnings.insert(out.warnings.begin(), *mismatch);
+  if (auto mismatch = gpu_mismatch(kernel, query))
+    out.warnings.insert(out.warnings.begin(), *mismatch);
   add_missing(out.missing_metrics, kernel.duration_s.missing);
   add_missing(out.missing_metrics, kernel.dram_bytes.missing);
   add_missing(out.missing_metrics, kernel.flops.missing);

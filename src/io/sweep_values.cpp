@@ -42,9 +42,8 @@ std::vector<double> spread(double lo, double hi, std::int64_t points, const Swee
   for (std::int64_t i = 0; i < points; ++i) {
     const double t = static_cast<double>(i) / last;
     // Log spacing: equal ratios between neighbours, lo * (hi/lo)^t; linear: equal steps.
-    double value =
-        round_significant(kind.spacing == SweepSpacing::log ? lo * std::pow(hi / lo, t)
-                                                           : lo + (hi - lo) * t);
+    double value = round_significant(kind.spacing == SweepSpacing::log ? lo * std::pow(hi / lo, t)
+                                                                       : lo + (hi - lo) * t);
     if (i == points - 1) {
       value = hi;  // exactly the typed end, not pow's rounding of it
     }

@@ -458,9 +458,8 @@ void add_math_path_note(FileResult& result) {
     note.input = result.source;
     note.names = {{"kernel", kernel.name}};
     note.numbers = {{"share_of_kernel_time", kernel.share_of_kernel_time},
-                    {"attention_core_share", result.whole_trace.times.under(Denominator::kernel_time)
-                                                 .shares()
-                                                 .core}};
+                    {"attention_core_share",
+                     result.whole_trace.times.under(Denominator::kernel_time).shares().core}};
     result.notes.push_back(std::move(note));
     return;
   }

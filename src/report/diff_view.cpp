@@ -265,8 +265,8 @@ std::string interval_text(const LatencyChange& change) {
 
 Table bench_table(const BenchDiff& diff) {
   Table table;
-  table.header = {"metric", "statistic", "before", "after", "change", "ratio", "interval",
-                  "verdict"};
+  table.header = {"metric", "statistic", "before",   "after",
+                  "change", "ratio",     "interval", "verdict"};
   table.align = {Align::left,  Align::left,  Align::right, Align::right,
                  Align::right, Align::right, Align::left,  Align::left};
   for (const LatencyChange& change : diff.changes) {

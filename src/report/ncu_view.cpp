@@ -110,10 +110,10 @@ std::string selection_caption(const MeasuredRooflineResult& r) {
       break;
   }
   const std::string priced = r.query.launch ? "* priced launch, by --launch"
-                                             : "* priced launch: the selected one that ran "
-                                               "longest (--launch ID picks another)";
-  return "(" + priced + "; " + which +
-         ". Duration, bytes and FLOPs measured; fractions of " + r.query.gpu_name +
+                                            : "* priced launch: the selected one that ran "
+                                              "longest (--launch ID picks another)";
+  return "(" + priced + "; " + which + ". Duration, bytes and FLOPs measured; fractions of " +
+         r.query.gpu_name +
          "'s roofs; "
          "≥: tensor-core work not counted)";
 }
@@ -148,8 +148,8 @@ Table position_table(const MeasuredRooflineResult& r, const MeasuredKernel& k,
       "measured");
   add("achieved DRAM bandwidth",
       or_missing(k.achieved_byte_per_s, [](double v) { return human_si(v, "B/s"); }), "measured");
-  const std::string preset = "preset " + r.query.gpu_name +
-                             (r.query.gpu_from_export ? ", the GPU the export names" : "");
+  const std::string preset =
+      "preset " + r.query.gpu_name + (r.query.gpu_from_export ? ", the GPU the export names" : "");
   auto provenance = [&preset](engine::Provenance how) {
     return how == engine::Provenance::preset ? preset : std::string(to_string(how));
   };

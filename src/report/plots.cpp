@@ -122,9 +122,9 @@ std::optional<double> fitted_ttft_speedup(const Sweep& sweep, std::size_t end,
         extrapolated || sweep.rows[i].prefill_share.provenance == engine::Provenance::extrapolated;
   }
   if (!fitted || sweep.workload.request.ttft_points.size() < 2) return std::nullopt;
-  const engine::TtftModel model = engine::fit_ttft(
-      sweep.workload.request.ttft_points, sweep.workload.prefill_shares,
-      extrapolated ? engine::Extrapolation::model : engine::Extrapolation::clamp);
+  const engine::TtftModel model =
+      engine::fit_ttft(sweep.workload.request.ttft_points, sweep.workload.prefill_shares,
+                       extrapolated ? engine::Extrapolation::model : engine::Extrapolation::clamp);
   const engine::TtftAt at = engine::ttft_at(model, point.context_tokens);
   return engine::amdahl_speedup(at.effective_share, first.kernel_speedup->value);
 }
@@ -269,9 +269,8 @@ std::string estimate_svg(const engine::Estimate& estimate, const std::string& ti
     out.levels.push_back(
         waterfall_level("TTFT", share_note(r.ttft->share_of_parent, "request"), *r.ttft));
   } else {
-    out.levels.push_back(waterfall_level("prefill (TTFT)",
-                                         share_note(r.prefill.phase.share_of_parent, "request"),
-                                         r.prefill.phase));
+    out.levels.push_back(waterfall_level(
+        "prefill (TTFT)", share_note(r.prefill.phase.share_of_parent, "request"), r.prefill.phase));
   }
   if (s.decode_share) {
     out.levels.push_back(waterfall_level("attention in decode",
@@ -326,17 +325,17 @@ std::string measured_roofline_svg(const engine::MeasuredRooflineResult& result,
       *k.achieved_flop_per_s <= 0) {
     throw InputError("--plot: launch " + k.id + " of " + q.file +
                      " has no place on the roofline (its FLOPs, DRAM bytes or duration are not "
-                     "in the export); kspeed roofline --ncu " + q.file +
-                     " lists the metrics to collect");
+                     "in the export); kspeed roofline --ncu " +
+                     q.file + " lists the metrics to collect");
   }
   const std::string lower = k.flops_miss_tensor_work ? "≥ " : "";
   chart::RooflineChart out;
   out.title = fmt::format("launch {} on the roofline: {}{} FLOP/byte, measured", k.id, lower,
                           human_fixed(*k.intensity_flop_per_byte, 1));
-  out.subtitle = fmt::format(
-      "{} · {} · ridge {} FLOP/byte · kspeed {}", short_kernel_name(k.name),
-      p.bound ? std::string(to_string(*p.bound)) : std::string("bound unknown (FLOPs a lower bound)"),
-      human_fixed(p.ridge_flop_per_byte, 1), KSPEED_VERSION);
+  out.subtitle = fmt::format("{} · {} · ridge {} FLOP/byte · kspeed {}", short_kernel_name(k.name),
+                             p.bound ? std::string(to_string(*p.bound))
+                                     : std::string("bound unknown (FLOPs a lower bound)"),
+                             human_fixed(p.ridge_flop_per_byte, 1), KSPEED_VERSION);
   out.roof_name = fmt::format("{}: {} TFLOP/s, {} TB/s", q.gpu_name,
                               human_plain(q.peak_tflops.value), human_plain(q.bandwidth_tbs.value));
   out.peak_flops_per_s = q.peak_tflops.value * kTera;

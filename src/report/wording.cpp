@@ -104,18 +104,20 @@ std::string memory_sentence(const Warning& w) {
 // estimate --ncu: the launch's speedup goes to the workload's attention, at a shape the export
 // does not record.
 std::string measured_shape_sentence(const Warning& w) {
-  const std::string applied =
-      "launch " + w.text("launch") + "'s speedup is applied to " + w.text("model") +
-      "'s attention at a prompt of " +
-      human_count(static_cast<std::int64_t>(w.number("prompt_tokens"))) + " tokens";
+  const std::string applied = "launch " + w.text("launch") + "'s speedup is applied to " +
+                              w.text("model") + "'s attention at a prompt of " +
+                              human_count(static_cast<std::int64_t>(w.number("prompt_tokens"))) +
+                              " tokens";
   if (w.number("flops_ratio") == 0) {
     return applied +
            ", a shape the export does not record and kspeed cannot check without --model: make "
            "sure the launch was profiled on that model at that length";
   }
   return applied + ", but it did " + human_si(w.number("measured_flops"), "FLOP") +
-         (w.number("flops_lower_bound") != 0 ? " (a lower bound)" : "") + " where one layer of "
-         "that prefill does " + human_si(w.number("modelled_flops_per_layer"), "FLOP") + " (" +
+         (w.number("flops_lower_bound") != 0 ? " (a lower bound)" : "") +
+         " where one layer of "
+         "that prefill does " +
+         human_si(w.number("modelled_flops_per_layer"), "FLOP") + " (" +
          (w.number("flops_ratio") < 1 ? human_figure(1 / w.number("flops_ratio")) + "× less"
                                       : human_figure(w.number("flops_ratio")) + "× more") +
          "): it was most likely profiled on another model or length, and the speedup it prices "
@@ -130,8 +132,9 @@ std::string ncu_gpu_mismatch_sentence(const Warning& w) {
   if (!cc.empty()) profiled += " (compute capability " + cc + ")";
   std::string text = "the export was profiled on " + profiled + ", not on " + w.text("gpu");
   if (!w.text("gpu_cc").empty()) text += " (compute capability " + w.text("gpu_cc") + ")";
-  text += ": the roof is not the profiled GPU's, so the fractions, the bound and the prices are "
-          "not the measured kernel's";
+  text +=
+      ": the roof is not the profiled GPU's, so the fractions, the bound and the prices are "
+      "not the measured kernel's";
   const std::string preset = w.text("export_preset");
   return text + (preset.empty() ? "; pass the profiled GPU with --gpu"
                                 : "; pass --gpu " + preset + ", or drop --gpu to use it");
@@ -572,7 +575,8 @@ std::string ncu_collect_flags(const std::vector<std::string>& metrics) {
   if (names.empty()) return sections;
   // The regex's brackets, parentheses and bars are shell syntax: quote the list so the hint can
   // be pasted into a shell as it is (metric names hold no single quote).
-  if (names.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:") !=
+  if (names.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:") !=
       std::string::npos) {
     names = "'" + names + "'";
   }

@@ -229,7 +229,8 @@ TEST_CASE("--spec-accept shows what it moves: the modelled decode time per token
   CHECK(fast.result.request.speedup == Approx(slow.result.request.speedup));
   const Warning& a = note(slow);
   const Warning& b = note(fast);
-  CHECK(a.number("step_ms") == Approx(b.number("step_ms")));  // the step itself does not depend on τ
+  CHECK(a.number("step_ms") ==
+        Approx(b.number("step_ms")));  // the step itself does not depend on τ
   CHECK(a.number("ms_per_token") == Approx(a.number("step_ms") / 1.5));
   CHECK(b.number("ms_per_token") == Approx(b.number("step_ms") / 2.0));
   CHECK(a.number("context_tokens") == 8192);

@@ -106,10 +106,10 @@ TEST_CASE("memory needed per GPU: weights / tp plus the batch's KV cache", "[roo
   // 128·128·7168; 3 dense FFNs of 3·7168·18432; 58 MoE layers of a 7168·256 router and 257
   // experts of 3·7168·2048.
   const Platform moe = platform_for("deepseek-r1", "h200-sxm", 1, 8);
-  const double mla = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 +
-                     128.0 * 128 * 7168;
-  const double fp8 = 61 * mla + 3 * 3.0 * 7168 * 18432 + 58 * 7168.0 * 256 +
-                     58 * 257 * 3.0 * 7168 * 2048;
+  const double mla =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double fp8 =
+      61 * mla + 3 * 3.0 * 7168 * 18432 + 58 * 7168.0 * 256 + 58 * 257 * 3.0 * 7168 * 2048;
   const double bf16 = 2.0 * 129280 * 7168;
   CHECK((fp8 + bf16) == Approx(671e9).epsilon(1e-3));
   CHECK(decode_memory_needed_gb(moe, 1000) ==

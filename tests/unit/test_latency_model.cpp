@@ -142,8 +142,9 @@ TEST_CASE("non-kernel time in a phase: the LMSYS GB200 → GB300 case", "[latenc
 
 TEST_CASE("TTFT model: a share of 1 is the share's error, not the points' (issue 20)",
           "[latency]") {
-  const std::string message = test::worded_throw(
-      [] { (void)fit_ttft(kInferenceX, {{4096, 1.0}}, Extrapolation::clamp); });
+  const std::string message = test::worded_throw([] {
+    (void)fit_ttft(kInferenceX, {{4096, 1.0}}, Extrapolation::clamp);
+  });
   CHECK(message.find("prefill attention share is 1 at 1,024 tokens") != std::string::npos);
   CHECK(message.find("--share below 1") != std::string::npos);
   CHECK(message.find("nan") == std::string::npos);

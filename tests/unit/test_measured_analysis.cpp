@@ -120,14 +120,15 @@ TEST_CASE("measured analysis: without --launch the longest attention launch is p
   CHECK(analyse_measured_roofline(first).priced == 0u);
 }
 
-TEST_CASE("measured analysis: FLOPs missing tensor work do not make a launch memory-bound; "
-          "--mma-shape converts them (issue 20)",
-          "[ncu][measured]") {
+TEST_CASE(
+    "measured analysis: FLOPs missing tensor work do not make a launch memory-bound; "
+    "--mma-shape converts them (issue 20)",
+    "[ncu][measured]") {
   const MeasuredRooflineResult lower = analyse_measured_roofline(flashinfer_query());
   const MeasuredKernel& k = lower.query.kernels[1];
   CHECK(k.flops_miss_tensor_work);
   CHECK(*k.intensity_flop_per_byte == Approx(0.328125));  // a lower bound, below the ridge
-  CHECK_FALSE(lower.positions[1].bound.has_value());        // so the bound is not known
+  CHECK_FALSE(lower.positions[1].bound.has_value());      // so the bound is not known
   MeasureOptions options;
   options.mma_shape = MmaShape{16, 8, 16};
   const MeasuredRooflineResult converted = analyse_measured_roofline(flashinfer_query(options));
@@ -143,9 +144,10 @@ TEST_CASE("measured analysis: FLOPs missing tensor work do not make a launch mem
   CHECK(details.kernels[0].flops_miss_tensor_work);
 }
 
-TEST_CASE("measured analysis: --bandwidth-efficiency BEFORE:AFTER scales the measured "
-          "bandwidth fraction (issue 20)",
-          "[ncu][measured]") {
+TEST_CASE(
+    "measured analysis: --bandwidth-efficiency BEFORE:AFTER scales the measured "
+    "bandwidth fraction (issue 20)",
+    "[ncu][measured]") {
   MeasuredRooflineQuery query = flashinfer_query();
   query.bandwidth_efficiency_gain = 0.55 / 0.5;
   query.levers_given = true;

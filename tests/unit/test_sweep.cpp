@@ -42,8 +42,7 @@ engine::Sweep seed_sweep() {
 
 }  // namespace
 
-TEST_CASE("a log range's inner values are the round numbers a person means (issue 20)",
-          "[sweep]") {
+TEST_CASE("a log range's inner values are the round numbers a person means (issue 20)", "[sweep]") {
   // 0.5 · 8^(2/3) is 1.9999999999999998 in binary; the sweep prints and computes 2
   CHECK(values("0.5..4", 4, kRatio) == std::vector<double>{0.5, 1, 2, 4});
   CHECK(values("1..1000", 4, kRatio) == std::vector<double>{1, 10, 100, 1000});
@@ -243,7 +242,8 @@ TEST_CASE("sweep --plot: the SVG's points invert to the engine's speedups within
     CHECK(y.within_a_pixel(request.number("cy"), row.result.request.speedup));
   }
   CHECK(root.find_all("g", "series").front()->at("data-series") == "TTFT");
-  CHECK(y.value(points[0]->number("cy")) == Approx(sweep.rows[0].result.ttft->speedup).epsilon(0.005));
+  CHECK(y.value(points[0]->number("cy")) ==
+        Approx(sweep.rows[0].result.ttft->speedup).epsilon(0.005));
 }
 
 TEST_CASE("estimate --plot: one waterfall level per chain level, with its times") {

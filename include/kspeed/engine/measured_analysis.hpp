@@ -89,8 +89,8 @@ struct MeasuredRooflineResult {
 std::vector<bool> select_launches(const MeasuredRooflineQuery& query, KernelSelection& selection);
 
 /// Places every launch, prices the levers on the priced one (query.launch, else the selected
-/// launch that ran longest) and compares it with the model. Throws InputError when the pattern matches nothing
-/// or no selected launch has the requested ID (the message lists the launches).
+/// launch that ran longest) and compares it with the model. Throws InputError when the pattern
+/// matches nothing or no selected launch has the requested ID (the message lists the launches).
 MeasuredRooflineResult analyse_measured_roofline(const MeasuredRooflineQuery& query);
 
 /// The attention kernel speedup for `kspeed estimate --ncu`: the combined levers' measured

@@ -155,7 +155,8 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
     };
     for (const auto& kernel : chart.kernels) {
       consider(kernel.intensity_flop_per_byte, kernel.flops_per_s);
-      for (const auto& lever : kernel.levers) consider(lever.intensity_flop_per_byte, lever.flops_per_s);
+      for (const auto& lever : kernel.levers)
+        consider(lever.intensity_flop_per_byte, lever.flops_per_s);
     }
     if (nearest > best_distance + 1) {
       best_distance = nearest;

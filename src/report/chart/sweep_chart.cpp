@@ -120,8 +120,8 @@ std::vector<LegendEntry> legend_of(const SweepChart& chart) {
       const SeriesStyle& s = chart.styles[i];
       if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) {
         groups.push_back(s.group);
-        legend.push_back({s.group, std::string(palette_colour(colour_index(chart, i))),
-                          LegendMark::bar});
+        legend.push_back(
+            {s.group, std::string(palette_colour(colour_index(chart, i))), LegendMark::bar});
       }
       const std::pair<std::string, bool> level{s.level, s.dashed};
       if (std::find(levels.begin(), levels.end(), level) == levels.end()) levels.push_back(level);
@@ -143,8 +143,8 @@ std::vector<LegendEntry> legend_of(const SweepChart& chart) {
   return legend;
 }
 
-void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t colour_at,
-                 bool is_dashed, const Scale& x, const Scale& y) {
+void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t colour_at, bool is_dashed,
+                 const Scale& x, const Scale& y) {
   const std::string colour(palette_colour(colour_at));
   const std::vector<Point> points = sorted_by_x(series.points);
   std::vector<Point> drawable;

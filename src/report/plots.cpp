@@ -2,6 +2,7 @@
 // they are labelled. The drawing itself is the chart library's.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "kspeed/engine/amdahl.hpp"
@@ -302,6 +303,13 @@ std::string roofline_svg(const engine::RooflineResult& result, const std::string
   kernel.intensity_flop_per_byte = result.intensity_flop_per_byte;
   kernel.flops_per_s = result.attainable_tflops * kTera;
   for (const engine::LeverRow& row : result.levers) {
+    if (row.levers.compute_speedup > 1) {
+      const double raised = q.peak_tflops.value * kTera * row.levers.compute_speedup;
+      if (std::find(out.raised_peaks_flops_per_s.begin(), out.raised_peaks_flops_per_s.end(),
+                    raised) == out.raised_peaks_flops_per_s.end()) {
+        out.raised_peaks_flops_per_s.push_back(raised);
+      }
+    }
     // After a lever the kernel does the same work in less time: the old kernel's FLOPs over the
     // new time (attained × speedup), at the intensity its bytes leave (FLOPs / (bytes / r)).
     kernel.levers.push_back(

@@ -186,6 +186,14 @@ TEST_CASE("charts: no label overprints another or leaves its area", "[chart][lab
           std::vector<std::string>{});
     CHECK(label_problems(roofline_svg_for("deepseek-r1", "h200-sxm", levers)) ==
           std::vector<std::string>{});
+    // DeepSeek-R1's MLA decode: a 2× compute lever puts its point above the old peak, so it
+    // must sit under the raised roof drawn for it (issue 20)
+    const auto root = chart_test::parse_xml(roofline_svg_for("deepseek-r1", "h200-sxm", levers));
+    const auto raised = root.find_all("line", "raised-roof");
+    REQUIRE(raised.size() == 1);
+    for (const auto* point : root.find_all("circle", "point")) {
+      CHECK(point->number("data-y") <= raised[0]->number("data-y") * (1 + 1e-9));
+    }
   }
   SECTION("the mix CDF, with a long subtitle") {
     report::chart::CdfChart chart;

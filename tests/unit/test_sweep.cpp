@@ -6,7 +6,9 @@
 #include "chart_xml.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -295,4 +297,25 @@ TEST_CASE("sweep --plot: measured diamonds sit on the TTFT line between swept co
   }
   // Contexts outside the share table (below 4K, above 128K) are shaded
   CHECK(root.find_all("rect", "clamped").size() == 2);
+}
+
+TEST_CASE("sweep --plot with --share-model analytic: its subtitle says so, no table diamonds "
+          "(issue 20)",
+          "[sweep]") {
+  engine::PlatformChoice choice;
+  choice.model = {io::load_model("deepseek-r1"), engine::Provenance::given};
+  choice.gpu = {io::load_gpu("h200-sxm"), engine::Provenance::given};
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  options.platform = engine::make_platform(choice);
+  options.share_model = engine::ShareModel::analytic;
+  engine::SweepAxes axes;
+  for (double value : values("4k..128k", 6, kTokens)) {
+    axes.prompt_tokens.push_back(static_cast<std::int64_t>(value));
+  }
+  const auto chart =
+      report::sweep_chart(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), options, axes));
+  REQUIRE(chart);
+  CHECK(chart->subtitle.find("shares modelled (analytic)") != std::string::npos);
+  CHECK(chart->measured.empty());  // the table's shares are not the ones plotted
 }

@@ -61,7 +61,12 @@ class EstimateCommand final : public Command {
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     const std::string svg =
         plot_path_.empty() ? std::string() : report::estimate_svg(estimate, plot_title_);
-    render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
+    // Text and Markdown draw the view alone: the JSON document is built only for the formats
+    // that write it (a tenth of a bare estimate's instructions, callgrind)
+    const bool for_people = parse_output_format(flags_.output).for_people();
+    render_and_emit(report::Report{report::estimate_view(estimate),
+                                   for_people ? report::Document{}
+                                              : report::estimate_document(estimate)},
                     flags_.output);
     write_plot(plot_path_, svg);
     return report_gates(estimate.gates);

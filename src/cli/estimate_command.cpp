@@ -46,6 +46,16 @@ class EstimateCommand final : public Command {
       io::check_output_path(plot_path_, "--plot");
     }
     check_title_option(plot_title_, plot_path_);
+    if (flags_.ncu.file.empty()) {
+      for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
+                                       {flags_.ncu.launch, "--launch"},
+                                       {flags_.ncu.mma_shape, "--mma-shape"}}) {
+        if (!text.empty()) {
+          throw InputError(std::string(flag) +
+                           " reads an Nsight Compute export's launches: it needs --ncu FILE");
+        }
+      }
+    }
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
@@ -64,10 +74,10 @@ class EstimateCommand final : public Command {
     // Text and Markdown draw the view alone: the JSON document is built only for the formats
     // that write it (a tenth of a bare estimate's instructions, callgrind)
     const bool for_people = parse_output_format(flags_.output).for_people();
-    render_and_emit(report::Report{report::estimate_view(estimate),
-                                   for_people ? report::Document{}
-                                              : report::estimate_document(estimate)},
-                    flags_.output);
+    render_and_emit(
+        report::Report{report::estimate_view(estimate),
+                       for_people ? report::Document{} : report::estimate_document(estimate)},
+        flags_.output);
     write_plot(plot_path_, svg);
     return report_gates(estimate.gates);
   }

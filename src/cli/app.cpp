@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <iterator>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -167,8 +169,13 @@ std::string requested_command(int argc, const char* const* argv) {
 // `kspeed completions` and `kspeed man` describe every command, so all of them register then.
 std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::string& requested) {
   const bool describe_all = requested == kCompletionsCommand || requested == kManCommand;
+  // A command named exactly needs no siblings: they serve `kspeed --help` and the did-you-mean
+  // of a mistyped command, and registering all thirteen is a tenth of a bare estimate's work.
+  const bool named = std::any_of(std::begin(kCommands), std::end(kCommands),
+                                 [&](const CommandEntry& entry) { return requested == entry.name; });
   std::vector<std::unique_ptr<Command>> commands;
   for (const CommandEntry& entry : kCommands) {
+    if (named && !describe_all && requested != entry.name) continue;
     CLI::App* command = app.add_subcommand(entry.name, entry.summary);
     if (entry.hidden) {
       command->group("");
@@ -340,10 +347,18 @@ int run_command(int argc, const char* const* argv) {
   app.set_version_flag("--version", KSPEED_VERSION);
   app.footer(
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
-      "  kspeed estimate --help\n" +
+      "  kspeed estimate --help\n"
+      "\nFor packagers:\n"
+      "  kspeed completions bash|zsh|fish   a shell completion script\n"
+      "  kspeed man                         the man page (roff)\n" +
       exit_codes_help(ExitCodes::all_commands));
   std::vector<std::unique_ptr<Command>> commands = add_commands(app, requested_command(argc, argv));
   allow_extras_everywhere(app);
+  if (argc <= 1) {
+    // `kspeed` alone asks what kspeed does: the help, not an error
+    std::cout << app.help();
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
     return run_parsed(app, commands);

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/kv_layout.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/embedded_data.hpp"
+#include "kspeed/report/render.hpp"
 
 namespace kspeed::cli {
 
@@ -21,6 +24,7 @@ struct OptionInfo {
   std::string description;         ///< its first line
   bool takes_value = false;
   bool file = false;  ///< the value is a path: complete file names
+  std::vector<std::string> values;  ///< the words it takes (a choice, a built-in name); or none
 };
 
 // One visible command: a subcommand of kspeed, or of one of its commands (workloads show).
@@ -32,6 +36,33 @@ struct CommandInfo {
   bool positional = false;  ///< takes arguments (files: profile's traces, mix's log)
   std::string footer;       ///< examples and exit codes, as --help prints them
 };
+
+std::vector<std::string> words(std::initializer_list<const char*> list) {
+  return {list.begin(), list.end()};
+}
+
+// The words an option of `command` takes: its choices (the parse_choice lists of the flags'
+// parsers) or the built-in preset names; a file option also takes a path.
+std::vector<std::string> option_values(const std::string& command, const std::string& option) {
+  if (option == "--phase") {
+    return command == "roofline" ? words({"prefill", "decode"})
+                                 : words({"prefill", "decode", "both"});
+  }
+  if (option == "--format") return report::format_names();
+  if (option == "--color") return words({"auto", "always", "never"});
+  if (option == "--extrapolate") return words({"clamp", "model"});
+  if (option == "--share-model") return words({"table", "analytic", "calibrated"});
+  if (option == "--denominator") return words({"kernel-time", "busy-time", "wall-time"});
+  if (option == "--kv-layout") {
+    std::vector<std::string> out;
+    for (const engine::KvLayout& layout : engine::kv_layouts()) out.emplace_back(layout.name);
+    return out;
+  }
+  if (option == "--gpu") return io::builtin_names("gpus");
+  if (option == "--model") return io::builtin_names("models");
+  if (option == "--workload") return io::builtin_names("workloads");
+  return {};
+}
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
@@ -54,6 +85,7 @@ CommandInfo describe(const CLI::App& app) {
     out.type_name = out.takes_value ? option->get_type_name() : std::string();
     out.file = out.type_name.find("FILE") != std::string::npos;
     out.description = first_line(option->get_description());
+    if (out.takes_value && !out.names.empty()) out.values = option_values(info.name, out.names[0]);
     info.options.push_back(out);
   }
   // Hidden commands (these two) have an empty group: --help leaves them out, and so do we.
@@ -81,8 +113,22 @@ std::string subcommand_names(const CommandInfo& command) {
 
 // ---- bash: one function; the command is the first word that is not an option ----
 
+// `case $prev in --phase) values="prefill decode both";; ... esac` for one command.
+std::string bash_values(const CommandInfo& command) {
+  std::string out;
+  for (const OptionInfo& option : command.options) {
+    if (option.values.empty()) continue;
+    std::string list;
+    for (const std::string& value : option.values) list += (list.empty() ? "" : " ") + value;
+    std::string names;
+    for (const std::string& name : option.names) names += (names.empty() ? "" : "|") + name;
+    out += "        " + names + ") values=\"" + list + "\" ;;\n";
+  }
+  return out.empty() ? "" : "      case $prev in\n" + out + "      esac\n";
+}
+
 std::string bash_case(const std::string& label, const CommandInfo& command) {
-  return "    " + label + ")\n      options=\"" +
+  return "    " + label + ")\n" + bash_values(command) + "      options=\"" +
          joined_names(command, [](const OptionInfo&) { return true; }) + "\"\n      valued=\"" +
          joined_names(command, [](const OptionInfo& o) { return o.takes_value; }) +
          "\"\n      files=\"" + joined_names(command, [](const OptionInfo& o) { return o.file; }) +
@@ -100,14 +146,15 @@ std::string bash_script(const CommandInfo& root) {
          "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
          "    if [[ ${COMP_WORDS[i]} != -* ]]; then command=${COMP_WORDS[i]}; break; fi\n"
          "  done\n"
-         "  local options=\"\" valued=\"\" files=\"\" subcommands=\"\"\n"
+         "  local options=\"\" valued=\"\" files=\"\" subcommands=\"\" values=\"\"\n"
          "  case $command in\n" +
          cases +
          "  esac\n"
          "  COMPREPLY=()\n"
          "  if [[ -n $prev && \" $valued \" == *\" $prev \"* ]]; then\n"
-         "    # an option's value: file names for a FILE, else bash's default (-o default)\n"
-         "    [[ \" $files \" == *\" $prev \"* ]] && COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+         "    # an option's value: its choices or the built-in names, and file names for a FILE\n"
+         "    [[ -n $values ]] && COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))\n"
+         "    [[ \" $files \" == *\" $prev \"* ]] && COMPREPLY+=($(compgen -f -- \"$cur\"))\n"
          "    return 0\n"
          "  fi\n"
          "  if [[ $cur == -* ]]; then\n"
@@ -148,7 +195,14 @@ std::string zsh_arguments(const CommandInfo& command) {
       out += " \\\n        '" + name + (option.takes_value && name.starts_with("--") ? "=" : "") +
              "[" + zsh_text(option.description) + "]";
       if (option.takes_value) {
-        out += ":" + zsh_text(option.type_name) + ":" + (option.file ? "_files" : " ");
+        std::string action = option.file ? "_files" : " ";
+        if (!option.values.empty()) {
+          std::string list;
+          for (const std::string& value : option.values) list += " " + value;
+          action = "(" + list.substr(1) + ")";
+          if (option.file) action = "{_files; _values name" + list + "}";
+        }
+        out += ":" + zsh_text(option.type_name) + ":" + action;
       }
       out += "'";
     }
@@ -207,6 +261,11 @@ std::string fish_option(const std::string& condition, const OptionInfo& option) 
     line += name.starts_with("--") ? " -l " + name.substr(2) : " -s " + name.substr(1);
   }
   if (option.takes_value) line += option.file ? " -r -F" : " -r";
+  if (!option.values.empty()) {
+    std::string list;
+    for (const std::string& value : option.values) list += (list.empty() ? "" : " ") + value;
+    line += " -a " + fish_text(list);
+  }
   return line + " -d " + fish_text(option.description) + "\n";
 }
 

@@ -8,6 +8,7 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -31,6 +32,7 @@ class EstimateCommand final : public Command {
     add_plot_option(*app_, plot_path_,
                     "Also draw the dilution chain into FILE: time before and after at each "
                     "level, from the kernel to the request");
+    add_title_option(*app_, plot_title_);
     app_->footer(footer());
   }
 
@@ -42,6 +44,17 @@ class EstimateCommand final : public Command {
     check_output_options(flags_.output);  // a bad --format, --color or -o fails before any work
     if (!plot_path_.empty() && plot_path_ != "-") {
       io::check_output_path(plot_path_, "--plot");
+    }
+    check_title_option(plot_title_, plot_path_);
+    if (flags_.ncu.file.empty()) {
+      for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
+                                       {flags_.ncu.launch, "--launch"},
+                                       {flags_.ncu.mma_shape, "--mma-shape"}}) {
+        if (!text.empty()) {
+          throw InputError(std::string(flag) +
+                           " reads an Nsight Compute export's launches: it needs --ncu FILE");
+        }
+      }
     }
 
     const engine::Workload workload = io::load_workload(flags_.workload);
@@ -56,10 +69,16 @@ class EstimateCommand final : public Command {
                                     workload.kv_dtype, engine::workload_model_label(workload)});
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
-    const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);
+    const std::string svg =
+        plot_path_.empty() ? std::string() : report::estimate_svg(estimate, plot_title_);
     stage_plot(plot_path_, svg);
-    render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
-                    flags_.output);
+    // Text and Markdown draw the view alone: the JSON document is built only for the formats
+    // that write it (a tenth of a bare estimate's instructions, callgrind)
+    const bool for_people = parse_output_format(flags_.output).for_people();
+    render_and_emit(
+        report::Report{report::estimate_view(estimate),
+                       for_people ? report::Document{} : report::estimate_document(estimate)},
+        flags_.output);
     write_plot(plot_path_, svg);
     return report_gates(estimate.gates);
   }
@@ -74,12 +93,8 @@ class EstimateCommand final : public Command {
           "--kernel-speedup and --ncu both give the kernel speedup: --ncu prices "
           "the levers on the measured kernel; drop one");
     }
-    if (flags_.platform.gpu.empty()) {
-      throw InputError("--ncu " + flags_.ncu.file +
-                       ": an export does not say which GPU it profiled: pass --gpu NAME (kspeed "
-                       "gpus lists them)");
-    }
-    const engine::Gpu gpu = io::load_gpu(flags_.platform.gpu);
+    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
+    const engine::Gpu gpu = io::load_gpu(profiled_gpu(flags_.platform.gpu, query, ""));
     const std::string precision = flags_.platform.precision.empty()
                                       ? std::string(engine::kDefaultPrecision)
                                       : flags_.platform.precision;
@@ -88,8 +103,8 @@ class EstimateCommand final : public Command {
       throw InputError("--precision " + precision + ": " + gpu.name + " has no dense " + precision +
                        " peak: pass --precision bf16");
     }
-    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
     query.gpu_name = gpu.name;
+    query.gpu_compute_capability = io::compute_capability_of_preset(gpu.name).value_or("");
     query.precision = precision;
     query.peak_tflops = {*peak, engine::Provenance::preset};
     query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
@@ -99,6 +114,9 @@ class EstimateCommand final : public Command {
     options.measured_kernel_speedup = speedup.value;
     options.kernel_speedup_instrument = "ncu";
     options.measured_kernel = kernel.id + " " + kernel.name.substr(0, kernel.name.find('<'));
+    options.measured_kernel_warnings = result.warnings;
+    options.measured_kernel_flops = kernel.flops.value;
+    options.measured_kernel_flops_lower_bound = kernel.flops_miss_tensor_work;
     options.levers.reset();
     if (flags_.phase.empty()) options.phase = engine::Phase::prefill;
   }
@@ -134,6 +152,7 @@ class EstimateCommand final : public Command {
   CLI::App* app_;
   EstimateFlags flags_;
   std::string plot_path_;
+  std::string plot_title_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `kspeed mix`: a request log through the chain, one request at a time (streamed), then the
 // aggregates, optionally the queue replay and goodput, then a reporter (and, with --per-request,
 // one NDJSON object per request).
+#include <algorithm>
 #include <iostream>
 
 #include "choice.hpp"
@@ -38,6 +39,7 @@ struct MixFlags {
   std::string by = "bucket";
   std::string per_request;
   std::string plot_path;
+  std::string plot_title;
   std::string workload = kDefaultWorkload;
   std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
   std::string ttft, ctx, tpot;
@@ -88,6 +90,9 @@ std::vector<double> parse_percentiles(const std::string& text) {
     points.push_back(point);
     start = end + 1;
   }
+  // In rising order, each once: "1,25,5" reads p1, p5, p25 in every output
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
   return points;
 }
 
@@ -170,6 +175,7 @@ class MixCommand final : public Command {
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
       io::check_output_path(flags_.plot_path, "--plot");
     }
+    check_title_option(flags_.plot_title, flags_.plot_path);
 
     const engine::Workload workload = io::load_workload(flags_.workload);
     const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
@@ -209,8 +215,9 @@ class MixCommand final : public Command {
       stage_side_output(flags_.per_request, "--per-request",
                         [&run](const report::TextSink& sink) { write_per_request(run, sink); });
     }
-    const std::string svg =
-        flags_.plot_path.empty() ? std::string() : report::mix_svg(result, run.outcomes());
+    const std::string svg = flags_.plot_path.empty()
+                                ? std::string()
+                                : report::mix_svg(result, run.outcomes(), flags_.plot_title);
     stage_plot(flags_.plot_path, svg);
     render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
                     flags_.output);
@@ -324,6 +331,7 @@ class MixCommand final : public Command {
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the CDF of TTFT and E2E over the requests, before and after, "
                     "into FILE");
+    add_title_option(*app_, flags_.plot_title);
   }
 
   engine::Slo parse_slo() const {

@@ -12,7 +12,7 @@
 namespace kspeed::cli {
 
 struct NcuFlags {
-  std::string file, kernel, launch;
+  std::string file, kernel, launch, mma_shape;
 };
 
 void add_ncu_flags(CLI::App& command, NcuFlags& flags);
@@ -22,5 +22,14 @@ void add_ncu_flags(CLI::App& command, NcuFlags& flags);
 /// and the model are the caller's. Throws InputError for an unreadable or broken export, a bad
 /// --kernel regex, or --compute-efficiency (the measurement holds it).
 engine::MeasuredRooflineQuery ncu_query(const NcuFlags& flags, const LeverFlags& levers);
+
+/// The GPU preset the export's launches name (device__attribute_display_name), empty when none
+/// does; fills query.export_preset.
+std::string export_gpu_preset(engine::MeasuredRooflineQuery& query);
+
+/// The GPU to price on: `gpu` (--gpu) when given, else the preset the export names (setting
+/// query.gpu_from_export). Throws InputError naming the export's device when neither says.
+std::string profiled_gpu(const std::string& gpu, engine::MeasuredRooflineQuery& query,
+                         const std::string& alternatives);
 
 }  // namespace kspeed::cli

@@ -111,6 +111,18 @@ void stage_plot(const std::string& path, const std::string& svg) {
   stage_side_output(path, "--plot", svg);
 }
 
+void add_title_option(CLI::App& command, std::string& title) {
+  command.add_option("--title", title, "With --plot: the chart's title instead of kspeed's")
+      ->type_name("TEXT");
+}
+
+void check_title_option(const std::string& title, const std::string& plot_path) {
+  if (!title.empty() && plot_path.empty()) {
+    throw InputError("--title '" + title +
+                     "': it titles the --plot chart, and no chart is drawn: add --plot FILE.svg");
+  }
+}
+
 void write_plot(const std::string& path, const std::string& svg) {
   if (path == "-") std::cout << svg << std::flush;
 }

@@ -59,6 +59,12 @@ void stage_plot(const std::string& path, const std::string& svg);
 /// For --plot -: the SVG on stdout, after the report. Nothing for a file (staged already).
 void write_plot(const std::string& path, const std::string& svg);
 
+/// --title TEXT: the --plot chart's title instead of kspeed's (a slide's own words).
+void add_title_option(CLI::App& command, std::string& title);
+
+/// --title without --plot names no chart: an InputError saying to add --plot.
+void check_title_option(const std::string& title, const std::string& plot_path);
+
 /// Renders the report in the --format and emits it. When the report goes to a file or is for
 /// programs (json, csv, jsonl), its warnings also go to stderr, so CI logs show them.
 /// `terminal_extra` (a chart) is appended to text read on a terminal only.

@@ -113,7 +113,9 @@ void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
   command
       .add_option("--spec-accept", flags.spec_accept,
                   "Speculative decoding: mean tokens accepted per step, between 1 and "
-                  "--spec-tokens; a response of n tokens takes about n / TAU steps")
+                  "--spec-tokens; a response of n tokens takes about n / TAU steps, so TAU "
+                  "divides the modelled decode time per token (a note shows it), not the shares "
+                  "or speedups")
       ->type_name("TAU");
 }
 
@@ -129,7 +131,8 @@ void add_lever_flags(CLI::App& command, LeverFlags& flags) {
   command
       .add_option("--bandwidth-efficiency", flags.bandwidth_efficiency,
                   "Lever: fraction of peak bandwidth achieved before and after, each in (0, 1] "
-                  "(0.6:0.66 is a 10% gain; one value means unchanged)")
+                  "(0.6:0.66 is a 10% gain; one value means unchanged; with --ncu the export "
+                  "measures BEFORE, and AFTER / BEFORE scales the measured value)")
       ->type_name("BEFORE:AFTER");
   command
       .add_option("--compute-efficiency", flags.compute_efficiency,

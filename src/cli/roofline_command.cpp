@@ -6,6 +6,7 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -27,6 +28,7 @@ struct RooflineFlags {
   std::string phase = "decode";
   OutputOptions output;
   std::string plot_path;
+  std::string plot_title;
 };
 
 // The one check that roofline's kernel is in one phase ("both" is not a choice here).
@@ -129,6 +131,7 @@ class RooflineCommand final : public Command {
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the roofline into FILE: the roof, the ridge, the kernel and where "
                     "each lever moves it");
+    add_title_option(*app_, flags_.plot_title);
     app_->footer(footer());
   }
 
@@ -139,13 +142,14 @@ class RooflineCommand final : public Command {
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
       io::check_output_path(flags_.plot_path, "--plot");
     }
+    check_title_option(flags_.plot_title, flags_.plot_path);
     if (!flags_.ncu.file.empty()) return execute_ncu();
-    for (const auto& [text, flag] :
-         {std::pair{flags_.ncu.kernel, "--kernel"}, {flags_.ncu.launch, "--launch"}}) {
+    for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
+                                     {flags_.ncu.launch, "--launch"},
+                                     {flags_.ncu.mma_shape, "--mma-shape"}}) {
       if (!text.empty()) {
         throw InputError(std::string(flag) +
-                         " picks a launch of an Nsight Compute export: it "
-                         "needs --ncu FILE");
+                         " reads an Nsight Compute export's launches: it needs --ncu FILE");
       }
     }
 
@@ -157,7 +161,8 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
-    const std::string svg = flags_.plot_path.empty() ? std::string() : report::roofline_svg(result);
+    const std::string svg =
+        flags_.plot_path.empty() ? std::string() : report::roofline_svg(result, flags_.plot_title);
     stage_plot(flags_.plot_path, svg);
     render_and_emit(report::make_report(result, report::roofline_view, report::roofline_document),
                     flags_.output);
@@ -169,31 +174,38 @@ class RooflineCommand final : public Command {
   // The measured kernels of an ncu export on the roof; with --model, beside the modelled kernel.
   int execute_ncu() {
     const bool custom_roof = !flags_.peak_tflops.empty() && !flags_.bandwidth_tbs.empty();
-    if (flags_.platform.gpu.empty() && !custom_roof) {
-      throw InputError("--ncu " + flags_.ncu.file +
-                       ": an export does not say which GPU it profiled: pass --gpu NAME (kspeed "
-                       "gpus lists them), or --peak-tflops X --bandwidth-tbs Y");
-    }
     if (!flags_.ai.empty()) {
       throw InputError(
           "--ai and --ncu both describe the kernel: the export measures it; drop --ai");
     }
-    engine::RooflineQuery roof;
-    const engine::Gpu gpu = resolve_roof(flags_, roof);
     engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
+    RooflineFlags flags = flags_;
+    if (!custom_roof) {
+      flags.platform.gpu =
+          profiled_gpu(flags_.platform.gpu, query, ", or --peak-tflops X --bandwidth-tbs Y");
+    } else {
+      export_gpu_preset(query);
+    }
+    engine::RooflineQuery roof;
+    const engine::Gpu gpu = resolve_roof(flags, roof);
     query.gpu_name = roof.gpu_name;
+    query.gpu_compute_capability = io::compute_capability_of_preset(roof.gpu_name).value_or("");
     query.precision = roof.precision;
     query.peak_tflops = roof.peak_tflops;
     query.bandwidth_tbs = roof.bandwidth_tbs;
-    if (!flags_.platform.model.empty()) {
-      resolve_kernel(flags_, gpu, roof);
+    if (!flags.platform.model.empty()) {
+      resolve_kernel(flags, gpu, roof);
       const engine::RooflineResult modelled = engine::analyse_roofline(roof);
       query.modelled = modelled.step_cost;
       query.model_name = roof.platform->model.value.name;
     }
     const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
+    const std::string svg = flags_.plot_path.empty()
+                                ? std::string()
+                                : report::measured_roofline_svg(result, flags_.plot_title);
     render_and_emit(report::make_report(result, report::ncu_view, report::ncu_document),
                     flags_.output);
+    write_plot(flags_.plot_path, svg);
     return kExitOk;
   }
 

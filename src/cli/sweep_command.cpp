@@ -42,6 +42,7 @@ struct SweepFlags {
   EstimateFlags estimate;
   std::string points = kDefaultPoints;
   std::string plot_path;
+  std::string plot_title;
   std::string speedup_table_path;
   bool no_chart = false;
 };
@@ -107,6 +108,7 @@ class SweepCommand final : public Command {
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the sweep into FILE: speedup against context, the ceiling "
                     "1/(1-p), the measured shares");
+    add_title_option(*app_, flags_.plot_title);
     app_->add_flag("--no-chart", flags_.no_chart,
                    "No terminal chart under the table (it is drawn only on a terminal)");
     add_output_options(*app_, flags_.estimate.output);
@@ -125,6 +127,7 @@ class SweepCommand final : public Command {
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
       io::check_output_path(flags_.plot_path, "--plot");
     }
+    check_title_option(flags_.plot_title, flags_.plot_path);
 
     const engine::Workload workload = io::load_workload(flags.workload);
     options.platform = resolve_platform(
@@ -135,7 +138,8 @@ class SweepCommand final : public Command {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
-    const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
+    const std::string svg =
+        flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep, flags_.plot_title);
     stage_plot(flags_.plot_path, svg);
     if (const auto records = record_format(parse_output_format(flags.output))) {
       stream_and_emit(

@@ -130,13 +130,34 @@ DecodeResponse decode_over_response_stepwise(const Platform& platform, std::int6
   return finish(platform, prompt_tokens, steps, attention_ms, other_ms);
 }
 
+namespace {
+
+// The resident weights' bytes. With shapes, each part in its own storage type (gpt-oss-120b:
+// MXFP4 experts, BF16 attention and tables): layers · attention + dense FFNs + routers at the
+// dense type, every expert at the expert type, the tables at the embedding type. Without, every
+// parameter in the nominal weight type.
+double resident_weight_bytes(const ModelArch& m) {
+  if (!m.shapes) {
+    return m.total_params_billions * kBillion *
+           dtype_bytes(m.weight_dtype).value_or(m.weight_bytes_per_param);
+  }
+  const ModelShapes& s = *m.shapes;
+  const ParamCounts c = count_params(m, s);
+  const double experts = as_double(moe_layers(m, s.ffn)) *
+                         (as_double(s.ffn.experts) * c.params_per_expert +
+                          as_double(s.ffn.shared_experts) * c.params_per_shared_expert);
+  const double tables = c.embedding * (s.tied_embeddings ? 1.0 : 2.0);
+  return (c.total - experts - tables) * s.dense_bytes_per_param +
+         experts * s.expert_bytes_per_param + tables * s.embedding_bytes_per_param;
+}
+
+}  // namespace
+
 double decode_memory_needed_gb(const Platform& platform, std::int64_t context_tokens) {
-  // Every parameter is resident (MoE: all experts), stored in the nominal weight type:
-  // total · dtype_bytes / tp; plus the batch's KV cache as one decode step reads it.
+  // Every parameter is resident (MoE: all experts), each part in its storage type:
+  // weight bytes / tp; plus the batch's KV cache as one decode step reads it.
   const ModelArch& m = platform.model.value;
-  const double bytes_per_param = dtype_bytes(m.weight_dtype).value_or(m.weight_bytes_per_param);
-  const double weights = m.total_params_billions * kBillion * bytes_per_param /
-                         as_double(platform.tensor_parallel.value);
+  const double weights = resident_weight_bytes(m) / as_double(platform.tensor_parallel.value);
   const KernelCost kv = decode_attention_cost(attention_shape(platform), context_tokens);
   return (weights + kv.bytes) / kBillion;
 }

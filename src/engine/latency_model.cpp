@@ -119,6 +119,18 @@ double prefill_work_units(const std::vector<SharePoint>& shares, double prompt_t
 TtftModel fit_ttft(const std::vector<LatencyPoint>& points, const std::vector<SharePoint>& shares,
                    Extrapolation extrapolation) {
   check_points(points, kTtftPoints);
+  for (const LatencyPoint& point : points) {
+    // odds = p / (1 - p) is infinite at p = 1: no fit, and the points are not to blame
+    const double p = share_at(shares, point.context_tokens, extrapolation).share;
+    if (!(p < 1)) {
+      throw InputError(
+          "the prefill attention share is " + number_mark(p) + " at " +
+          count_mark(static_cast<long long>(point.context_tokens)) +
+          " tokens: the fitted TTFT = T0 + a·L·(1 + odds(L)), odds = p/(1 − p), needs a share "
+          "below 1 (at 1 nothing but attention runs and the odds are infinite); give " +
+          flag_mark("share") + " below 1");
+    }
+  }
   TtftModel model;
   model.shares = shares;
   model.extrapolation = extrapolation;

@@ -29,9 +29,26 @@ std::string launch_list(const std::vector<MeasuredKernel>& kernels, const std::v
   return out;
 }
 
-std::size_t priced_launch(const MeasuredRooflineQuery& query, const std::vector<bool>& selected) {
+// Without --launch, the selected launch that ran longest: the attention kernel a user profiled,
+// not the small merge or reshape kernel that launched before it. Ties and launches without a
+// duration: the first in the file.
+std::optional<std::size_t> longest_launch(const MeasuredRooflineQuery& query,
+                                          const std::vector<bool>& selected) {
+  std::optional<std::size_t> out;
   for (std::size_t i = 0; i < query.kernels.size(); ++i) {
-    if (selected[i] && (!query.launch || query.kernels[i].id == *query.launch)) return i;
+    if (!selected[i]) continue;
+    const std::optional<double>& t = query.kernels[i].duration_s.value;
+    if (!out || (t && t > query.kernels[*out].duration_s.value)) out = i;
+  }
+  return out;
+}
+
+std::size_t priced_launch(const MeasuredRooflineQuery& query, const std::vector<bool>& selected) {
+  if (!query.launch) {
+    if (const auto longest = longest_launch(query, selected)) return *longest;
+  }
+  for (std::size_t i = 0; i < query.kernels.size(); ++i) {
+    if (selected[i] && query.launch && query.kernels[i].id == *query.launch) return i;
   }
   throw InputError(flag_mark("launch") + " " + query.launch.value_or("") +
                    ": no selected launch of " + query.file +
@@ -40,8 +57,10 @@ std::size_t priced_launch(const MeasuredRooflineQuery& query, const std::vector<
 
 // One row per lever given (or 2x compute and 2x fewer bytes, illustrative), then all together.
 std::vector<MeasuredLeverRow> lever_rows(const MeasuredKernel& kernel, const Roof& roof,
+                                         const MeasuredPosition& position,
                                          const MeasuredRooflineQuery& query, bool& illustrative) {
-  MeasuredLevers given = query.levers;
+  MeasuredLevers given =
+      with_measured_bandwidth(query.levers, query.bandwidth_efficiency_gain, position);
   illustrative = !query.levers_given;
   if (illustrative) {
     given.compute_speedup = 2;
@@ -94,6 +113,24 @@ std::vector<Warning> launch_warnings(const MeasuredKernel& kernel, const Measure
     out.push_back(w);
   }
   return out;
+}
+
+// The export names its GPU (a device name that is a preset, a compute capability) and the roof
+// is another GPU's: every fraction and price would be against the wrong roof.
+std::optional<Warning> gpu_mismatch(const MeasuredKernel& kernel,
+                                    const MeasuredRooflineQuery& query) {
+  const std::string cc = kernel.compute_capability.value_or("");
+  const bool other_cc =
+      !cc.empty() && !query.gpu_compute_capability.empty() && cc != query.gpu_compute_capability;
+  const bool other_preset = !query.export_preset.empty() && query.export_preset != query.gpu_name;
+  if (!other_cc && !other_preset) return std::nullopt;
+  Warning w;
+  w.code = WarningCode::ncu_gpu_mismatch;
+  w.input = "gpu";
+  w.names = {{"launch", kernel.id},   {"export_device", kernel.device.value_or("")},
+             {"export_cc", cc},       {"export_preset", query.export_preset},
+             {"gpu", query.gpu_name}, {"gpu_cc", query.gpu_compute_capability}};
+  return w;
 }
 
 // "dram__bytes_read.sum, dram__bytes_write.sum and the SASS FLOP counters (sm__sass_...)".
@@ -168,15 +205,19 @@ MeasuredRooflineResult analyse_measured_roofline(const MeasuredRooflineQuery& qu
   const MeasuredKernel& kernel = query.kernels[priced];
   const MeasuredPosition& position = out.positions[priced];
   out.warnings = launch_warnings(kernel, position, query.gpu_name);
+  if (auto mismatch = gpu_mismatch(kernel, query))
+    out.warnings.insert(out.warnings.begin(), *mismatch);
   add_missing(out.missing_metrics, kernel.duration_s.missing);
   add_missing(out.missing_metrics, kernel.dram_bytes.missing);
   add_missing(out.missing_metrics, kernel.flops.missing);
   add_missing(out.missing_metrics, kernel.speed_of_light.missing);
   if (!position.above_roof) {
-    out.levers = lever_rows(kernel, out.roof, query, out.levers_illustrative);
+    out.levers = lever_rows(kernel, out.roof, position, query, out.levers_illustrative);
   }
   if (query.modelled) {
-    out.comparison = compare_with_model(kernel, *query.modelled, out.roof, query.levers);
+    out.comparison = compare_with_model(
+        kernel, *query.modelled, out.roof,
+        with_measured_bandwidth(query.levers, query.bandwidth_efficiency_gain, position));
   }
   return out;
 }

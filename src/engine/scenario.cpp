@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/scenario_roofline.hpp"
 #include "kspeed/error.hpp"
 
@@ -624,6 +625,38 @@ void convert_shares_to_latency_kind(const Workload& workload, const EstimateOpti
   }
 }
 
+// A measured launch is one kernel of one layer at the shape it was profiled at; the estimate
+// applies its speedup to the workload's attention. The export does not record the shape, so the
+// launch's FLOPs are set beside one layer's modelled prefill attention for one sequence at the
+// prompt (with a model), and a factor beyond 4 either way, or no model to compare with, is said.
+constexpr double kShapeMismatchFactor = 4;
+
+void check_measured_shape(const Workload& workload, const EstimateOptions& options,
+                          Scenario& scenario) {
+  if (!options.measured_kernel_speedup) return;
+  Warning w;
+  w.code = WarningCode::measured_kernel_shape;
+  w.input = "ncu";
+  w.names = {{"launch", options.measured_kernel},
+             {"model", scenario.platform ? scenario.platform->model.value.name
+                                         : workload.model.value_or(workload.name)}};
+  w.numbers = {{"prompt_tokens", static_cast<double>(scenario.prompt_tokens.value)},
+               {"flops_lower_bound", options.measured_kernel_flops_lower_bound ? 1.0 : 0.0}};
+  if (scenario.platform && options.measured_kernel_flops) {
+    const Platform& p = *scenario.platform;
+    // one layer of one sequence's prefill: the whole prefill's attention FLOPs / layers
+    const double modelled =
+        prefill_attention_cost(attention_shape(p), scenario.prompt_tokens.value).flops /
+        static_cast<double>(std::max<std::int64_t>(p.model.value.layers, 1));
+    const double ratio = *options.measured_kernel_flops / modelled;
+    if (ratio <= kShapeMismatchFactor && ratio >= 1 / kShapeMismatchFactor) return;
+    w.numbers.emplace_back("measured_flops", *options.measured_kernel_flops);
+    w.numbers.emplace_back("modelled_flops_per_layer", modelled);
+    w.numbers.emplace_back("flops_ratio", ratio);
+  }
+  scenario.warnings.push_back(std::move(w));
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const Workload& workload, const EstimateOptions& options) {
@@ -646,6 +679,8 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.kernel_speedup = {*options.measured_kernel_speedup, Provenance::measured};
     scenario.kernel_speedup_instrument = options.kernel_speedup_instrument;
     scenario.measured_kernel = options.measured_kernel;
+    scenario.warnings.insert(scenario.warnings.end(), options.measured_kernel_warnings.begin(),
+                             options.measured_kernel_warnings.end());
   }
 
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
@@ -669,6 +704,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   note_default_prompt(scenario);
   convert_shares_to_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
+  check_measured_shape(workload, options, scenario);
   follow_context_with_tpot(workload, options, scenario);
   warn_on_model_mismatch(workload, scenario);
   if (scenario.phase != Phase::prefill && !scenario.decode_share) {

@@ -57,6 +57,29 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
   }
 }
 
+// τ (--spec-accept) divides every decode time the model gives per output token, attention and
+// weights alike: the shares and speedups are ratios it leaves unchanged, so the note shows the
+// one figure it moves, the modelled decode time per output token at the prompt's context.
+void add_speculation_note(const Scenario& s, const Platform& platform, std::vector<Warning>& out) {
+  if (platform.spec_mean_accepted.provenance != Provenance::given || s.phase == Phase::prefill) {
+    return;
+  }
+  const DecodeStepTime step = decode_step_time(platform, s.prompt_tokens.value);
+  const double step_ms = step.attention_ms + step.other_ms;
+  const double tau = platform.spec_mean_accepted.value;
+  Warning note;
+  note.code = WarningCode::speculation_acceptance;
+  note.phase = Phase::decode;
+  note.input = "spec_accept";
+  // per token = step / τ: about n / τ steps serve n tokens
+  note.numbers = {{"tokens_per_step", platform.spec_tokens_per_step.value},
+                  {"mean_accepted", tau},
+                  {"context_tokens", static_cast<double>(s.prompt_tokens.value)},
+                  {"step_ms", step_ms},
+                  {"ms_per_token", step_ms / tau}};
+  out.push_back(std::move(note));
+}
+
 }  // namespace
 
 std::optional<WithProvenance<double>> modelled_decode_share(const EstimateOptions& options,
@@ -86,6 +109,7 @@ void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {
     add_lever_warnings(scenario, platform, scenario.warnings);
   }
   add_memory_warning(scenario, platform, scenario.warnings);
+  add_speculation_note(scenario, platform, scenario.notes);
 }
 
 double phase_attention_speedup(const Scenario& scenario, Phase phase) {

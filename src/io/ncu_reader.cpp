@@ -381,8 +381,13 @@ class NcuTableReader {
 
   // Legacy raw pages carry the device as attributes: display name and compute capability.
   static void describe_device_from_attributes(ProfiledKernel& kernel) {
+    // The "Device" column holds an index ("0"); the display name ("NVIDIA B200") says more.
+    const auto is_index = [](const std::string& text) {
+      return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    };
     if (const ProfiledMetric* display = kernel.find("device__attribute_display_name");
-        display != nullptr && !kernel.device && !display->text.empty()) {
+        display != nullptr && (!kernel.device || is_index(*kernel.device)) &&
+        !display->text.empty()) {
       kernel.device = display->text;
     }
     const std::optional<double> major = kernel.number("device__attribute_compute_capability_major");
@@ -496,6 +501,40 @@ NcuReport parse_ncu_csv(std::string_view text, const std::string& source) {
 
 NcuReport load_ncu_csv(const std::string& path) {
   return parse_ncu_csv(read_text_file(path, "Nsight Compute CSV export"), path);
+}
+
+namespace {
+
+struct DevicePreset {
+  std::string_view display_name;        ///< device__attribute_display_name, as NVIDIA names it
+  std::string_view preset;              ///< data/gpus/<preset>.json
+  std::string_view compute_capability;  ///< major.minor
+};
+
+// The display names of the exact parts the presets describe (SXM boards): a PCIe or NVL part has
+// other clocks and bandwidth, so it maps to no preset.
+constexpr std::array<DevicePreset, 5> kDevicePresets{{
+    {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb", "8.0"},
+    {"NVIDIA H100 80GB HBM3", "h100-sxm", "9.0"},
+    {"NVIDIA H100 SXM5 80GB", "h100-sxm", "9.0"},
+    {"NVIDIA H200", "h200-sxm", "9.0"},
+    {"NVIDIA B200", "b200", "10.0"},
+}};
+
+}  // namespace
+
+std::optional<std::string> gpu_preset_for_device(std::string_view display_name) {
+  for (const DevicePreset& device : kDevicePresets) {
+    if (device.display_name == display_name) return std::string(device.preset);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> compute_capability_of_preset(std::string_view preset) {
+  for (const DevicePreset& device : kDevicePresets) {
+    if (device.preset == preset) return std::string(device.compute_capability);
+  }
+  return std::nullopt;
 }
 
 }  // namespace kspeed::io

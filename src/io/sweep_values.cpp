@@ -26,6 +26,15 @@ double parse_item(std::string_view item, std::string_view whole, std::string_vie
   return kind.parse(item, what);
 }
 
+// 0.5 · 8^(2/3) is 1.9999999999999998 in binary: 12 significant digits, far finer than any swept
+// input, give back the 2 a person means and prints.
+double round_significant(double value) {
+  constexpr int kDigits = 12;
+  if (value == 0 || !std::isfinite(value)) return value;
+  const double scale = std::pow(10.0, kDigits - 1 - std::floor(std::log10(std::fabs(value))));
+  return std::round(value * scale) / scale;
+}
+
 std::vector<double> spread(double lo, double hi, std::int64_t points, const SweepAxisKind& kind) {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(points));
@@ -33,8 +42,8 @@ std::vector<double> spread(double lo, double hi, std::int64_t points, const Swee
   for (std::int64_t i = 0; i < points; ++i) {
     const double t = static_cast<double>(i) / last;
     // Log spacing: equal ratios between neighbours, lo * (hi/lo)^t; linear: equal steps.
-    double value =
-        kind.spacing == SweepSpacing::log ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t;
+    double value = round_significant(kind.spacing == SweepSpacing::log ? lo * std::pow(hi / lo, t)
+                                                                       : lo + (hi - lo) * t);
     if (i == points - 1) {
       value = hi;  // exactly the typed end, not pow's rounding of it
     }

@@ -442,6 +442,29 @@ void add_idle_note(FileResult& result) {
   result.notes.push_back(std::move(note));
 }
 
+// A softmax kernel this large a part of kernel time is most likely attention run on the math
+// path (matmul, softmax, matmul: PyTorch's SDPA fallback, eager attention), which no attention
+// pattern can tell from other softmaxes; a sampler's softmax over the vocabulary is far smaller.
+constexpr double kMathPathSoftmaxShare = 0.1;
+
+void add_math_path_note(FileResult& result) {
+  for (const KernelTotal& kernel : result.whole_trace.top_unclassified) {
+    if (kernel.name.find("softmax_warp_forward") == std::string::npos ||
+        kernel.share_of_kernel_time < kMathPathSoftmaxShare) {
+      continue;
+    }
+    engine::Warning note;
+    note.code = engine::WarningCode::math_path_attention;
+    note.input = result.source;
+    note.names = {{"kernel", kernel.name}};
+    note.numbers = {{"share_of_kernel_time", kernel.share_of_kernel_time},
+                    {"attention_core_share",
+                     result.whole_trace.times.under(Denominator::kernel_time).shares().core}};
+    result.notes.push_back(std::move(note));
+    return;
+  }
+}
+
 // What a reader should know about how the shares were found (the report words it).
 void add_notes(const Trace& trace, bool has_steps, FileResult& result) {
   const auto note = [&result](engine::WarningCode code) {
@@ -458,6 +481,7 @@ void add_notes(const Trace& trace, bool has_steps, FileResult& result) {
     note(engine::WarningCode::steps_without_phase);
   }
   add_idle_note(result);
+  add_math_path_note(result);
   if (has_steps && result.attribution.outside_steps > 0) {
     note(engine::WarningCode::kernels_outside_steps);
     result.notes.back().numbers = {

@@ -98,10 +98,12 @@ const std::vector<KernelPattern>& builtin_patterns() {
       {C::attention_core, "(^|[^A-Za-z0-9])attn_fwd", "AOTriton / Triton"},
       {C::attention_core, "^_fwd_(grouped_)?kernel(_stage[12])?$", "Triton (generic name)"},
       // SageAttention (github.com/thu-ml/SageAttention): its core kernels are sage_fwd and the
-      // qk_int8_sv_f8/f16 family. sage_quant_kernel quantizes Q and K to INT8 before them: work a
-      // faster attention kernel does not remove, so attention metadata, in no share scope.
+      // qk_int(8)_sv_f8/f16 family: SM90's qk_int8_sv_f8_attn_kernel, and SM80's and SM89's
+      // qk_int_sv_f16_attn_kernel and qk_int_sv_f8_attn_kernel (csrc/qattn/*_sm80.cu, *_sm89.cu),
+      // with their _varlen_ variants. sage_quant_kernel quantizes Q and K to INT8 before them: work
+      // a faster attention kernel does not remove, so attention metadata, in no share scope.
       {C::attention_metadata, "sage_quant", "SageAttention (Q/K quantization)"},
-      {C::attention_core, "sage_fwd|qk_int8_sv_f(8|16)_", "SageAttention"},
+      {C::attention_core, "sage_fwd|qk_int8?_sv_f(8|16)_", "SageAttention"},
       // TensorRT-LLM XQA as FlashInfer and vLLM ship it (xqa_kernel*), CUTLASS's Blackwell MLA
       // (Sm100FmhaMlaKernel...) and its generation kernel.
       {C::attention_core, "(^|[^A-Za-z0-9])xqa_kernel|[^A-Za-z0-9]xqa::", "TensorRT-LLM XQA"},

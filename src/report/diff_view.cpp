@@ -194,7 +194,7 @@ Table class_table(const TraceDiff& diff) {
 
 Table kernel_table(const TraceDiff& diff) {
   Table table;
-  table.header = {"kernel", "class", "before", "after", "change", ""};
+  table.header = {"kernel", "class", "before", "after", "change", "status"};
   table.align = {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left};
   for (std::size_t i = 0; i < diff.kernels.size() && table.rows.size() < kKernelRows; ++i) {
     const profile::KernelChange& kernel = diff.kernels[i];
@@ -314,7 +314,8 @@ std::string interval_text(const LatencyChange& change) {
 
 Table bench_table(const BenchDiff& diff) {
   Table table;
-  table.header = {"metric", "", "before", "after", "change", "ratio", "interval", "verdict"};
+  table.header = {"metric", "statistic", "before",   "after",
+                  "change", "ratio",     "interval", "verdict"};
   table.align = {Align::left,  Align::left,  Align::right, Align::right,
                  Align::right, Align::right, Align::left,  Align::left};
   for (const LatencyChange& change : diff.changes) {

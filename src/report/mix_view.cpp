@@ -152,16 +152,23 @@ Table group_table(const std::vector<engine::MixGroup>& groups, bool by_model) {
 std::string change_text(const MixResult& r) {
   return fmt::format("{} attention kernel ({}) on {}", human_speedup(r.model.kernel_speedup.value),
                      engine::to_string(r.model.kernel_speedup.provenance),
-                     engine::to_string(r.model.phase));
+                     r.model.phase == engine::Phase::both
+                         ? std::string("prefill and decode")
+                         : std::string(engine::to_string(r.model.phase)));
+}
+
+// "1 request", "8,819 requests".
+std::string requests_text(std::int64_t count) {
+  return human_count(count) + (count == 1 ? " request" : " requests");
 }
 
 std::string answer_text(const MixResult& r) {
   const MixSummary& s = r.summary;
   const auto last = s.ttft_ms.before.percentiles.size() - 1;
   std::string text = fmt::format(
-      "A {} over {} requests: {} TTFT {} → {} ms ({}); the median request's E2E {} faster; the "
+      "A {} over {}: {} TTFT {} → {} ms ({}); the median request's E2E {} faster; the "
       "whole log's serving time {} (time-weighted), the mean request {} (request-weighted).",
-      change_text(r), human_count(s.requests), percentile_name(s.percentiles[last]),
+      change_text(r), requests_text(s.requests), percentile_name(s.percentiles[last]),
       ms_cell(s.ttft_ms.before.percentiles[last]), ms_cell(s.ttft_ms.after.percentiles[last]),
       human_speedup(s.ttft_ms.before.percentiles[last] / s.ttft_ms.after.percentiles[last]),
       s.e2e_speedup.count > 0 && !s.e2e_speedup.percentiles.empty()
@@ -349,7 +356,7 @@ void add_log_facts(View& view, const MixResult& r) {
 View mix_view(const MixResult& r) {
   const MixSummary& s = r.summary;
   View view;
-  view.title("kspeed mix · " + r.log.source + " · " + human_count(s.requests) + " requests",
+  view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests),
              "kspeed mix: " + r.log.source);
   view.answer(answer_text(r));
   view.table(percentile_table(r));

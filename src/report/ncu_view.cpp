@@ -59,9 +59,10 @@ std::string headroom_text(double headroom) {
 }
 
 // "memory, 256×": the measured bound and how far the roof is.
+// "unknown, 17.4×": FLOPs a lower bound below the ridge leave the bound open, not the headroom.
 std::string bound_text(const MeasuredPosition& p) {
-  if (!p.bound) return kMissing;
-  return std::string(bound_name(*p.bound)) +
+  if (!p.bound && !p.headroom) return kMissing;
+  return (p.bound ? std::string(bound_name(*p.bound)) : std::string("unknown")) +
          (p.headroom ? ", " + headroom_text(*p.headroom) : std::string());
 }
 
@@ -108,8 +109,11 @@ std::string selection_caption(const MeasuredRooflineResult& r) {
       which = "+ selected: no attention kernel found, so all (--kernel REGEX picks some)";
       break;
   }
-  return "(* priced launch (--launch ID picks another); " + which +
-         ". Duration, bytes and FLOPs measured; fractions of " + r.query.gpu_name +
+  const std::string priced = r.query.launch ? "* priced launch, by --launch"
+                                            : "* priced launch: the selected one that ran "
+                                              "longest (--launch ID picks another)";
+  return "(" + priced + "; " + which + ". Duration, bytes and FLOPs measured; fractions of " +
+         r.query.gpu_name +
          "'s roofs; "
          "≥: tensor-core work not counted)";
 }
@@ -144,7 +148,8 @@ Table position_table(const MeasuredRooflineResult& r, const MeasuredKernel& k,
       "measured");
   add("achieved DRAM bandwidth",
       or_missing(k.achieved_byte_per_s, [](double v) { return human_si(v, "B/s"); }), "measured");
-  const std::string preset = "preset " + r.query.gpu_name;
+  const std::string preset =
+      "preset " + r.query.gpu_name + (r.query.gpu_from_export ? ", the GPU the export names" : "");
   auto provenance = [&preset](engine::Provenance how) {
     return how == engine::Provenance::preset ? preset : std::string(to_string(how));
   };
@@ -186,8 +191,9 @@ std::string lever_label(const engine::MeasuredLeverRow& row) {
     case engine::LeverKind::bytes:
       return human_speedup(row.levers.bytes_reduction) + " fewer bytes";
     case engine::LeverKind::bandwidth:
+      // the measured η scaled by --bandwidth-efficiency's AFTER / BEFORE
       return "bandwidth efficiency → " +
-             human_plain(row.levers.bandwidth_efficiency_after.value_or(1));
+             human_percent(row.levers.bandwidth_efficiency_after.value_or(1));
     case engine::LeverKind::combined:
       return "all levers together";
   }
@@ -223,16 +229,27 @@ Table levers_table(const MeasuredRooflineResult& r) {
 std::string answer(const MeasuredRooflineResult& r, const MeasuredKernel& k,
                    const MeasuredPosition& p) {
   const std::string who = "Launch " + k.id + " (" + short_name(k.name) + ")";
-  if (!p.bound || !p.headroom) {
+  std::string text;
+  if (!p.bound && p.headroom && k.flops_miss_tensor_work && k.intensity_flop_per_byte) {
+    text = fmt::format(
+        "{} is at ≥ {} FLOP/byte, below the ridge ({}), but its FLOPs miss the tensor-core work, "
+        "so it is not known to be memory-bound (--mma-shape MxNxK counts that work; 16x8x16 for "
+        "HMMA.16816). It reaches {} of the bandwidth and ≥ {} of the peak: the roof allows at "
+        "most {} faster.",
+        who, human_figure(*k.intensity_flop_per_byte), human_figure(p.ridge_flop_per_byte),
+        human_percent(p.bandwidth_fraction.value_or(0)),
+        human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
+  } else if (!p.bound || !p.headroom) {
     return who + " cannot be placed on the roofline: the export lacks " +
            comma_list(compact_metrics(r.missing_metrics)) + ".";
+  } else {
+    text = fmt::format(
+        "{} is {}-bound at {} FLOP/byte, reaching {} of the bandwidth and {} of the peak: the "
+        "roof allows {} faster.",
+        who, bound_name(*p.bound), human_figure(*k.intensity_flop_per_byte),
+        human_percent(p.bandwidth_fraction.value_or(0)),
+        human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
   }
-  std::string text = fmt::format(
-      "{} is {}-bound at {} FLOP/byte, reaching {} of the bandwidth and {} of the peak: the roof "
-      "allows {} faster.",
-      who, bound_name(*p.bound), human_figure(*k.intensity_flop_per_byte),
-      human_percent(p.bandwidth_fraction.value_or(0)),
-      human_percent(p.compute_fraction.value_or(0)), headroom_text(*p.headroom));
   if (!r.levers.empty()) {
     const engine::MeasuredLeverRow& row = r.levers.back();
     text += fmt::format(

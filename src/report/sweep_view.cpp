@@ -115,8 +115,10 @@ std::string range_sentence(const Sweep& sweep) {
     return fmt::format("{} {} to {} faster ({} to {} less time)", name, human_speedup(lo),
                        human_speedup(hi), human_percent(1 - 1 / lo), human_percent(1 - 1 / hi));
   };
+  const std::size_t points = sweep.rows.size();
   return fmt::format(
-      "Over {} points: {}; {}.", human_count(static_cast<std::int64_t>(sweep.rows.size())),
+      "Over {} point{}: {}; {}.", human_count(static_cast<std::int64_t>(points)),
+      points == 1 ? "" : "s",
       range("prefill", [](const SweepRow& r) { return r.result.prefill.phase.speedup; }),
       range("request", [](const SweepRow& r) { return r.result.request.speedup; }));
 }

@@ -101,6 +101,45 @@ std::string memory_sentence(const Warning& w) {
          "the roofline)";
 }
 
+// estimate --ncu: the launch's speedup goes to the workload's attention, at a shape the export
+// does not record.
+std::string measured_shape_sentence(const Warning& w) {
+  const std::string applied = "launch " + w.text("launch") + "'s speedup is applied to " +
+                              w.text("model") + "'s attention at a prompt of " +
+                              human_count(static_cast<std::int64_t>(w.number("prompt_tokens"))) +
+                              " tokens";
+  if (w.number("flops_ratio") == 0) {
+    return applied +
+           ", a shape the export does not record and kspeed cannot check without --model: make "
+           "sure the launch was profiled on that model at that length";
+  }
+  return applied + ", but it did " + human_si(w.number("measured_flops"), "FLOP") +
+         (w.number("flops_lower_bound") != 0 ? " (a lower bound)" : "") +
+         " where one layer of "
+         "that prefill does " +
+         human_si(w.number("modelled_flops_per_layer"), "FLOP") + " (" +
+         (w.number("flops_ratio") < 1 ? human_figure(1 / w.number("flops_ratio")) + "× less"
+                                      : human_figure(w.number("flops_ratio")) + "× more") +
+         "): it was most likely profiled on another model or length, and the speedup it prices "
+         "may not hold at this one";
+}
+
+// The export names the GPU it profiled (device name, compute capability); --gpu is another.
+std::string ncu_gpu_mismatch_sentence(const Warning& w) {
+  const std::string device = w.text("export_device");
+  const std::string cc = w.text("export_cc");
+  std::string profiled = device.empty() ? "a GPU" : device;
+  if (!cc.empty()) profiled += " (compute capability " + cc + ")";
+  std::string text = "the export was profiled on " + profiled + ", not on " + w.text("gpu");
+  if (!w.text("gpu_cc").empty()) text += " (compute capability " + w.text("gpu_cc") + ")";
+  text +=
+      ": the roof is not the profiled GPU's, so the fractions, the bound and the prices are "
+      "not the measured kernel's";
+  const std::string preset = w.text("export_preset");
+  return text + (preset.empty() ? "; pass the profiled GPU with --gpu"
+                                : "; pass --gpu " + preset + ", or drop --gpu to use it");
+}
+
 // "267 ms at 1,024 tokens and 474 ms at 8,192 tokens": the points a TTFT or TPOT fit used.
 std::string ttft_points_text(const Warning& w) {
   const auto count = static_cast<std::size_t>(w.number("points"));
@@ -318,11 +357,42 @@ std::string warning_sentence(const Warning& w) {
              ": above its roof, so the profile was taken on another GPU or precision (pass the "
              "profiled one with --gpu and --precision); no lever is priced";
     case WarningCode::tensor_work_uncounted:
+      if (w.text("metric").empty()) {
+        return "launch " + w.text("launch") +
+               " is an attention kernel, whose matrix products run on tensor cores, and the "
+               "export holds no tensor-pipe count: the SASS FLOP counters miss that work, so "
+               "its FLOPs, intensity and compute fraction are lower bounds (collect "
+               "sm__inst_executed_pipe_tensor.sum and pass --mma-shape MxNxK)";
+      }
       return "launch " + w.text("launch") + " executed " +
              human_count(static_cast<std::int64_t>(w.number("tensor_warp_instructions"))) +
              " tensor-pipe warp instructions that the SASS FLOP counters do not count, and the "
              "instruction shape is not in the profile: its FLOPs, intensity and compute "
-             "fraction are lower bounds";
+             "fraction are lower bounds (--mma-shape MxNxK converts them; 16x8x16 for "
+             "HMMA.16816)";
+    case WarningCode::ncu_gpu_mismatch:
+      return ncu_gpu_mismatch_sentence(w);
+    case WarningCode::measured_kernel_shape:
+      return measured_shape_sentence(w);
+    case WarningCode::math_path_attention:
+      return w.text("kernel").substr(0, 60) + " takes " +
+             human_percent(w.number("share_of_kernel_time")) +
+             " of kernel time: a softmax this large is most likely attention run on the math "
+             "path (matmul, softmax, matmul: eager attention or SDPA's fallback), which the "
+             "attention share (" +
+             human_percent(w.number("attention_core_share")) +
+             ") does not count; a fused attention kernel would replace it, or count it with "
+             "--patterns";
+    case WarningCode::speculation_acceptance:
+      return "speculative decoding: " + human_plain(w.number("mean_accepted")) +
+             " tokens accepted per step (of " + human_plain(w.number("tokens_per_step")) +
+             " verified) divide the modelled decode time per output token: one step of " +
+             human_ms(w.number("step_ms")) + " at " +
+             human_count(static_cast<std::int64_t>(w.number("context_tokens"))) +
+             " tokens of context gives " + human_ms(w.number("ms_per_token")) +
+             " per token. The shares and speedups are ratios of decode times it divides alike, "
+             "so it leaves them unchanged, and a measured TPOT already holds the acceptance it "
+             "was measured with";
   }
   return std::string(to_string(w.code));
 }
@@ -503,6 +573,13 @@ std::string ncu_collect_flags(const std::vector<std::string>& metrics) {
     }
   }
   if (names.empty()) return sections;
+  // The regex's brackets, parentheses and bars are shell syntax: quote the list so the hint can
+  // be pasted into a shell as it is (metric names hold no single quote).
+  if (names.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:") !=
+      std::string::npos) {
+    names = "'" + names + "'";
+  }
   return sections + (sections.empty() ? "" : " ") + "--metrics " + names;
 }
 

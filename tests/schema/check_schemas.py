@@ -93,6 +93,15 @@ CASES = [
       "llama-3.1-8b", "--ctx", "8k", "--bytes-reduction", "2"]),
     ("roofline-ncu", "json", [f"{FIXTURES}/ncu/raw-paged-attention.csv"],
      ["roofline", "--ncu", "raw-paged-attention.csv", "--gpu", "h100-sxm"]),
+    # A launch without DRAM bytes beside the model: model_comparison's measured fields are null
+    # (issue 20: the schema required numbers there)
+    ("roofline-ncu", "json", [f"{FIXTURES}/ncu/details-flash-fwd.csv"],
+     ["roofline", "--ncu", "details-flash-fwd.csv", "--gpu", "h100-sxm", "--kernel",
+      "flash_fwd|reshape", "--launch", "1", "--model", "llama-3.1-8b"]),
+    # A raw export naming its GPU (no --gpu), the tensor work converted
+    ("roofline-ncu", "json", [f"{FIXTURES}/ncu/raw-b200-flashinfer.csv"],
+     ["roofline", "--ncu", "raw-b200-flashinfer.csv", "--mma-shape", "16x8x16",
+      "--bandwidth-efficiency", "0.5:0.55", "--model", "llama-3.1-8b"]),
     ("roofline-ncu", "json", [f"{FIXTURES}/ncu/details-flash-fwd.csv"],
      ["roofline", "--ncu", "details-flash-fwd.csv", "--gpu", "b200", "--kernel", "flash_fwd|reshape"]),
     ("roofline-ncu-record", "jsonl", [f"{FIXTURES}/ncu/details-flash-fwd.csv"],

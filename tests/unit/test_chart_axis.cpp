@@ -69,11 +69,15 @@ TEST_CASE("linear ticks land on whole steps with the decimals the step needs", "
   CHECK(values(linear_ticks(0.1, 0.3, TickFormat::plain, 2)).size() == 3);
 }
 
-TEST_CASE("log ticks: decades, with 2 and 5 labelled over two decades or less", "[chart]") {
+TEST_CASE("log ticks: decades, with 2 and 5 labelled over three decades or less", "[chart]") {
   const auto ms = log10_ticks(230, 11000, TickFormat::milliseconds);
   CHECK(labels(ms) == std::vector<std::string>{"", "", "500 ms", "", "", "", "", "1 s", "2 s", "",
                                                "", "5 s", "", "", "", "", "10 s"});
   CHECK(ms.front().value == Approx(300));
+  // Up to three decades (issue 20: a mix CDF from 0.15 s to 90 s had only 1 s and 10 s labels)
+  const auto cdf = log10_ticks(150, 90000, TickFormat::milliseconds);
+  CHECK(labels(cdf) ==
+        std::vector<std::string>{"200 ms", "500 ms", "1 s", "2 s", "5 s", "10 s", "20 s", "50 s"});
   const auto wide = log10_ticks(1, 10000, TickFormat::plain);
   CHECK(labels(wide) == std::vector<std::string>{"1", "", "", "10", "", "", "100", "", "", "1,000",
                                                  "", "", "10,000"});

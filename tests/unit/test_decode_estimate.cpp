@@ -198,3 +198,43 @@ TEST_CASE("a share table measured on another model is flagged", "[roofline]") {
   options.platform = kspeed::engine::make_platform(choice);
   CHECK_FALSE(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
 }
+
+TEST_CASE("--spec-accept shows what it moves: the modelled decode time per token (issue 20)",
+          "[roofline][spec]") {
+  // τ divides attention and weight time alike, so every share and speedup is the same for any
+  // τ; the note gives the one figure τ changes, step time / τ.
+  const auto run = [](double tau) {
+    PlatformChoice choice;
+    choice.model = {io::load_model("gpt-oss-120b"), Provenance::given};
+    choice.gpu = {io::load_gpu("b200"), Provenance::given};
+    choice.batch = {32, Provenance::given};
+    choice.tensor_parallel = {1, Provenance::given};
+    choice.spec_tokens = 2;
+    choice.spec_accept = tau;
+    EstimateOptions options = reference_request();
+    options.prompt_tokens = 8192;
+    options.phase = Phase::decode;
+    options.platform = make_platform(choice);
+    return run_estimate(builtin(), options);
+  };
+  const Estimate slow = run(1.5);
+  const Estimate fast = run(2.0);
+  const auto note = [](const Estimate& e) -> const Warning& {
+    for (const Warning& w : e.scenario.notes) {
+      if (w.code == WarningCode::speculation_acceptance) return w;
+    }
+    FAIL("no speculation_acceptance note");
+    return e.scenario.notes.front();
+  };
+  CHECK(fast.result.request.speedup == Approx(slow.result.request.speedup));
+  const Warning& a = note(slow);
+  const Warning& b = note(fast);
+  CHECK(a.number("step_ms") ==
+        Approx(b.number("step_ms")));  // the step itself does not depend on τ
+  CHECK(a.number("ms_per_token") == Approx(a.number("step_ms") / 1.5));
+  CHECK(b.number("ms_per_token") == Approx(b.number("step_ms") / 2.0));
+  CHECK(a.number("context_tokens") == 8192);
+  const Platform& p = *fast.scenario.platform;
+  const DecodeStepTime step = decode_step_time(p, 8192);
+  CHECK(b.number("step_ms") == Approx(step.attention_ms + step.other_ms));
+}

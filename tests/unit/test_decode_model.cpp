@@ -92,11 +92,45 @@ TEST_CASE("sliding windows stop the growth of windowed layers", "[roofline][deco
 
 TEST_CASE("memory needed per GPU: weights / tp plus the batch's KV cache", "[roofline][decode]") {
   const Platform platform = platform_for("llama-3.1-70b", "h100-sxm", 4, 8);
-  // 70.55e9 · 2 / 8 = 17.64 GB; KV: 80 · 2·1·128·2 · 8192 · 4 / 1e9 = 1.342 GB
+  // The parameters counted from the shapes: 80 layers of attention (8192·64·128·2 +
+  // 8192·8·128·2) and FFN (3·8192·28672), two 128,256 × 8192 tables: 70.552e9 · 2 / 8 =
+  // 17.64 GB; KV: 80 · 2·1·128·2 · 8192 · 4 / 1e9 = 1.342 GB
+  const double llama = 80.0 * (8192.0 * 64 * 128 * 2 + 8192.0 * 8 * 128 * 2 + 3.0 * 8192 * 28672) +
+                       2.0 * 128256 * 8192;
+  CHECK(llama == Approx(70.55e9).epsilon(1e-4));
   CHECK(decode_memory_needed_gb(platform, 8192) ==
-        Approx(70.55 * 2 / 8 + 80.0 * 512 * 8192 * 4 / 1e9));
-  // MoE: every expert is resident. DeepSeek-R1, 671e9 FP8 parameters over 8 GPUs = 83.9 GB, plus
-  // the latent (512 + 64) · 2 bytes · 61 layers per token, replicated on every GPU.
+        Approx(llama * 2 / 8 / 1e9 + 80.0 * 512 * 8192 * 4 / 1e9));
+  // MoE: every expert is resident. DeepSeek-R1: FP8 layers and experts, BF16 tables, over 8
+  // GPUs = 84.1 GB, plus the latent (512 + 64) · 2 bytes · 61 layers per token, replicated on
+  // every GPU. MLA attention per layer: 7168·1536 + 1536·128·192 + 7168·576 + 512·128·256 +
+  // 128·128·7168; 3 dense FFNs of 3·7168·18432; 58 MoE layers of a 7168·256 router and 257
+  // experts of 3·7168·2048.
   const Platform moe = platform_for("deepseek-r1", "h200-sxm", 1, 8);
-  CHECK(decode_memory_needed_gb(moe, 1000) == Approx(671.0 / 8 + 576.0 * 2 * 61 * 1000 / 1e9));
+  const double mla =
+      7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  const double fp8 =
+      61 * mla + 3 * 3.0 * 7168 * 18432 + 58 * 7168.0 * 256 + 58 * 257 * 3.0 * 7168 * 2048;
+  const double bf16 = 2.0 * 129280 * 7168;
+  CHECK((fp8 + bf16) == Approx(671e9).epsilon(1e-3));
+  CHECK(decode_memory_needed_gb(moe, 1000) ==
+        Approx((fp8 + 2 * bf16) / 8 / 1e9 + 576.0 * 2 * 61 * 1000 / 1e9));
+}
+
+TEST_CASE("memory needed: each part of the weights in its own storage type (issue 20)",
+          "[roofline][decode]") {
+  // gpt-oss-120b: MXFP4 experts (4.25 bits), BF16 attention, router and both tables. From its
+  // config.json shapes: 36 layers of attention (2880·64·64·2 + 2880·8·64·2) and router
+  // (2880·128), 36·128 experts of 3·2880·2880, two 201,088 × 2880 tables:
+  // 1.1398e9·2 + 114.65e9·0.53125 + 1.1582e9·2 = 65.17 GB, where the nominal MXFP4 for every
+  // parameter gave 62.0 GB (the checkpoint is 65.3 GB).
+  const Platform platform = platform_for("gpt-oss-120b", "h100-sxm");
+  const double h = 2880;
+  const double common = 36 * (h * 64 * 64 * 2 + h * 8 * 64 * 2 + h * 128);
+  const double experts = 36 * 128 * 3 * h * 2880;
+  const double tables = 2 * 201088 * h;
+  const double weights_gb = (common * 2 + experts * 0.53125 + tables * 2) / 1e9;
+  CHECK(weights_gb == Approx(65.168).epsilon(1e-4));
+  const double kv_gb = decode_memory_needed_gb(platform, 1) - decode_memory_needed_gb(platform, 0);
+  CHECK(decode_memory_needed_gb(platform, 0) == Approx(weights_gb).epsilon(1e-3));
+  CHECK(kv_gb > 0);
 }

@@ -125,6 +125,24 @@ TEST_CASE("raw fixture: units row, arrays, a row shorter than the header", "[ncu
   CHECK_FALSE(reduce.number("sm__sol_pct"));  // beyond the end of the short row
 }
 
+TEST_CASE("raw export naming its GPU: the display name, not the Device index (issue 20)",
+          "[ncu][reader]") {
+  const NcuReport report = fixture("raw-b200-flashinfer.csv");
+  REQUIRE(report.kernels.size() == 2);
+  CHECK(report.kernels[0].device == "NVIDIA B200");  // the "Device" column holds "0"
+  CHECK(report.kernels[0].compute_capability == "10.0");
+  CHECK(kspeed::io::gpu_preset_for_device("NVIDIA B200") == "b200");
+  CHECK(kspeed::io::gpu_preset_for_device("NVIDIA H100 80GB HBM3") == "h100-sxm");
+  CHECK(kspeed::io::gpu_preset_for_device("NVIDIA A100-SXM4-80GB") == "a100-sxm-80gb");
+  // Other parts of the same name have other clocks and bandwidth: no preset.
+  CHECK_FALSE(kspeed::io::gpu_preset_for_device("NVIDIA H100 PCIe"));
+  CHECK_FALSE(kspeed::io::gpu_preset_for_device("NVIDIA A100-SXM4-40GB"));
+  CHECK_FALSE(kspeed::io::gpu_preset_for_device("0"));
+  CHECK(kspeed::io::compute_capability_of_preset("b200") == "10.0");
+  CHECK(kspeed::io::compute_capability_of_preset("h200-sxm") == "9.0");
+  CHECK_FALSE(kspeed::io::compute_capability_of_preset("mi300x"));
+}
+
 TEST_CASE("bad ncu inputs: failed run, not ncu, interleaved IDs, not a number", "[ncu][reader]") {
   SECTION("a log of a failed run names the first ==ERROR== line") {
     CHECK_THROWS_WITH(fixture("failed-run.log"),

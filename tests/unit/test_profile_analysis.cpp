@@ -2,6 +2,8 @@
 // "kspeed_fixture" key, its .sql comment or its .expected sidecar).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -246,4 +248,30 @@ TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "
   CHECK_THAT(kspeed::report::warning_sentence(emitted.notes[0]),
              Contains("prefill context 128: share 100.0% left out"));
   CHECK(emitted.workload.name == "t");
+}
+
+TEST_CASE("a large softmax_warp_forward is named as math-path attention (issue 20)", "[profile]") {
+  // A timesformer-like trace: no fused attention kernel, the softmax of an unfused
+  // matmul-softmax-matmul attention at 44% of kernel time (4.4 of 10 us)
+  const std::string text =
+      R"json([{"ph": "X", "cat": "kernel", "name": "void (anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>(float*, const float*, int, int, int)", "pid": 0, "tid": 7, "ts": 0, "dur": 44},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 44, "dur": 56}])json";
+  const FileResult file = analyse_trace(kspeed::io::trace::read_trace_bytes(text, "tf.json"),
+                                        KernelClassifier(builtin_patterns()), {});
+  const auto note = std::find_if(file.notes.begin(), file.notes.end(), [](const auto& n) {
+    return n.code == kspeed::engine::WarningCode::math_path_attention;
+  });
+  REQUIRE(note != file.notes.end());
+  CHECK(note->number("share_of_kernel_time") == Approx(0.44));
+  CHECK(note->number("attention_core_share") == 0);
+  CHECK_THAT(kspeed::report::warning_sentence(*note), Contains("44.0% of kernel time"));
+  // A sampler's softmax, 5% of kernel time, is not attention: no note
+  const std::string small =
+      R"json([{"ph": "X", "cat": "kernel", "name": "softmax_warp_forward<float>", "pid": 0, "tid": 7, "ts": 0, "dur": 5},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 5, "dur": 95}])json";
+  const FileResult sampler = analyse_trace(kspeed::io::trace::read_trace_bytes(small, "s.json"),
+                                           KernelClassifier(builtin_patterns()), {});
+  CHECK(std::none_of(sampler.notes.begin(), sampler.notes.end(), [](const auto& n) {
+    return n.code == kspeed::engine::WarningCode::math_path_attention;
+  }));
 }

@@ -154,6 +154,14 @@ TEST_CASE("SageAttention, XQA and CUTLASS MLA kernels (issue 9)", "[profile]") {
   CHECK(builtin_class("sage_fwd_kernel<128, true>") == KernelClass::attention_core);
   CHECK(builtin_class("void qk_int8_sv_f8_accum_f32_attn_inst_buf<128, 64>(...)") ==
         KernelClass::attention_core);
+  // SM80 and SM89 (csrc/qattn/qk_int_sv_f16_cuda_sm80.cu, qk_int_sv_f8_cuda_sm89.cu): "int",
+  // not "int8" (issue 20)
+  CHECK(builtin_class("void qk_int_sv_f16_attn_kernel<128, 64, 32, 64, 128>(signed char*)") ==
+        KernelClass::attention_core);
+  CHECK(builtin_class("void qk_int_sv_f8_attn_kernel<128, 64, 32, 64, 128>(signed char*)") ==
+        KernelClass::attention_core);
+  CHECK(builtin_class("void qk_int_sv_f16_attn_varlen_kernel<128>(signed char*)") ==
+        KernelClass::attention_core);
   CHECK(builtin_class("void sage_quant_kernel<64, __nv_bfloat16>(...)") ==
         KernelClass::attention_metadata);  // quantization: no share scope counts it
   CHECK(builtin_class("void flashinfer::xqa::xqa_kernel_mha<128>(...)") ==

@@ -6,10 +6,13 @@
 #include "chart_xml.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/sweep_values.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 
 using namespace kspeed;
@@ -40,6 +43,12 @@ engine::Sweep seed_sweep() {
 }
 
 }  // namespace
+
+TEST_CASE("a log range's inner values are the round numbers a person means (issue 20)", "[sweep]") {
+  // 0.5 · 8^(2/3) is 1.9999999999999998 in binary; the sweep prints and computes 2
+  CHECK(values("0.5..4", 4, kRatio) == std::vector<double>{0.5, 1, 2, 4});
+  CHECK(values("1..1000", 4, kRatio) == std::vector<double>{1, 10, 100, 1000});
+}
 
 TEST_CASE("sweep values: a list keeps its order, a range is log-spaced between its ends") {
   CHECK(values("1.25,1.5,2,4", 8, kRatio) == std::vector<double>{1.25, 1.5, 2, 4});
@@ -147,12 +156,19 @@ TEST_CASE("sweep chart: prefill and request series over the context, ceiling, me
   REQUIRE(chart);
   REQUIRE(chart->series.size() == 2);
   CHECK(chart->series[0].points.size() == 6);
-  CHECK(chart->series[0].points.back().y == Approx(1 / (0.15 + 0.85 / 2)));
-  CHECK(chart->ceiling.back().y == Approx(1 / 0.15));
-  // The workload's measured contexts between 4K and 128K, each at Amdahl of its share.
+  // The first line is TTFT's: the fitted fixed term (T0 = 242 ms) dilutes prefill's 1.739×
+  // at 128K to 1.722×, and the ceiling to 1/(1 − p_eff) = 6.19×, p_eff = 0.85 · 17.41 / 17.65.
+  const engine::SweepRow& last = seed_sweep().rows.back();
+  REQUIRE(last.result.ttft.has_value());
+  CHECK(chart->series[0].name == "TTFT");
+  CHECK(chart->series[0].points.back().y == Approx(last.result.ttft->speedup));
+  CHECK(last.result.prefill.phase.speedup == Approx(1 / (0.15 + 0.85 / 2)));
+  CHECK(chart->ceiling.back().y == Approx(*last.result.ttft->ceiling));
+  CHECK(chart->ceiling.back().y == Approx(6.1859).epsilon(1e-4));
+  // The workload's measured contexts between 4K and 128K, on the TTFT line.
   REQUIRE(!chart->measured.empty());
   CHECK(chart->measured.front().context_tokens == 4096);
-  CHECK(chart->measured.front().speedup == Approx(1 / (0.82 + 0.09)));
+  CHECK(chart->measured.front().speedup == Approx(seed_sweep().rows.front().result.ttft->speedup));
 }
 
 TEST_CASE("kernel speedup table: log-log between rows, held outside, given at a row") {
@@ -214,17 +230,22 @@ TEST_CASE("sweep --plot: the SVG's points invert to the engine's speedups within
   const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
   const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
   const auto points = root.find_all("circle", "point");
-  REQUIRE(points.size() == 12);  // prefill and request, 6 contexts each
+  REQUIRE(points.size() == 12);  // TTFT and request, 6 contexts each
   for (std::size_t i = 0; i < 6; ++i) {
     const engine::SweepRow& row = sweep.rows[i];
-    const auto& prefill = *points[i];
+    const auto& ttft = *points[i];
     const auto& request = *points[6 + i];
-    CHECK(x.within_a_pixel(prefill.number("cx"), static_cast<double>(row.prompt_tokens.value)));
-    CHECK(y.within_a_pixel(prefill.number("cy"), row.result.prefill.phase.speedup));
+    CHECK(x.within_a_pixel(ttft.number("cx"), static_cast<double>(row.prompt_tokens.value)));
+    // The built-in workload's TTFT has a fitted fixed term: the line is TTFT's speedup, below
+    // prefill's GPU-time speedup (issue 20: it plotted prefill's under TTFT's name)
+    REQUIRE(row.result.ttft.has_value());
+    CHECK(y.within_a_pixel(ttft.number("cy"), row.result.ttft->speedup));
+    CHECK(row.result.ttft->speedup < row.result.prefill.phase.speedup);
     CHECK(y.within_a_pixel(request.number("cy"), row.result.request.speedup));
   }
-  CHECK(y.value(points[0]->number("cy")) == Approx(1.0989).epsilon(0.005));
-  CHECK(y.value(points[5]->number("cy")) == Approx(1.7391).epsilon(0.005));
+  CHECK(root.find_all("g", "series").front()->at("data-series") == "TTFT");
+  CHECK(y.value(points[0]->number("cy")) ==
+        Approx(sweep.rows[0].result.ttft->speedup).epsilon(0.005));
 }
 
 TEST_CASE("estimate --plot: one waterfall level per chain level, with its times") {
@@ -235,8 +256,66 @@ TEST_CASE("estimate --plot: one waterfall level per chain level, with its times"
       engine::run_estimate(io::load_workload("deepseek-r1-fp8"), options);
   const auto root = chart_test::parse_xml(report::estimate_svg(estimate));
   const auto levels = root.find_all("g", "level");
-  REQUIRE(levels.size() == 4);  // prefill attention, prefill, decode, request
-  CHECK(levels[3]->number("data-before-ms") == Approx(estimate.result.request.time_before_ms));
-  CHECK(levels[3]->number("data-after-ms") == Approx(estimate.result.request.time_after_ms));
+  // prefill attention, prefill's GPU time, TTFT (a fixed term is fitted), decode, request
+  REQUIRE(levels.size() == 5);
+  REQUIRE(estimate.result.ttft.has_value());
+  CHECK(levels[4]->number("data-before-ms") == Approx(estimate.result.request.time_before_ms));
+  CHECK(levels[4]->number("data-after-ms") == Approx(estimate.result.request.time_after_ms));
   CHECK(levels[1]->number("data-after-ms") == Approx(estimate.result.prefill.phase.time_after_ms));
+  CHECK(levels[2]->number("data-after-ms") == Approx(estimate.result.ttft->time_after_ms));
+  // Each label says what its share is of (issue 20: prefill's share of TTFT was called "of
+  // request" under the name "prefill (TTFT)")
+  const std::string svg = report::estimate_svg(estimate);
+  CHECK(svg.find("prefill (TTFT)") == std::string::npos);
+  CHECK(svg.find("prefill (GPU time)") != std::string::npos);
+  CHECK(svg.find(report::human_percent(estimate.result.prefill.phase.share_of_parent) +
+                 " of TTFT") != std::string::npos);
+  CHECK(svg.find(report::human_percent(estimate.result.ttft->share_of_parent) + " of request") !=
+        std::string::npos);
+}
+
+TEST_CASE("sweep --plot: measured diamonds sit on the TTFT line between swept contexts (issue 20)",
+          "[sweep]") {
+  // 1k..1m over 24 points hits neither 4K nor 128K: the diamonds come from the workload's fitted
+  // TTFT there, which must equal what an estimate at exactly that context gives
+  engine::SweepAxes axes;
+  for (double value : values("1k..1m", 24, kTokens)) {
+    axes.prompt_tokens.push_back(static_cast<std::int64_t>(value));
+  }
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  const auto workload = io::load_workload("deepseek-r1-fp8");
+  const engine::Sweep sweep = engine::run_sweep(workload, options, axes);
+  const auto root = chart_test::parse_xml(report::sweep_svg(sweep));
+  const auto diamonds = root.find_all("path", "measured");
+  REQUIRE(diamonds.size() == 2);
+  for (const auto* diamond : diamonds) {
+    options.prompt_tokens = static_cast<std::int64_t>(diamond->number("data-x"));
+    const engine::Estimate at = engine::run_estimate(workload, options);
+    REQUIRE(at.result.ttft.has_value());
+    CHECK(diamond->number("data-y") == Approx(at.result.ttft->speedup).epsilon(1e-9));
+  }
+  // Contexts outside the share table (below 4K, above 128K) are shaded
+  CHECK(root.find_all("rect", "clamped").size() == 2);
+}
+
+TEST_CASE("sweep --plot with --share-model analytic: its subtitle says so, no table diamonds "
+          "(issue 20)",
+          "[sweep]") {
+  engine::PlatformChoice choice;
+  choice.model = {io::load_model("deepseek-r1"), engine::Provenance::given};
+  choice.gpu = {io::load_gpu("h200-sxm"), engine::Provenance::given};
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  options.platform = engine::make_platform(choice);
+  options.share_model = engine::ShareModel::analytic;
+  engine::SweepAxes axes;
+  for (double value : values("4k..128k", 6, kTokens)) {
+    axes.prompt_tokens.push_back(static_cast<std::int64_t>(value));
+  }
+  const auto chart =
+      report::sweep_chart(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), options, axes));
+  REQUIRE(chart);
+  CHECK(chart->subtitle.find("shares modelled (analytic)") != std::string::npos);
+  CHECK(chart->measured.empty());  // the table's shares are not the ones plotted
 }

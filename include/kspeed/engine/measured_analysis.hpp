@@ -41,12 +41,20 @@ struct MeasuredRooflineQuery {
   /// The launches matching the user's pattern (parallel to kernels); empty: no pattern given.
   std::vector<bool> pattern_matches;
   std::string pattern;                ///< the pattern, for the report
-  std::optional<std::string> launch;  ///< the launch ID to price; empty: the first selected
+  std::optional<std::string> launch;  ///< the launch ID to price; empty: the longest selected
   std::string gpu_name;
+  /// The roof's GPU's compute capability ("9.0"), empty when unknown (a custom roof, AMD).
+  std::string gpu_compute_capability;
+  /// The preset the export's device name is (io::gpu_preset_for_device), empty when none.
+  std::string export_preset;
+  bool gpu_from_export = false;  ///< no --gpu: the roof is the preset the export names
   std::string precision;
   WithProvenance<double> peak_tflops;    ///< the roof: preset, or given
   WithProvenance<double> bandwidth_tbs;  ///< the roof: preset, or given
   MeasuredLevers levers;                 ///< the change to price
+  /// --bandwidth-efficiency BEFORE:AFTER as AFTER / BEFORE: the export measures BEFORE, so the
+  /// change is relative (with_measured_bandwidth sets levers' AFTER per launch)
+  std::optional<double> bandwidth_efficiency_gain;
   bool levers_given = false;             ///< false: 2x compute and 2x fewer bytes, illustrative
   /// The model's attention for the same work (--model), per GPU and step, and its name.
   std::optional<KernelCost> modelled;
@@ -80,9 +88,9 @@ struct MeasuredRooflineResult {
 /// launches, else all of them.
 std::vector<bool> select_launches(const MeasuredRooflineQuery& query, KernelSelection& selection);
 
-/// Places every launch, prices the levers on the priced one (query.launch, else the first
-/// selected) and compares it with the model. Throws InputError when the pattern matches nothing
-/// or no selected launch has the requested ID (the message lists the launches).
+/// Places every launch, prices the levers on the priced one (query.launch, else the selected
+/// launch that ran longest) and compares it with the model. Throws InputError when the pattern
+/// matches nothing or no selected launch has the requested ID (the message lists the launches).
 MeasuredRooflineResult analyse_measured_roofline(const MeasuredRooflineQuery& query);
 
 /// The attention kernel speedup for `kspeed estimate --ncu`: the combined levers' measured

@@ -177,6 +177,12 @@ struct MeasuredLevers {
   std::optional<double> bandwidth_efficiency_after;
 };
 
+/// The levers with --bandwidth-efficiency BEFORE:AFTER's relative change `gain` (AFTER / BEFORE;
+/// the export measures BEFORE) applied to `position`'s measured η_bandwidth:
+/// bandwidth_efficiency_after = η_measured · gain. Unchanged without a gain or a measured η.
+MeasuredLevers with_measured_bandwidth(const MeasuredLevers& levers, std::optional<double> gain,
+                                       const MeasuredPosition& position);
+
 /// What a change is worth, priced from the measured position. Provenance: measured (ncu).
 struct MeasuredLeverOutcome {
   double time_before_s = 0;  ///< the measured duration

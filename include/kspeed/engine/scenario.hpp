@@ -45,6 +45,9 @@ struct EstimateOptions {
   std::optional<double> measured_kernel_speedup;
   std::string kernel_speedup_instrument;  ///< what measured it: "ncu"
   std::string measured_kernel;            ///< which launch: "7: fmha_fwd_loop_kernel<...>"
+  std::vector<Warning> measured_kernel_warnings;   ///< the measured analysis's, about that launch
+  std::optional<double> measured_kernel_flops;     ///< that launch's FLOPs, when measured
+  bool measured_kernel_flops_lower_bound = false;  ///< its tensor-core work not counted
   std::optional<double> prefill_share;    ///< --share
   std::optional<double> decode_share;     ///< --decode-share
   Phase phase = Phase::prefill;           ///< --phase

@@ -35,6 +35,7 @@ enum class WarningCode {
   kernels_outside_steps,     ///< kernel executions outside every step
   gpu_idle_in_step,          ///< steps whose GPU sat idle for a large part of their wall time
   share_point_left_out,      ///< an emitted share table point of 0 or 1, left out
+  math_path_attention,       ///< a large softmax kernel: attention run as matmul + softmax
   // The workload level (kspeed mix), each with "requests", the number of requests concerned:
   requests_share_clamped,         ///< prompts outside the table held at its edge ("edge_tokens")
   requests_share_extrapolated,    ///< prompts outside the table, edge segment continued
@@ -48,6 +49,10 @@ enum class WarningCode {
   // kspeed roofline --ncu, about the measured kernel:
   measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
   tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
+  ncu_gpu_mismatch,       ///< the export names another GPU (or compute capability) than --gpu
+  measured_kernel_shape,  ///< estimate --ncu: the launch's work against the workload's attention
+  // kspeed estimate with --spec-tokens/--spec-accept:
+  speculation_acceptance,  ///< τ divides modelled decode time per token, not shares or speedups
 };
 
 /// "share_clamped", ...: the code's stable name, before any phase prefix.
@@ -113,6 +118,14 @@ constexpr std::string_view to_string(WarningCode code) {
       return "measured_above_roof";
     case WarningCode::tensor_work_uncounted:
       return "tensor_work_uncounted";
+    case WarningCode::math_path_attention:
+      return "math_path_attention";
+    case WarningCode::ncu_gpu_mismatch:
+      return "ncu_gpu_mismatch";
+    case WarningCode::measured_kernel_shape:
+      return "measured_kernel_shape";
+    case WarningCode::speculation_acceptance:
+      return "speculation_acceptance";
   }
   return "unknown";
 }

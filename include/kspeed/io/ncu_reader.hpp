@@ -63,4 +63,12 @@ NcuReport load_ncu_csv(const std::string& path);
 /// "register/thread", "").
 double ncu_unit_scale(std::string_view unit);
 
+/// A built-in GPU named by an export's device: the preset (`kspeed gpus`) whose exact part the
+/// display name states ("NVIDIA B200" b200, "NVIDIA H100 80GB HBM3" h100-sxm), or nullopt (a
+/// PCIe or NVL part, a 40 GB A100, a device index, a GPU kspeed has no preset for).
+std::optional<std::string> gpu_preset_for_device(std::string_view display_name);
+
+/// The compute capability ("9.0") of a built-in NVIDIA GPU, or nullopt (AMD, a user's file).
+std::optional<std::string> compute_capability_of_preset(std::string_view preset);
+
 }  // namespace kspeed::io

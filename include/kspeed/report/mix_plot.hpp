@@ -16,6 +16,7 @@ namespace kspeed::report {
 chart::CdfChart mix_chart(const MixResult& result,
                           const std::vector<engine::RequestOutcome>& outcomes);
 /// mix_chart as a self-contained SVG.
-std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes);
+std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes,
+                    const std::string& title = {});
 
 }  // namespace kspeed::report

@@ -37,12 +37,18 @@ std::optional<chart::SweepChart> sweep_chart(const engine::Sweep& sweep);
 /// The compact Unicode chart for a terminal, or "" when there is no chart to draw.
 std::string sweep_terminal_chart(const engine::Sweep& sweep);
 /// The sweep chart as SVG. Throws InputError when the context is not swept.
-std::string sweep_svg(const engine::Sweep& sweep);
+std::string sweep_svg(const engine::Sweep& sweep, const std::string& title = {});
+
+/// The charts below take a title for --title; empty keeps the chart's own.
 
 /// The estimate's dilution chain as a waterfall SVG (plots.cpp).
-std::string estimate_svg(const engine::Estimate& estimate);
+std::string estimate_svg(const engine::Estimate& estimate, const std::string& title = {});
 /// The roofline with the kernel and each lever as an SVG (plots.cpp).
-std::string roofline_svg(const engine::RooflineResult& result);
+std::string roofline_svg(const engine::RooflineResult& result, const std::string& title = {});
+/// The priced launch of an Nsight Compute export on the roofline, with each lever (plots.cpp).
+/// Throws InputError when the launch has no position (the export lacks FLOPs, bytes or time).
+std::string measured_roofline_svg(const engine::MeasuredRooflineResult& result,
+                                  const std::string& title = {});
 View ncu_view(const engine::MeasuredRooflineResult& result);
 Document ncu_document(const engine::MeasuredRooflineResult& result);
 

@@ -112,7 +112,9 @@ std::vector<Tick> log10_ticks(double min, double max, TickFormat format) {
   std::vector<Tick> ticks;
   if (!(min > 0) || !(max > min)) return ticks;
   const double decades = std::log10(max) - std::log10(min);
-  const bool label_minors = decades <= 2 + kTickSlack;
+  // 2 and 5 labelled up to three decades (a CDF of latencies from 0.3 s to 20 s needs its 2 s
+  // and 5 s, or its curves sit between two far labels); beyond, the decades alone
+  const bool label_minors = decades <= 3 + kTickSlack;
   const bool all_minors = decades < 2;
   const auto first = static_cast<int>(std::floor(std::log10(min) + kTickSlack));
   const auto last = static_cast<int>(std::ceil(std::log10(max) - kTickSlack));

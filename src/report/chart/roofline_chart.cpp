@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "kspeed/report/chart/svg.hpp"
@@ -87,6 +88,7 @@ Domain domain_of(const RooflineChart& chart) {
     add(kernel.intensity_flop_per_byte, kernel.flops_per_s);
     for (const auto& lever : kernel.levers) add(lever.intensity_flop_per_byte, lever.flops_per_s);
   }
+  for (const double peak : chart.raised_peaks_flops_per_s) y_hi = std::max(y_hi, peak * 2.5);
   x_lo = decade_floor(x_lo);
   x_hi = decade_ceil(x_hi);
   // The roof's lowest point must show too: the slope starts at bandwidth · x_lo.
@@ -106,7 +108,50 @@ std::vector<LegendEntry> legend_of(const RooflineChart& chart) {
   return legend;
 }
 
-void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, const Scale& y) {
+// The boxes of the labels placed so far, so the next one moves down until it is clear of them
+// (two levers that land on one point, a bytes lever and the combined one on a memory-bound
+// kernel, would otherwise print one label over the other).
+class LabelBoxes {
+ public:
+  // The baseline y at or below `y`, in steps of one line, where the label fits.
+  double clear_baseline(double x, double y, std::string_view text, bool end_anchored) {
+    const double width = text_width(text, kTickSize);
+    const double left = end_anchored ? x - width : x;
+    double baseline = y;
+    for (int tries = 0; tries < kMaxTries && overlaps(left, left + width, baseline); ++tries) {
+      baseline += kLine;
+    }
+    boxes_.push_back({left, left + width, baseline - kAscent, baseline + kDescent});
+    return baseline;
+  }
+
+  // A label placed elsewhere (the roof's own), for the next ones to keep clear of.
+  void add(double x, double baseline, std::string_view text, bool end_anchored) {
+    const double width = text_width(text, kTickSize);
+    const double left = end_anchored ? x - width : x;
+    boxes_.push_back({left, left + width, baseline - kAscent, baseline + kDescent});
+  }
+
+ private:
+  static constexpr double kLine = 14;
+  static constexpr double kAscent = kTickSize * 0.8;
+  static constexpr double kDescent = kTickSize * 0.25;
+  static constexpr int kMaxTries = 8;
+  struct Rect {
+    double left, right, top, bottom;
+  };
+  bool overlaps(double left, double right, double baseline) const {
+    const double top = baseline - kAscent;
+    const double bottom = baseline + kDescent;
+    return std::any_of(boxes_.begin(), boxes_.end(), [&](const Rect& r) {
+      return left < r.right && r.left < right && top < r.bottom && r.top < bottom;
+    });
+  }
+  std::vector<Rect> boxes_;
+};
+
+void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, const Scale& y,
+               LabelBoxes& labels) {
   const double ridge = chart.peak_flops_per_s / chart.bandwidth_bytes_per_s;
   // Roof: attainable = min(peak, bandwidth · intensity).
   const std::vector<Point> roof = {
@@ -134,6 +179,25 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
                     {"stroke-dasharray", "3 4"},
                     {"data-x", format_data(ridge)}});
   svg.text(ridge_x + 6, y.range_start - 8, "tick halo", "ridge " + short_number(ridge) + " FLOP/B");
+  // A compute lever's roof: the peak times its speedup, from where its slope meets it.
+  for (const double raised : chart.raised_peaks_flops_per_s) {
+    if (!(raised > chart.peak_flops_per_s)) continue;
+    const double raised_y = y.to_pixel(raised);
+    const double from_x = x.to_pixel(std::min(x.domain_max, raised / chart.bandwidth_bytes_per_s));
+    svg.leaf("line", {{"class", "raised-roof"},
+                      {"x1", format_coordinate(from_x)},
+                      {"y1", format_coordinate(raised_y)},
+                      {"x2", format_coordinate(x.range_end)},
+                      {"y2", format_coordinate(raised_y)},
+                      {"stroke", std::string(kRoofColour)},
+                      {"stroke-width", "1.5"},
+                      {"stroke-dasharray", "6 4"},
+                      {"data-y", format_data(raised)}});
+    const std::string label =
+        "peak after the compute lever " + short_number(raised / 1e12) + " TFLOP/s";
+    svg.text(x.range_end - 4, raised_y - 7, "tick halo", label, {{"text-anchor", "end"}});
+    labels.add(x.range_end - 4, raised_y - 7, label, true);
+  }
   // Labels on the roof: the peak along the flat part, the bandwidth along the slope.
   const double peak_y = y.to_pixel(chart.peak_flops_per_s);
   svg.text(x.range_end - 4, peak_y - 7, "label halo",
@@ -141,8 +205,29 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
            {{"text-anchor", "end"}});
   const double angle =
       std::atan2(roof[1].y - roof[0].y, roof[1].x - roof[0].x) * 180 / std::numbers::pi;
-  const double mid_x = (roof[0].x + roof[1].x) / 2;
-  const double mid_y = (roof[0].y + roof[1].y) / 2;
+  // Along the slope where it is farthest from every kernel and lever point, so their labels,
+  // placed beside the points, stay clear of it.
+  double best_t = 0.5;
+  double best_distance = -1;
+  for (const double t : {0.5, 0.35, 0.65, 0.2, 0.8}) {
+    const double px = roof[0].x + t * (roof[1].x - roof[0].x);
+    const double py = roof[0].y + t * (roof[1].y - roof[0].y);
+    double nearest = std::numeric_limits<double>::infinity();
+    const auto consider = [&](double intensity, double flops) {
+      nearest = std::min(nearest, std::hypot(x.to_pixel(intensity) - px, y.to_pixel(flops) - py));
+    };
+    for (const auto& kernel : chart.kernels) {
+      consider(kernel.intensity_flop_per_byte, kernel.flops_per_s);
+      for (const auto& lever : kernel.levers)
+        consider(lever.intensity_flop_per_byte, lever.flops_per_s);
+    }
+    if (nearest > best_distance + 1) {
+      best_distance = nearest;
+      best_t = t;
+    }
+  }
+  const double mid_x = roof[0].x + best_t * (roof[1].x - roof[0].x);
+  const double mid_y = roof[0].y + best_t * (roof[1].y - roof[0].y);
   svg.text(mid_x, mid_y - 7, "label halo",
            "memory " + short_number(chart.bandwidth_bytes_per_s / 1e12) + " TB/s",
            {{"text-anchor", "middle"},
@@ -201,7 +286,7 @@ void draw_arrow(SvgDocument& svg, Point from, Point to, const std::string& colou
 }
 
 void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t index, const Scale& x,
-                 const Scale& y) {
+                 const Scale& y, LabelBoxes& labels) {
   const std::string colour(palette_colour(index));
   svg.open("g", {{"class", "kernel"}, {"data-kernel", kernel.name}});
   const Point from{x.to_pixel(kernel.intensity_flop_per_byte), y.to_pixel(kernel.flops_per_s)};
@@ -227,10 +312,13 @@ void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t ind
     const double side = left ? -9 : 9;
     if (unmoved) {
       ++stacked;
-      svg.text(from.x + (right_side ? -9 : 9), from.y + 4 + 14.0 * stacked, "tick halo",
-               lever.name + ": no gain", {{"text-anchor", right_side ? "end" : "start"}});
+      const std::string text = lever.name + ": no gain";
+      const double lx = from.x + (right_side ? -9 : 9);
+      svg.text(lx, labels.clear_baseline(lx, from.y + 4 + 14.0 * stacked, text, right_side),
+               "tick halo", text, {{"text-anchor", right_side ? "end" : "start"}});
     } else {
-      svg.text(to.x + side, to.y + 4, "tick halo", lever.name, anchor);
+      svg.text(to.x + side, labels.clear_baseline(to.x + side, to.y + 4, lever.name, left),
+               "tick halo", lever.name, anchor);
     }
   }
   // The kernel as it is, drawn last so a lever without gain does not hide it.
@@ -262,9 +350,10 @@ std::string render_roofline_svg(const RooflineChart& input) {
   for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
-  if (has_roof(chart)) draw_roof(svg, chart, x, y);
+  LabelBoxes labels;
+  if (has_roof(chart)) draw_roof(svg, chart, x, y, labels);
   for (std::size_t i = 0; i < chart.kernels.size(); ++i)
-    draw_kernel(svg, chart.kernels[i], i, x, y);
+    draw_kernel(svg, chart.kernels[i], i, x, y, labels);
   svg.close();
   return svg.finish();
 }

@@ -198,8 +198,35 @@ LegendPlacement place_legend(const std::vector<LegendEntry>& legend, double widt
 constexpr double kTitleBaseline = 30;
 constexpr double kSubtitleBaseline = 50;
 
-double legend_top(const std::string& subtitle) {
-  return (subtitle.empty() ? kTitleBaseline : kSubtitleBaseline) + 14;
+constexpr double kSubtitleLine = 17;
+
+// The subtitle in lines that fit the page: a subtitle too wide for one line breaks before a
+// " · " separator (a word, for one part too wide by itself), never clipped at the right edge.
+std::vector<std::string> subtitle_lines(const std::string& subtitle, double width) {
+  const double room = width - 2 * kMargin;
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start < subtitle.size()) {
+    std::size_t next = subtitle.find(" · ", start);
+    std::string part = subtitle.substr(start, next == std::string::npos ? next : next - start);
+    start = next == std::string::npos ? subtitle.size() : next + std::string(" · ").size();
+    const std::string joined = line.empty() ? part : line + " · " + part;
+    if (line.empty() || text_width(joined, kSubtitleSize) <= room) {
+      line = joined;
+    } else {
+      lines.push_back(line);
+      line = part;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+double legend_top(const std::string& subtitle, double width) {
+  if (subtitle.empty()) return kTitleBaseline + 14;
+  const auto extra = static_cast<double>(subtitle_lines(subtitle, width).size() - 1);
+  return kSubtitleBaseline + extra * kSubtitleLine + 14;
 }
 
 }  // namespace
@@ -361,7 +388,7 @@ Frame layout_frame(double width, double height, const std::string& subtitle,
   frame.width = width;
   frame.height = height;
   const LegendPlacement placement = place_legend(legend, width);
-  const double legend_bottom = legend_top(subtitle) + placement.rows * kLegendRow;
+  const double legend_bottom = legend_top(subtitle, width) + placement.rows * kLegendRow;
   frame.plot_top = legend_bottom + 14;
   frame.plot_left = kMargin + kAxisTitleBand + kTickLabelGap + y_label_width + kTickLabelGap;
   frame.plot_right = width - kMargin - 8;
@@ -372,10 +399,14 @@ Frame layout_frame(double width, double height, const std::string& subtitle,
 void draw_header(SvgDocument& svg, const Frame& frame, const std::string& title,
                  const std::string& subtitle, const std::vector<LegendEntry>& legend) {
   svg.text(kMargin, kTitleBaseline, "title", title);
-  if (!subtitle.empty()) svg.text(kMargin, kSubtitleBaseline, "subtitle", subtitle);
+  double baseline = kSubtitleBaseline;
+  for (const std::string& line : subtitle_lines(subtitle, frame.width)) {
+    svg.text(kMargin, baseline, "subtitle", line);
+    baseline += kSubtitleLine;
+  }
   const LegendPlacement placement = place_legend(legend, frame.width);
   svg.open("g", {{"class", "legend"}});
-  const double top = legend_top(subtitle);
+  const double top = legend_top(subtitle, frame.width);
   for (std::size_t i = 0; i < legend.size(); ++i) {
     const double y = top + placement.row[i] * kLegendRow + kLegendRow / 2;
     draw_legend_sample(svg, placement.x[i], y, legend[i]);

@@ -90,22 +90,62 @@ std::vector<Point> to_pixels(const std::vector<Point>& points, const Scale& x, c
   return pixels;
 }
 
+bool grouped(const SweepChart& chart) {
+  return !chart.styles.empty() && chart.styles.size() == chart.series.size();
+}
+
+// A series' colour: its group's (groups in order of first appearance), else its own.
+std::size_t colour_index(const SweepChart& chart, std::size_t index) {
+  if (!grouped(chart)) return index;
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i <= index; ++i) {
+    const std::string& g = chart.styles[i].group;
+    if (std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
+  }
+  const std::string& group = chart.styles[index].group;
+  return static_cast<std::size_t>(std::find(seen.begin(), seen.end(), group) - seen.begin());
+}
+
+bool dashed(const SweepChart& chart, std::size_t index) {
+  return grouped(chart) ? chart.styles[index].dashed : index >= kSolidColours;
+}
+
 std::vector<LegendEntry> legend_of(const SweepChart& chart) {
   std::vector<LegendEntry> legend;
-  for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    legend.push_back({chart.series[i].name, std::string(palette_colour(i)),
-                      i < kSolidColours ? LegendMark::line : LegendMark::dashed_line});
+  if (grouped(chart)) {
+    // Each group once in its colour, then each level once in its line style.
+    std::vector<std::string> groups;
+    std::vector<std::pair<std::string, bool>> levels;
+    for (std::size_t i = 0; i < chart.series.size(); ++i) {
+      const SeriesStyle& s = chart.styles[i];
+      if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) {
+        groups.push_back(s.group);
+        legend.push_back(
+            {s.group, std::string(palette_colour(colour_index(chart, i))), LegendMark::bar});
+      }
+      const std::pair<std::string, bool> level{s.level, s.dashed};
+      if (std::find(levels.begin(), levels.end(), level) == levels.end()) levels.push_back(level);
+    }
+    for (const auto& [level, is_dashed] : levels) {
+      legend.push_back({level, "#1f2328", is_dashed ? LegendMark::dashed_line : LegendMark::line});
+    }
+  } else {
+    for (std::size_t i = 0; i < chart.series.size(); ++i) {
+      legend.push_back({chart.series[i].name, std::string(palette_colour(i)),
+                        i < kSolidColours ? LegendMark::line : LegendMark::dashed_line});
+    }
   }
   if (!chart.ceiling.empty())
     legend.push_back({chart.ceiling_name, "#57606a", LegendMark::dashed_line});
   if (!chart.measured.empty())
     legend.push_back({chart.measured_name, "#1f2328", LegendMark::diamond});
+  if (!chart.clamped.empty()) legend.push_back({chart.clamped_name, "#d0d7de", LegendMark::bar});
   return legend;
 }
 
-void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t index, const Scale& x,
-                 const Scale& y) {
-  const std::string colour(palette_colour(index));
+void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t colour_at, bool is_dashed,
+                 const Scale& x, const Scale& y) {
+  const std::string colour(palette_colour(colour_at));
   const std::vector<Point> points = sorted_by_x(series.points);
   std::vector<Point> drawable;
   for (const auto& point : points) {
@@ -126,7 +166,7 @@ void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t index,
   svg.leaf("path", {{"class", "series"},
                     {"d", line_path(to_pixels(points, x, y))},
                     {"stroke", colour},
-                    {"stroke-dasharray", index < kSolidColours ? "none" : "2 4"},
+                    {"stroke-dasharray", is_dashed ? "6 4" : "none"},
                     {"clip-path", "url(#kspeed-plot)"}});
   // Markers shrink as points crowd, and vanish (r = 0, data kept) when they would merge.
   const double radius = drawable.size() <= kLargeMarkers   ? 3.2
@@ -183,6 +223,25 @@ void draw_ceiling_exit(SvgDocument& svg, const SweepChart& chart, const Scale& x
   }
 }
 
+// The contexts outside the share table, shaded: there the share is held at the table's edge.
+void draw_clamped(SvgDocument& svg, const SweepChart& chart, const Frame& frame, const Scale& x) {
+  for (const auto& [from, to] : chart.clamped) {
+    if (!(from > 0) || !(to > from)) continue;
+    const double left = std::max(frame.plot_left, x.to_pixel(from));
+    const double right = std::min(frame.plot_right, x.to_pixel(to));
+    if (!(right > left)) continue;
+    svg.leaf("rect", {{"class", "clamped"},
+                      {"x", format_coordinate(left)},
+                      {"y", format_coordinate(frame.plot_top)},
+                      {"width", format_coordinate(right - left)},
+                      {"height", format_coordinate(frame.plot_bottom - frame.plot_top)},
+                      {"fill", "#d0d7de"},
+                      {"fill-opacity", "0.45"},
+                      {"data-from", format_data(from)},
+                      {"data-to", format_data(to)}});
+  }
+}
+
 void draw_no_change(SvgDocument& svg, const Frame& frame, const Scale& y) {
   const double pixel = y.to_pixel(1.0);
   svg.leaf("line", {{"class", "no-change"},
@@ -218,9 +277,12 @@ void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, co
                             format_tokens(point.context_tokens), human_speedup(point.speedup)));
     svg.close();
     if (!point.label.empty()) {
-      // Below the mark, on the side towards the middle of the plot, so it never leaves it.
+      // Below the mark, on the side towards the middle of the plot, so it never leaves it;
+      // above it when the mark sits at the bottom of the plot.
       const bool right_half = cx > (x.range_start + x.range_end) / 2;
-      svg.text(right_half ? cx - 10 : cx + 10, cy + 20, "tick halo", point.label,
+      const double below = cy + 20;
+      const double baseline = below + 4 > y.range_start ? cy - 12 : below;
+      svg.text(right_half ? cx - 10 : cx + 10, baseline, "tick halo", point.label,
                {{"text-anchor", right_half ? "end" : "start"}});
     }
   }
@@ -242,7 +304,8 @@ void draw_end_labels(SvgDocument& svg, const SweepChart& chart, const Frame& fra
     const auto last = std::find_if(points.rbegin(), points.rend(),
                                    [](const Point& p) { return p.x > 0 && std::isfinite(p.y); });
     if (last == points.rend()) continue;
-    labels.push_back({y.to_pixel(last->y), human_speedup(last->y), std::string(palette_colour(i))});
+    labels.push_back({y.to_pixel(last->y), human_speedup(last->y),
+                      std::string(palette_colour(colour_index(chart, i)))});
   }
   std::sort(labels.begin(), labels.end(),
             [](const EndLabel& a, const EndLabel& b) { return a.pixel_y < b.pixel_y; });
@@ -279,10 +342,13 @@ std::string render_sweep_svg(const SweepChart& chart) {
   for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
+  draw_clamped(svg, chart, frame, x);
   draw_no_change(svg, frame, y);
   draw_ceiling(svg, chart, x, y);
   draw_ceiling_exit(svg, chart, x, y);
-  for (std::size_t i = 0; i < chart.series.size(); ++i) draw_series(svg, chart.series[i], i, x, y);
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    draw_series(svg, chart.series[i], colour_index(chart, i), dashed(chart, i), x, y);
+  }
   draw_measured(svg, chart, x, y);
   svg.close();
   draw_end_labels(svg, chart, frame, y);

@@ -31,6 +31,9 @@ struct RooflineChart {
   double peak_flops_per_s = 0;       ///< the compute roof, > 0
   double bandwidth_bytes_per_s = 0;  ///< the memory slope, > 0
   std::vector<RooflineKernel> kernels;
+  /// Compute roofs after a compute lever (FLOP/s, dashed): faster arithmetic raises the peak, so
+  /// a lever point above the old peak sits under its own roof.
+  std::vector<double> raised_peaks_flops_per_s;
   std::string x_title = "arithmetic intensity (FLOP/byte, log scale)";
   std::string y_title = "attainable performance (TFLOP/s, log scale)";
   double width = 800;

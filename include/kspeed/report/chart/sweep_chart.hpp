@@ -3,6 +3,7 @@
 // with context (1.10× at 4K, 1.74× at 128K for a 2× kernel) under its ceiling 1/(1−p).
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kspeed/report/chart/axis.hpp"
@@ -13,6 +14,15 @@ namespace kspeed::report::chart {
 struct SweepSeries {
   std::string name;           ///< legend label: "prefill (TTFT)", "request, kernel 4×"
   std::vector<Point> points;  ///< x = context tokens (> 0), y = speedup (×); any order
+};
+
+/// How a series is told apart when series come in groups: the series of one group share a
+/// colour ("kernel 4×": its TTFT and request lines), each level has its line style, and the
+/// legend names each group once and each level once.
+struct SeriesStyle {
+  std::string group;    ///< "kernel 4×"
+  std::string level;    ///< "TTFT", "request (E2E)"
+  bool dashed = false;  ///< the level's line style
 };
 
 /// A context where the attention share was measured rather than interpolated: marked apart.
@@ -26,6 +36,8 @@ struct SweepChart {
   std::string title;     ///< "What a 2× attention kernel is worth, by context"
   std::string subtitle;  ///< provenance: workload, kernel speedup, where the shares come from
   std::vector<SweepSeries> series;  ///< drawn in palette order; the 7th on reuses colours dotted
+  /// Parallel to series when they come in groups; empty: one colour per series.
+  std::vector<SeriesStyle> styles;
   /// The ceiling 1/(1−p) at each context (x tokens, y ×); empty draws none; an unbounded
   /// value (p = 1, +inf) breaks the curve. When it rises far above the series it is clipped
   /// at the top of the plot rather than flattening them.
@@ -33,6 +45,10 @@ struct SweepChart {
   std::string ceiling_name = "ceiling 1/(1−p)";
   std::vector<MeasuredPoint> measured;  ///< the share table's measured contexts
   std::string measured_name = "measured share";
+  /// Context ranges (tokens) outside the share table, where the share is held at its edge:
+  /// shaded, since the lines there are flat by assumption, not by measurement.
+  std::vector<std::pair<double, double>> clamped;
+  std::string clamped_name = "share held at the table's edge";
   std::string x_title = "context length (tokens, log scale)";
   std::string y_title = "speedup (×)";
   double width = 800;   ///< pixels

@@ -1,0 +1,217 @@
+// Every chart kspeed draws, read as a person reads it: no two text labels overprint, and a label
+// drawn in the plot area stays inside it (issue 20). A label's box is estimated as the layout
+// does (svg.hpp's text_width: 0.6 em per code point; ascent 0.8 em, descent 0.25 em).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "chart_xml.hpp"
+#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/sweep.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/chart/cdf_chart.hpp"
+#include "kspeed/report/chart/svg.hpp"
+#include "kspeed/report/reports.hpp"
+
+using namespace kspeed;
+
+namespace {
+
+struct Box {
+  std::string text;
+  double left = 0, right = 0, top = 0, bottom = 0;
+  bool in_plot = false;
+};
+
+double font_size(const chart_test::Element& text) {
+  const std::string css = text.has("class") ? text.at("class") : "";
+  if (css.find("subtitle") != std::string::npos) return report::chart::kSubtitleSize;
+  if (css.find("title") != std::string::npos && css.find("axis-title") == std::string::npos)
+    return report::chart::kTitleSize;
+  if (css.find("tick") != std::string::npos) return report::chart::kTickSize;
+  return report::chart::kLabelSize;
+}
+
+// "rotate(A CX CY)": the box's corners turned A degrees about (CX, CY), then the box around
+// them (a rotated axis title, a label along the roofline's memory slope).
+void rotate(const std::string& transform, Box& box) {
+  double angle = 0, cx = 0, cy = 0;
+  if (std::sscanf(transform.c_str(), "rotate(%lf %lf %lf)", &angle, &cx, &cy) != 3) return;
+  const double r = angle * 3.14159265358979 / 180;
+  const double xs[] = {box.left, box.right, box.right, box.left};
+  const double ys[] = {box.top, box.top, box.bottom, box.bottom};
+  box.left = box.top = 1e9;
+  box.right = box.bottom = -1e9;
+  for (int i = 0; i < 4; ++i) {
+    const double x = cx + (xs[i] - cx) * std::cos(r) - (ys[i] - cy) * std::sin(r);
+    const double y = cy + (xs[i] - cx) * std::sin(r) + (ys[i] - cy) * std::cos(r);
+    box.left = std::min(box.left, x);
+    box.right = std::max(box.right, x);
+    box.top = std::min(box.top, y);
+    box.bottom = std::max(box.bottom, y);
+  }
+}
+
+void collect(const chart_test::Element& element, bool in_plot, std::vector<Box>& out) {
+  const bool plot = in_plot || (element.name == "g" && element.has_class("plot"));
+  if (element.name == "text" && element.has("x") && element.has("y") && !element.text.empty()) {
+    const double size = font_size(element);
+    const double width = report::chart::text_width(element.text, size);
+    const double x = element.number("x");
+    const double y = element.number("y");
+    const std::string anchor = element.has("text-anchor") ? element.at("text-anchor") : "start";
+    Box box;
+    box.text = element.text;
+    box.left = anchor == "end" ? x - width : anchor == "middle" ? x - width / 2 : x;
+    box.right = box.left + width;
+    box.top = y - 0.8 * size;
+    box.bottom = y + 0.25 * size;
+    box.in_plot = plot;
+    if (element.has("transform")) rotate(element.at("transform"), box);
+    out.push_back(box);
+  }
+  for (const auto& child : element.children) collect(child, plot, out);
+}
+
+// The overlaps (pairs of label texts) and the labels that leave the page or the plot area.
+std::vector<std::string> label_problems(const std::string& svg) {
+  const auto root = chart_test::parse_xml(svg);
+  std::vector<Box> boxes;
+  collect(root, false, boxes);
+  std::vector<std::string> problems;
+  constexpr double kSlack = 0.5;  // a half-pixel touch is not an overlap
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const Box& a = boxes[i];
+      const Box& b = boxes[j];
+      if (a.left < b.right - kSlack && b.left < a.right - kSlack && a.top < b.bottom - kSlack &&
+          b.top < a.bottom - kSlack) {
+        problems.push_back("'" + a.text + "' overlaps '" + b.text + "'");
+      }
+    }
+  }
+  const double width = root.number("width");
+  const double height = root.number("height");
+  const auto& plot = chart_test::plot_group(root);
+  // The plot area, where the plot group states its scales (the waterfall's bars state none)
+  const bool scaled = plot.has("data-x-range") && plot.has("data-y-range");
+  double plot_left = 0, plot_right = width, plot_top = 0, plot_bottom = height;
+  if (scaled) {
+    const chart_test::AxisMap x = chart_test::AxisMap::read(plot, 'x');
+    const chart_test::AxisMap y = chart_test::AxisMap::read(plot, 'y');
+    constexpr double kPadding = 10;  // the charts' inner padding around the scales' ranges
+    plot_left = std::min(x.r0, x.r1) - kPadding;
+    plot_right = std::max(x.r0, x.r1) + kPadding;
+    plot_top = std::min(y.r0, y.r1) - kPadding;
+    plot_bottom = std::max(y.r0, y.r1) + kPadding;
+  }
+  for (const Box& box : boxes) {
+    if (box.left < 0 || box.right > width || box.top < 0 || box.bottom > height) {
+      problems.push_back("'" + box.text + "' leaves the page");
+    } else if (box.in_plot && (box.left < plot_left || box.right > plot_right ||
+                               box.top < plot_top || box.bottom > plot_bottom)) {
+      problems.push_back("'" + box.text + "' leaves the plot area");
+    }
+  }
+  return problems;
+}
+
+engine::Platform platform_for(const std::string& model, const std::string& gpu,
+                              std::int64_t batch) {
+  engine::PlatformChoice choice;
+  choice.model = {io::load_model(model), engine::Provenance::given};
+  choice.gpu = {io::load_gpu(gpu), engine::Provenance::given};
+  choice.batch = {batch, engine::Provenance::given};
+  return engine::make_platform(choice);
+}
+
+std::string roofline_svg_for(const std::string& model, const std::string& gpu,
+                             const engine::Levers& levers, std::int64_t batch = 1,
+                             std::int64_t context = 4096) {
+  engine::RooflineQuery query;
+  const engine::Gpu g = io::load_gpu(gpu);
+  query.gpu_name = g.name;
+  query.precision = "bf16";
+  query.peak_tflops = {*engine::peak_tflops(g, "bf16"), engine::Provenance::preset};
+  query.bandwidth_tbs = {g.hbm_bandwidth_tbs, engine::Provenance::preset};
+  query.platform = platform_for(model, gpu, batch);
+  query.context_tokens = {context, engine::Provenance::given};
+  query.levers = levers;
+  query.levers_given = levers.changes_anything();
+  return report::roofline_svg(engine::analyse_roofline(query));
+}
+
+}  // namespace
+
+TEST_CASE("charts: no label overprints another or leaves its area", "[chart][labels]") {
+  SECTION("the estimate's waterfall (README)") {
+    engine::EstimateOptions options;
+    options.prompt_tokens = 131072;
+    options.kernel_speedup = 2;
+    const auto estimate = engine::run_estimate(io::load_workload("deepseek-r1-fp8"), options);
+    CHECK(label_problems(report::estimate_svg(estimate)) == std::vector<std::string>{});
+  }
+  SECTION("the sweep (README), one kernel and four") {
+    engine::SweepAxes axes;  // --ctx 1k..1m --points 24, as scripts/render-plots.sh
+    for (int i = 0; i < 24; ++i) {
+      axes.prompt_tokens.push_back(
+          static_cast<std::int64_t>(std::round(1024 * std::pow(1024.0, i / 23.0))));
+    }
+    engine::EstimateOptions options;
+    options.kernel_speedup = 2;
+    const auto workload = io::load_workload("deepseek-r1-fp8");
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, axes))) ==
+          std::vector<std::string>{});
+    axes.kernel_speedup = {1.25, 1.5, 2, 4};
+    options.kernel_speedup.reset();
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, axes))) ==
+          std::vector<std::string>{});
+  }
+  SECTION("the roofline with every lever and their combination (README, docs/plots.md)") {
+    engine::Levers bytes;
+    bytes.bytes_reduction = 2;
+    CHECK(label_problems(roofline_svg_for("llama-3.1-70b", "h100-sxm", bytes, 32, 8192)) ==
+          std::vector<std::string>{});
+    engine::Levers levers;
+    levers.compute_speedup = 2;
+    levers.bytes_reduction = 2;
+    CHECK(label_problems(roofline_svg_for("llama-3.1-70b", "h100-sxm", levers)) ==
+          std::vector<std::string>{});
+    CHECK(label_problems(roofline_svg_for("deepseek-r1", "h200-sxm", levers)) ==
+          std::vector<std::string>{});
+    // DeepSeek-R1's MLA decode: a 2× compute lever puts its point above the old peak, so it
+    // must sit under the raised roof drawn for it (issue 20)
+    const auto root = chart_test::parse_xml(roofline_svg_for("deepseek-r1", "h200-sxm", levers));
+    const auto raised = root.find_all("line", "raised-roof");
+    REQUIRE(raised.size() == 1);
+    for (const auto* point : root.find_all("circle", "point")) {
+      CHECK(point->number("data-y") <= raised[0]->number("data-y") * (1 + 1e-9));
+    }
+  }
+  SECTION("the mix CDF, with a long subtitle") {
+    report::chart::CdfChart chart;
+    chart.title = "What a 2.00× attention kernel is worth over 8,819 requests";
+    chart.subtitle =
+        "log AzureLLMInferenceTrace_conv_1week.csv · workload deepseek-r1-fp8 · phase prefill · "
+        "kspeed 0.1.0";
+    report::chart::CdfSeries before{"TTFT", report::chart::CdfWhen::before, {}};
+    report::chart::CdfSeries after{"TTFT", report::chart::CdfWhen::after, {}};
+    report::chart::CdfSeries e2e_before{"E2E", report::chart::CdfWhen::before, {}};
+    report::chart::CdfSeries e2e_after{"E2E", report::chart::CdfWhen::after, {}};
+    for (int i = 1; i <= 200; ++i) {
+      before.samples_ms.push_back(300.0 + 40.0 * i);
+      after.samples_ms.push_back(280.0 + 35.0 * i);
+      e2e_before.samples_ms.push_back(20000.0 + 300.0 * i);
+      e2e_after.samples_ms.push_back(19800.0 + 290.0 * i);
+    }
+    chart.series = {before, after, e2e_before, e2e_after};
+    CHECK(label_problems(report::chart::render_cdf_svg(chart)) == std::vector<std::string>{});
+  }
+}

@@ -96,20 +96,20 @@ double squares(const std::vector<double>& measured,
   return sum;
 }
 
-// Minimises Σ (y - offset - g_i(scale))² over scale in [1e-3, 1e3] (log-spaced grid, then golden
+// Minimises Σ (y - offset - g_i(scale))² over scale in [min_scale, 1e3] (log grid, then golden
 // section around the best grid point); the offset is fitted (>= 0) or held at `fixed_offset`.
 // Each g_i is non-decreasing in the scale, so the squares are unimodal along a monotone path
 // except where a max() switches branch: the grid finds the right basin first.
 ScaleFit fit_scale(const std::vector<double>& measured,
                    const std::function<double(std::size_t, double)>& predict, bool fit_offset,
-                   double fixed_offset) {
+                   double fixed_offset, double min_scale) {
   const auto cost = [&](double log_scale) {
     const double scale = std::exp(log_scale);
     const double offset = fit_offset ? best_offset(measured, predict, scale) : fixed_offset;
     return squares(measured, predict, scale, offset);
   };
   constexpr int kGrid = 240;
-  const double low = std::log(1e-3);
+  const double low = std::log(min_scale);
   const double high = std::log(1e3);
   const double step = (high - low) / kGrid;
   int best = 0;
@@ -178,9 +178,12 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
   for (std::size_t i = 1; i < used.size(); ++i) {
     distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
   }
-  const ScaleFit fit = fit_scale(measured, predict, distinct, prior.fixed_ms);
+  // The reads cannot beat the roof: the fitted η_bw = η / scale stays <= 1.
+  const ScaleFit fit =
+      fit_scale(measured, predict, distinct, prior.fixed_ms, out.efficiency.bandwidth);
   out.model.weights_ms *= fit.scale;
   out.model.ms_per_kv_token *= fit.scale;
+  out.efficiency.bandwidth /= fit.scale;
   const CoefficientOrigin fitted{Provenance::fitted, source};
   out.origins.weights = fitted;
   out.origins.kv_token = fitted;
@@ -215,18 +218,23 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
   }
   const CoefficientOrigin fitted{Provenance::fitted, source};
+  // The arithmetic cannot beat the roof: each fitted η_compute = η / scale stays <= 1.
+  const double min_compute_scale =
+      std::max(out.efficiency.gemm_compute, out.efficiency.attention_compute);
   ScaleFit fit;
   if (distinct) {
-    fit = fit_scale(measured, predict, true, 0);
+    fit = fit_scale(measured, predict, true, 0, min_compute_scale);
   } else {
     // One prompt length: the overhead takes what the modelled prefill step leaves; the compute
     // side moves only when the step alone already exceeds the measurement.
     fit.offset = best_offset(measured, predict, 1.0);
-    if (fit.offset <= 0) fit = fit_scale(measured, predict, false, 0);
+    if (fit.offset <= 0) fit = fit_scale(measured, predict, false, 0, min_compute_scale);
   }
   out.request_overhead_ms = fit.offset;
   out.origins.request_overhead = fitted;
   if (fit.scale != 1) {
+    out.efficiency.gemm_compute /= fit.scale;
+    out.efficiency.attention_compute /= fit.scale;
     out.model.ms_per_token *= fit.scale;
     out.model.ms_per_prefill_pair *= fit.scale;
     out.origins.per_token = fitted;
@@ -368,6 +376,7 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     const double scale = measured_attention / modelled_attention;
     out.model.ms_per_prefill_pair *= scale;
     out.model.ms_per_kv_token *= scale;
+    out.efficiency.attention_compute /= scale;
     out.origins.prefill_pair = measured;
     out.origins.kv_token = measured;
   }
@@ -375,6 +384,8 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     const double scale = measured_other / modelled_other;
     out.model.weights_ms *= scale;
     out.model.ms_per_token *= scale;
+    out.efficiency.bandwidth /= scale;
+    out.efficiency.gemm_compute /= scale;
     out.origins.weights = measured;
     out.origins.per_token = measured;
   }

@@ -91,7 +91,9 @@ struct CalibratedStepModel {
   /// wait for the step to start), ms >= 0; added once per request.
   double request_overhead_ms = 0;
   StepModelOrigins origins;
-  StepEfficiency efficiency;       ///< the roofline efficiencies the modelled coefficients used
+  /// The roofline efficiencies the coefficients imply: the defaults when modelled; divided by
+  /// each fitted factor after a calibration (a fit to latencies keeps each <= 1).
+  StepEfficiency efficiency;
   std::string calibration_source;  ///< the most trusted source that set a coefficient
   Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
   std::vector<PointResidual> residuals;           ///< every point the calibration used

@@ -40,22 +40,24 @@ double prefill_flops_per_pair_per_layer(const ModelArch& model, double tensor_pa
   return 4.0 * heads * as_double(model.head_dim);
 }
 
-// A sliding-window layer attends to at most W keys per token, so its cost is per token: a
-// prefill token's W pairs (FLOPs) or a decode token's W cached tokens (bytes), the larger.
-double sliding_window_ms_per_token(const Platform& platform, const Roof& roof,
-                                   const StepEfficiency& efficiency) {
+// A sliding-window layer attends to at most W keys, so its attention is a cost per token: a
+// prefill token's W pairs (FLOPs) and a decode sequence's W cached tokens (bytes).
+struct WindowCost {
+  double prefill_token_ms = 0;
+  double decode_sequence_ms = 0;
+};
+
+WindowCost sliding_window_cost(const Platform& platform, const Roof& roof,
+                               const StepEfficiency& efficiency) {
   const ModelArch& model = platform.model.value;
-  if (model.sliding_window_layers == 0 || model.sliding_window_tokens == 0) return 0;
+  if (model.sliding_window_layers == 0 || model.sliding_window_tokens == 0) return {};
   const double window_positions =
       as_double(model.sliding_window_layers) * as_double(model.sliding_window_tokens);
   const KernelCost per_position = decode_cost_per_attended_token(attention_shape(platform));
-  const double prefill_ms =
-      flops_ms(window_positions * prefill_flops_per_pair_per_layer(
-                                      model, as_double(platform.tensor_parallel.value)),
-               roof, efficiency.attention_compute);
-  const double decode_ms =
-      bytes_ms(window_positions * per_position.bytes, roof, efficiency.bandwidth);
-  return std::max(prefill_ms, decode_ms);
+  return {flops_ms(window_positions * prefill_flops_per_pair_per_layer(
+                                          model, as_double(platform.tensor_parallel.value)),
+                   roof, efficiency.attention_compute),
+          bytes_ms(window_positions * per_position.bytes, roof, efficiency.bandwidth)};
 }
 
 // Non-attention FLOPs of one token on one GPU (2 · P_active / tp; MoE: the k routed experts).
@@ -168,6 +170,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
     StepModel scaled = prior;
     scaled.weights_ms *= scale;
     scaled.ms_per_kv_token *= scale;
+    scaled.ms_per_window_decode_sequence *= scale;
     scaled.fixed_ms = 0;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency))
@@ -183,6 +186,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
       fit_scale(measured, predict, distinct, prior.fixed_ms, out.efficiency.bandwidth);
   out.model.weights_ms *= fit.scale;
   out.model.ms_per_kv_token *= fit.scale;
+  out.model.ms_per_window_decode_sequence *= fit.scale;
   out.efficiency.bandwidth /= fit.scale;
   const CoefficientOrigin fitted{Provenance::fitted, source};
   out.origins.weights = fitted;
@@ -210,6 +214,7 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     StepModel scaled = prior;
     scaled.ms_per_token *= scale;
     scaled.ms_per_prefill_pair *= scale;
+    scaled.ms_per_window_prefill_token *= scale;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency)).total_ms();
   };
@@ -237,6 +242,7 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     out.efficiency.attention_compute /= fit.scale;
     out.model.ms_per_token *= fit.scale;
     out.model.ms_per_prefill_pair *= fit.scale;
+    out.model.ms_per_window_prefill_token *= fit.scale;
     out.origins.per_token = fitted;
     out.origins.prefill_pair = fitted;
   }
@@ -271,8 +277,10 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   CalibratedStepModel out;
   out.model.weights_ms =
       bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
-  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute) +
-                           sliding_window_ms_per_token(platform, roof, efficiency);
+  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute);
+  const WindowCost window = sliding_window_cost(platform, roof, efficiency);
+  out.model.ms_per_window_prefill_token = window.prefill_token_ms;
+  out.model.ms_per_window_decode_sequence = window.decode_sequence_ms;
   out.model.ms_per_prefill_pair =
       flops_ms(full_layers * prefill_flops_per_pair_per_layer(model, tp), roof,
                efficiency.attention_compute);
@@ -376,6 +384,8 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     const double scale = measured_attention / modelled_attention;
     out.model.ms_per_prefill_pair *= scale;
     out.model.ms_per_kv_token *= scale;
+    out.model.ms_per_window_prefill_token *= scale;
+    out.model.ms_per_window_decode_sequence *= scale;
     out.efficiency.attention_compute /= scale;
     out.origins.prefill_pair = measured;
     out.origins.kv_token = measured;

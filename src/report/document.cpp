@@ -32,6 +32,10 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
   step["ms_per_token"] = coefficient_json(model.model.ms_per_token, o.per_token);
   step["ms_per_prefill_pair"] = coefficient_json(model.model.ms_per_prefill_pair, o.prefill_pair);
   step["ms_per_kv_token"] = coefficient_json(model.model.ms_per_kv_token, o.kv_token);
+  step["ms_per_window_prefill_token"] =
+      coefficient_json(model.model.ms_per_window_prefill_token, o.prefill_pair);
+  step["ms_per_window_decode_sequence"] =
+      coefficient_json(model.model.ms_per_window_decode_sequence, o.kv_token);
   step["request_overhead_ms"] = coefficient_json(model.request_overhead_ms, o.request_overhead);
   out["residuals"] = ordered_json::array();
   for (const engine::PointResidual& r : model.residuals) {

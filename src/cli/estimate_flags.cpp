@@ -268,6 +268,14 @@ void attach_step_model(engine::EstimateOptions& options,
   }
 }
 
+void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep) {
+  if (flags.strict) engine::refuse_inputs(sweep, engine::strict_filter(), "--strict");
+  if (!flags.fail_on.empty()) {
+    engine::refuse_inputs(sweep, engine::parse_input_filter(flags.fail_on, "--fail-on"),
+                          "--fail-on");
+  }
+}
+
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario) {
   if (flags.strict) engine::refuse_inputs(scenario, engine::strict_filter(), "--strict");
   if (!flags.fail_on.empty()) {

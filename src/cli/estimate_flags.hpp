@@ -9,6 +9,7 @@
 
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/sweep.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
@@ -72,5 +73,9 @@ void attach_step_model(engine::EstimateOptions& options,
 
 /// --strict and --fail-on: throws InputError (exit 2) naming the refused inputs of `scenario`.
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);
+/// The same over every point of a sweep.
+void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep);
+/// Registers --strict and --fail-on (estimate registers them with its gates).
+void add_provenance_flags(CLI::App& app, EstimateFlags& flags);
 
 }  // namespace kspeed::cli

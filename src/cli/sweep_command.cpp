@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
@@ -109,6 +110,7 @@ class SweepCommand final : public Command {
                     "1/(1-p), the measured shares");
     app_->add_flag("--no-chart", flags_.no_chart,
                    "No terminal chart under the table (it is drawn only on a terminal)");
+    add_provenance_flags(*app_, flags_.estimate);
     add_output_options(*app_, flags_.estimate.output);
     app_->footer(footer());
   }
@@ -136,7 +138,9 @@ class SweepCommand final : public Command {
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
+    if (!flags.fail_on.empty()) (void)engine::parse_input_filter(flags.fail_on, "--fail-on");
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
+    check_input_provenance(flags, sweep);
     const std::string svg = flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep);
     if (const auto records = record_format(parse_output_format(flags.output))) {
       stream_and_emit(

@@ -92,8 +92,41 @@ std::vector<AnswerInput> refused_inputs(const Scenario& scenario, const InputFil
   return refused;
 }
 
-void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
-  const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
+namespace {
+
+// A sweep point's inputs, as answer_inputs names a scenario's.
+std::vector<AnswerInput> row_inputs(const SweepRow& row, Phase phase) {
+  const bool mismatch = std::any_of(row.warnings.begin(), row.warnings.end(), [](const Warning& w) {
+    return w.code == WarningCode::share_model_mismatch;
+  });
+  const auto borrowed = [mismatch](Provenance p) {
+    return mismatch && p != Provenance::given && p != Provenance::modelled;
+  };
+  std::vector<AnswerInput> inputs = {{"prompt", row.prompt_tokens.provenance},
+                                     {"response", row.response_tokens.provenance}};
+  if (phase != Phase::decode || row.ttft_ms.value > 0) {
+    inputs.push_back({"TTFT", row.ttft_ms.provenance});
+  }
+  if (row.response_tokens.value > 1) inputs.push_back({"TPOT", row.tpot_ms.provenance});
+  if (row.kernel_speedup) inputs.push_back({"kernel speedup", row.kernel_speedup->provenance});
+  if (phase != Phase::decode) {
+    inputs.push_back({"prefill attention share", row.prefill_share.provenance,
+                      borrowed(row.prefill_share.provenance)});
+  }
+  if (phase != Phase::prefill && row.decode_share) {
+    inputs.push_back({"decode attention share", row.decode_share->provenance,
+                      borrowed(row.decode_share->provenance)});
+  }
+  return inputs;
+}
+
+bool refuses(const InputFilter& filter, const AnswerInput& input) {
+  const bool listed = std::find(filter.provenances.begin(), filter.provenances.end(),
+                                input.provenance) != filter.provenances.end();
+  return listed || (filter.borrowed && input.borrowed);
+}
+
+void throw_refused(const std::vector<AnswerInput>& refused, std::string_view flag) {
   if (refused.empty()) return;
   std::string list;
   for (const AnswerInput& input : refused) {
@@ -108,6 +141,24 @@ void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::str
                    "), calibrate it with measured files or points, or give the inputs (" +
                    flag_mark("ctx") + ", " + flag_mark("response-tokens") + ", " +
                    flag_mark("ttft") + ", " + flag_mark("tpot") + ", " + flag_mark("share") + ")");
+}
+
+}  // namespace
+
+void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
+  throw_refused(refused_inputs(scenario, filter), flag);
+}
+
+void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {
+  std::vector<AnswerInput> refused;
+  for (const SweepRow& row : sweep.rows) {
+    for (const AnswerInput& input : row_inputs(row, sweep.phase)) {
+      const bool named = std::any_of(refused.begin(), refused.end(),
+                                     [&](const AnswerInput& r) { return r.name == input.name; });
+      if (!named && refuses(filter, input)) refused.push_back(input);
+    }
+  }
+  throw_refused(refused, flag);
 }
 
 }  // namespace kspeed::engine

@@ -9,6 +9,7 @@
 
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/sweep.hpp"
 
 namespace kspeed::engine {
 
@@ -44,5 +45,9 @@ std::vector<AnswerInput> refused_inputs(const Scenario& scenario, const InputFil
 /// Throws InputError (exit 2) naming every refused input and its provenance, with the fix, when
 /// there is one; `flag` is the option that asked ("--strict" or "--fail-on").
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag);
+
+/// The same over every point of a sweep: an input is refused when any point refuses it (named
+/// once, with the first point's provenance).
+void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag);
 
 }  // namespace kspeed::engine

@@ -30,7 +30,8 @@ std::string find_suite_text(const std::string& path, std::string_view text) {
   const json result = parse_json_document(text, path);
   if (!result.contains("suite_id") || !result["suite_id"].is_string()) return {};
   const std::string name = result["suite_id"].get<std::string>() + ".json";
-  fs::path folder = fs::path(path).parent_path();
+  std::error_code error;
+  fs::path folder = fs::absolute(fs::path(path), error).parent_path();
   for (int up = 0; up <= 3; ++up) {
     for (const fs::path& candidate : {folder / "workload" / name, folder / name}) {
       if (is_file(candidate)) return read_text_file(candidate.string(), "AccelMark suite file");

@@ -133,7 +133,21 @@ CalibrationFile read_calibration_file(const std::string& path, std::optional<dou
     }
     return file;
   }
-  return read_request_points(path, concurrency);
+  try {
+    return read_request_points(path, concurrency);
+  } catch (const InputError& error) {
+    // The request-log detector's message ends with mix's --columns, which estimate does not take:
+    // name what --calibrate reads instead.
+    if (std::string_view(error.what()).find("not a request log kspeed knows") ==
+        std::string_view::npos) {
+      throw;
+    }
+    throw InputError(path +
+                     ": not a calibration file kspeed knows: expected an AccelMark result.json "
+                     "or a per-request benchmark log with TTFT or TPOT (AIPerf "
+                     "profile_export.jsonl, vllm bench serve --save-detailed JSON, a trace-replay "
+                     "CSV)");
+  }
 }
 
 }  // namespace kspeed::io

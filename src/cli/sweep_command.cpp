@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/error.hpp"
@@ -111,6 +112,7 @@ class SweepCommand final : public Command {
     add_title_option(*app_, flags_.plot_title);
     app_->add_flag("--no-chart", flags_.no_chart,
                    "No terminal chart under the table (it is drawn only on a terminal)");
+    add_provenance_flags(*app_, flags_.estimate);
     add_output_options(*app_, flags_.estimate.output);
     app_->footer(footer());
   }
@@ -129,15 +131,19 @@ class SweepCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
 
-    const engine::Workload workload = io::load_workload(flags.workload);
+    const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
+    const engine::Workload workload = load_estimate_workload(flags, calibration);
     options.platform = resolve_platform(
         flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                          workload.kv_dtype, engine::workload_model_label(workload)});
+    attach_step_model(options, calibration);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     }
+    if (!flags.fail_on.empty()) (void)engine::parse_input_filter(flags.fail_on, "--fail-on");
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
+    check_input_provenance(flags, sweep);
     const std::string svg =
         flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep, flags_.plot_title);
     stage_plot(flags_.plot_path, svg);

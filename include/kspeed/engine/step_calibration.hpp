@@ -1,0 +1,171 @@
+#pragma once
+// Where a step model's coefficients come from (step_model.hpp evaluates them). Three sources,
+// least trusted first, each one refining the last:
+//
+//   modelled   the platform's roofline (model + GPU + tp + KV type) at default efficiencies that
+//              are cited below, never tuned;
+//   fitted     measured request latencies (TTFT and TPOT at known prompt / response lengths and
+//              concurrency: a benchmark file, a one-at-a-time run, explicit points);
+//   measured   a profiler trace's steps (kernel time by class at a known batch composition).
+//
+// Every coefficient keeps its origin (provenance + the source it came from) and a calibration
+// returns the residual of every point it was fitted to, so an answer can say what it stands on.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/step_model.hpp"
+
+namespace kspeed::engine {
+
+/// η_bandwidth of a decode step's weight and KV reads: 0.58, measured on a public run.
+/// AccelMark (FreedomIntelligence/AccelMark, result/interactive/result.json, 2026-04-18):
+/// Meta-Llama-3-8B-Instruct BF16 on one H100 SXM, vLLM 0.7.3, one request at a time, TPOT p50
+/// 7.74 ms. One step reads 7,504,658,432 weights · 2 bytes + ≈ 435 cached tokens · 131,072 bytes
+/// = 15.07 GB, i.e. 1.947 TB/s = 0.581 of the H100's 3.35 TB/s.
+inline constexpr double kDefaultStepBandwidthEfficiency = 0.58;
+/// η_compute of the dense GEMMs: 0.72, the model FLOPs utilization FlashAttention-2 reports for
+/// end-to-end GPT training on A100 (Dao 2023, arXiv:2307.08691: 225 TFLOP/s, 72% MFU).
+inline constexpr double kDefaultGemmComputeEfficiency = 0.72;
+/// η_compute of prefill attention: 0.75, FlashAttention-3's forward pass on H100 in BF16 (Shah
+/// et al. 2024, arXiv:2407.08608: up to 740 TFLOP/s, 75% of peak).
+inline constexpr double kDefaultAttentionComputeEfficiency = 0.75;
+
+/// Achieved fractions of the GPU's roofs, each in (0, 1].
+struct StepEfficiency {
+  double bandwidth = kDefaultStepBandwidthEfficiency;             ///< weights and KV reads
+  double gemm_compute = kDefaultGemmComputeEfficiency;            ///< non-attention FLOPs
+  double attention_compute = kDefaultAttentionComputeEfficiency;  ///< prefill attention FLOPs
+};
+
+/// Where one coefficient came from.
+struct CoefficientOrigin {
+  Provenance provenance = Provenance::modelled;
+  std::string source;  ///< for people: the formula, the cited default or the file it was fit to
+};
+
+/// The origin of each StepModel coefficient, and of the request overhead.
+struct StepModelOrigins {
+  CoefficientOrigin fixed;
+  CoefficientOrigin weights;
+  CoefficientOrigin per_token;
+  CoefficientOrigin prefill_pair;
+  CoefficientOrigin kv_token;
+  CoefficientOrigin request_overhead;
+};
+
+/// Which time a measured point is: a request's TTFT or TPOT, or one engine step's wall time.
+enum class LatencyKind { ttft, tpot, step };
+
+constexpr std::string_view to_string(LatencyKind kind) {
+  switch (kind) {
+    case LatencyKind::ttft:
+      return "ttft";
+    case LatencyKind::tpot:
+      return "tpot";
+    case LatencyKind::step:
+      return "step";
+  }
+  return "unknown";
+}
+
+/// One calibration point, measured against what the model predicts for it.
+struct PointResidual {
+  std::string label;  ///< which point: "ttft p50 (result/interactive/result.json)"
+  LatencyKind kind = LatencyKind::ttft;
+  double measured_ms = 0;
+  double predicted_ms = 0;  ///< by the calibrated model
+  double residual_ms() const { return measured_ms - predicted_ms; }
+  double relative_residual() const { return residual_ms() / measured_ms; }
+};
+
+/// A step model for one deployment, with the origin of every coefficient.
+struct CalibratedStepModel {
+  StepModel model;
+  /// TTFT time outside the engine's steps (tokenization, detokenization, API, the scheduler's
+  /// wait for the step to start), ms >= 0; added once per request.
+  double request_overhead_ms = 0;
+  StepModelOrigins origins;
+  StepEfficiency efficiency;       ///< the roofline efficiencies the modelled coefficients used
+  std::string calibration_source;  ///< the most trusted source that set a coefficient
+  Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
+  std::vector<PointResidual> residuals;           ///< every point the calibration used
+};
+
+/// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; the
+/// platform's batch only sets how many MoE experts a decode step reads). Per GPU:
+///   weights_ms          = weight bytes / (BW · η_bw)
+///   ms_per_token        = 2 · P_active / tp FLOPs / (peak · η_gemm) + sliding-window attention
+///                         per token (W positions: max of its prefill FLOPs and decode bytes)
+///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
+///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
+///   fixed_ms = request_overhead_ms = 0: a roofline has no CPU term (default, not modelled).
+CalibratedStepModel modelled_step_model(const Platform& platform,
+                                        const StepEfficiency& efficiency = {});
+
+/// One measured latency of identical requests: `concurrency` requests of `prompt_tokens` in and
+/// `response_tokens` out, with their mean (or median) TTFT and/or TPOT.
+struct LatencyObservation {
+  std::string label;  ///< which statistic of which file, for the residual table
+  double prompt_tokens = 0;
+  double response_tokens = 0;
+  double concurrency = 1;
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+};
+
+/// Request-level latency of `concurrency` identical requests started together:
+///   TTFT = request overhead + one step prefilling all c prompts (c·L tokens, c·L(L+1)/2 pairs)
+///   TPOT = one decode step of c sequences at the mean context over the response, L + n_out/2
+///          (the step time is linear in the KV tokens, so that is the mean over the steps).
+struct RequestLatency {
+  StepTime prefill_step;
+  StepTime decode_step;  ///< the mean decode step
+  double overhead_ms = 0;
+  double ttft_ms() const { return overhead_ms + prefill_step.total_ms(); }
+  double tpot_ms() const { return decode_step.total_ms(); }
+};
+
+/// Prefill and decode batch compositions of `concurrency` identical requests.
+BatchComposition prefill_batch(double prompt_tokens, double concurrency);
+BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency);
+
+/// The requests' latencies under the model; `attention_speedup` divides the attention parts.
+RequestLatency request_latency(const CalibratedStepModel& calibrated, double prompt_tokens,
+                               double response_tokens, double concurrency = 1,
+                               double attention_speedup = 1.0);
+
+/// Fits `prior` to measured latencies, labelled with `source` (a file name). TPOT points fit the
+/// bandwidth side (weights_ms and ms_per_kv_token by one factor) and, with two or more points of
+/// different modelled decode time, the per-step fixed cost; TTFT points then fit the request
+/// overhead and, with two or more prompt lengths (or when one point is below the modelled prefill
+/// step), the compute side (ms_per_token and ms_per_prefill_pair by one factor). Least squares;
+/// the fixed cost and overhead are held >= 0. What no point constrains keeps its prior origin.
+/// Throws InputError when there is no point or a point is not positive.
+CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
+                                           const std::vector<LatencyObservation>& observations,
+                                           std::string_view source);
+
+/// One engine step from a profiler trace: its batch composition and its times by class.
+struct StepObservation {
+  std::string label;  ///< e.g. "step 3 (execute_context_1(888)...)"
+  BatchComposition batch;
+  double attention_kernel_ms = 0;  ///< prefill + decode attention kernels
+  double other_kernel_ms = 0;      ///< every other kernel
+  double wall_ms = 0;              ///< the step's wall time, profiler idle gaps excluded (>= busy)
+};
+
+/// Fits `prior` to profiled steps, labelled with `source`: the attention coefficients by the
+/// ratio of measured to modelled attention time, the non-attention ones by that of the other
+/// kernels, and the fixed cost as the mean of wall - kernel time (>= 0). Residuals are per step
+/// (wall time). Throws InputError when there is no step or a step has no kernel time.
+CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
+                                       const std::vector<StepObservation>& steps,
+                                       std::string_view source);
+
+}  // namespace kspeed::engine

@@ -1,0 +1,394 @@
+#include "kspeed/engine/step_calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/roofline.hpp"
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+double as_double(std::int64_t value) {
+  return static_cast<double>(value);
+}
+
+// TFLOP/s and TB/s are 10^12 per second; a millisecond is 10^-3 s: t_ms = x / (rate · 10^9).
+constexpr double kTeraPerMs = 1e9;
+
+double bytes_ms(double bytes, const Roof& roof, double efficiency) {
+  return bytes / (roof.bandwidth_tbs * efficiency * kTeraPerMs);
+}
+
+double flops_ms(double flops, const Roof& roof, double efficiency) {
+  return flops / (roof.peak_tflops * efficiency * kTeraPerMs);
+}
+
+// Prefill attention FLOPs of one (query, key) pair in one layer on one GPU: GQA QK^T and PV,
+// 4·Hq·d; MLA on decompressed heads, 2·Hq·(d_nope + d_rope + d_v) (roofline.cpp's prefill cost).
+double prefill_flops_per_pair_per_layer(const ModelArch& model, double tensor_parallel) {
+  const double heads = as_double(model.query_heads) / tensor_parallel;
+  if (model.attention == AttentionType::mla) {
+    return 2.0 * heads *
+           as_double(model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim +
+                     model.mla.v_head_dim);
+  }
+  return 4.0 * heads * as_double(model.head_dim);
+}
+
+// A sliding-window layer attends to at most W keys per token, so its cost is per token: a
+// prefill token's W pairs (FLOPs) or a decode token's W cached tokens (bytes), the larger.
+double sliding_window_ms_per_token(const Platform& platform, const Roof& roof,
+                                   const StepEfficiency& efficiency) {
+  const ModelArch& model = platform.model.value;
+  if (model.sliding_window_layers == 0 || model.sliding_window_tokens == 0) return 0;
+  const double window_positions =
+      as_double(model.sliding_window_layers) * as_double(model.sliding_window_tokens);
+  const KernelCost per_position = decode_cost_per_attended_token(attention_shape(platform));
+  const double prefill_ms =
+      flops_ms(window_positions * prefill_flops_per_pair_per_layer(
+                                      model, as_double(platform.tensor_parallel.value)),
+               roof, efficiency.attention_compute);
+  const double decode_ms =
+      bytes_ms(window_positions * per_position.bytes, roof, efficiency.bandwidth);
+  return std::max(prefill_ms, decode_ms);
+}
+
+// Non-attention FLOPs of one token on one GPU (2 · P_active / tp; MoE: the k routed experts).
+double gemm_flops_per_token(const Platform& platform) {
+  Platform one_token = platform;
+  one_token.batch.value = 1;
+  one_token.spec_tokens_per_step.value = 1;
+  return non_attention_step_cost(one_token).flops;
+}
+
+CoefficientOrigin modelled(std::string source) {
+  return {Provenance::modelled, std::move(source)};
+}
+
+// ---- least squares of y = offset + g(scale) over the points ----
+
+struct ScaleFit {
+  double scale = 1;
+  double offset = 0;
+};
+
+// For a fixed scale, the offset that minimises the squares is the mean residual, held >= 0.
+double best_offset(const std::vector<double>& measured,
+                   const std::function<double(std::size_t, double)>& predict, double scale) {
+  double sum = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) sum += measured[i] - predict(i, scale);
+  return std::max(0.0, sum / as_double(static_cast<std::int64_t>(measured.size())));
+}
+
+double squares(const std::vector<double>& measured,
+               const std::function<double(std::size_t, double)>& predict, double scale,
+               double offset) {
+  double sum = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const double residual = measured[i] - offset - predict(i, scale);
+    sum += residual * residual;
+  }
+  return sum;
+}
+
+// Minimises Σ (y - offset - g_i(scale))² over scale in [1e-3, 1e3] (log-spaced grid, then golden
+// section around the best grid point); the offset is fitted (>= 0) or held at `fixed_offset`.
+// Each g_i is non-decreasing in the scale, so the squares are unimodal along a monotone path
+// except where a max() switches branch: the grid finds the right basin first.
+ScaleFit fit_scale(const std::vector<double>& measured,
+                   const std::function<double(std::size_t, double)>& predict, bool fit_offset,
+                   double fixed_offset) {
+  const auto cost = [&](double log_scale) {
+    const double scale = std::exp(log_scale);
+    const double offset = fit_offset ? best_offset(measured, predict, scale) : fixed_offset;
+    return squares(measured, predict, scale, offset);
+  };
+  constexpr int kGrid = 240;
+  const double low = std::log(1e-3);
+  const double high = std::log(1e3);
+  const double step = (high - low) / kGrid;
+  int best = 0;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= kGrid; ++i) {
+    const double c = cost(low + step * i);
+    if (c < best_cost) {
+      best_cost = c;
+      best = i;
+    }
+  }
+  double a = low + step * std::max(best - 1, 0);
+  double b = low + step * std::min(best + 1, kGrid);
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  for (int iteration = 0; iteration < 80; ++iteration) {
+    const double c = b - ratio * (b - a);
+    const double d = a + ratio * (b - a);
+    if (cost(c) < cost(d)) {
+      b = d;
+    } else {
+      a = c;
+    }
+  }
+  ScaleFit fit;
+  fit.scale = std::exp((a + b) / 2);
+  fit.offset = fit_offset ? best_offset(measured, predict, fit.scale) : fixed_offset;
+  return fit;
+}
+
+void check_positive(const LatencyObservation& point, std::string_view source) {
+  const bool lengths_ok =
+      point.prompt_tokens > 0 && point.response_tokens >= 1 && point.concurrency >= 1;
+  const bool latencies_ok =
+      (!point.ttft_ms || *point.ttft_ms > 0) && (!point.tpot_ms || *point.tpot_ms > 0);
+  if (!lengths_ok || !latencies_ok) {
+    throw InputError(std::string(source) + ": calibration point '" + point.label +
+                     "': expected a prompt > 0 tokens, a response >= 1 token, concurrency >= 1 "
+                     "and latencies > 0 ms; fix or drop that point");
+  }
+}
+
+// TPOT points: TPOT = fixed + max(s·W, a·c) + s·k·KV (bandwidth side scaled by s).
+void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>& points,
+                const std::string& source) {
+  std::vector<const LatencyObservation*> used;
+  std::vector<double> measured;
+  for (const LatencyObservation& point : points) {
+    if (point.tpot_ms) {
+      used.push_back(&point);
+      measured.push_back(*point.tpot_ms);
+    }
+  }
+  if (used.empty()) return;
+  const StepModel prior = out.model;
+  const auto predict = [&](std::size_t i, double scale) {
+    StepModel scaled = prior;
+    scaled.weights_ms *= scale;
+    scaled.ms_per_kv_token *= scale;
+    scaled.fixed_ms = 0;
+    const LatencyObservation& p = *used[i];
+    return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency))
+        .total_ms();
+  };
+  // Two points whose modelled decode steps differ can separate the fixed cost from the reads.
+  bool distinct = false;
+  for (std::size_t i = 1; i < used.size(); ++i) {
+    distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
+  }
+  const ScaleFit fit = fit_scale(measured, predict, distinct, prior.fixed_ms);
+  out.model.weights_ms *= fit.scale;
+  out.model.ms_per_kv_token *= fit.scale;
+  const CoefficientOrigin fitted{Provenance::fitted, source};
+  out.origins.weights = fitted;
+  out.origins.kv_token = fitted;
+  if (distinct) {
+    out.model.fixed_ms = fit.offset;
+    out.origins.fixed = fitted;
+  }
+}
+
+// TTFT points: TTFT = overhead + fixed + max(W, k·a·cL) + k·b·pairs (compute side scaled by k).
+void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>& points,
+                 const std::string& source) {
+  std::vector<const LatencyObservation*> used;
+  std::vector<double> measured;
+  for (const LatencyObservation& point : points) {
+    if (point.ttft_ms) {
+      used.push_back(&point);
+      measured.push_back(*point.ttft_ms);
+    }
+  }
+  if (used.empty()) return;
+  const StepModel prior = out.model;
+  const auto predict = [&](std::size_t i, double scale) {
+    StepModel scaled = prior;
+    scaled.ms_per_token *= scale;
+    scaled.ms_per_prefill_pair *= scale;
+    const LatencyObservation& p = *used[i];
+    return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency)).total_ms();
+  };
+  bool distinct = false;
+  for (std::size_t i = 1; i < used.size(); ++i) {
+    distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
+  }
+  const CoefficientOrigin fitted{Provenance::fitted, source};
+  ScaleFit fit;
+  if (distinct) {
+    fit = fit_scale(measured, predict, true, 0);
+  } else {
+    // One prompt length: the overhead takes what the modelled prefill step leaves; the compute
+    // side moves only when the step alone already exceeds the measurement.
+    fit.offset = best_offset(measured, predict, 1.0);
+    if (fit.offset <= 0) fit = fit_scale(measured, predict, false, 0);
+  }
+  out.request_overhead_ms = fit.offset;
+  out.origins.request_overhead = fitted;
+  if (fit.scale != 1) {
+    out.model.ms_per_token *= fit.scale;
+    out.model.ms_per_prefill_pair *= fit.scale;
+    out.origins.per_token = fitted;
+    out.origins.prefill_pair = fitted;
+  }
+}
+
+std::vector<PointResidual> latency_residuals(const CalibratedStepModel& model,
+                                             const std::vector<LatencyObservation>& points) {
+  std::vector<PointResidual> residuals;
+  for (const LatencyObservation& p : points) {
+    const RequestLatency latency =
+        request_latency(model, p.prompt_tokens, p.response_tokens, p.concurrency);
+    if (p.ttft_ms) {
+      residuals.push_back({p.label, LatencyKind::ttft, *p.ttft_ms, latency.ttft_ms()});
+    }
+    if (p.tpot_ms) {
+      residuals.push_back({p.label, LatencyKind::tpot, *p.tpot_ms, latency.tpot_ms()});
+    }
+  }
+  return residuals;
+}
+
+}  // namespace
+
+CalibratedStepModel modelled_step_model(const Platform& platform,
+                                        const StepEfficiency& efficiency) {
+  const Roof roof = roof_of(platform);
+  const ModelArch& model = platform.model.value;
+  const double tp = as_double(platform.tensor_parallel.value);
+  const double full_layers = as_double(full_attention_layers(model));
+  const KernelCost per_position = decode_cost_per_attended_token(attention_shape(platform));
+
+  CalibratedStepModel out;
+  out.model.weights_ms =
+      bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
+  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute) +
+                           sliding_window_ms_per_token(platform, roof, efficiency);
+  out.model.ms_per_prefill_pair =
+      flops_ms(full_layers * prefill_flops_per_pair_per_layer(model, tp), roof,
+               efficiency.attention_compute);
+  // Decode attention reads each cached token's K/V (MLA: latent) once per full layer.
+  out.model.ms_per_kv_token =
+      bytes_ms(full_layers * per_position.bytes, roof, efficiency.bandwidth);
+  out.model.fixed_ms = 0;
+  out.request_overhead_ms = 0;
+
+  out.efficiency = efficiency;
+  out.origins.weights = modelled("weight bytes / (HBM bandwidth * eta_bandwidth)");
+  out.origins.per_token = modelled("GEMM FLOPs per token / (peak * eta_gemm)");
+  out.origins.prefill_pair = modelled("attention FLOPs per causal pair / (peak * eta_attention)");
+  out.origins.kv_token = modelled("KV bytes per cached token / (HBM bandwidth * eta_bandwidth)");
+  out.origins.fixed = {Provenance::default_value,
+                       "0: a roofline has no per-step CPU cost; calibrate to measure it"};
+  out.origins.request_overhead = {Provenance::default_value,
+                                  "0: a roofline has no tokenization or API time; calibrate to "
+                                  "measure it"};
+  out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
+  out.calibration = Provenance::modelled;
+  return out;
+}
+
+BatchComposition prefill_batch(double prompt_tokens, double concurrency) {
+  BatchComposition batch;
+  batch.prefill_tokens = concurrency * prompt_tokens;
+  batch.prefill_pairs = concurrency * causal_pairs(prompt_tokens, 0);
+  return batch;
+}
+
+BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency) {
+  BatchComposition batch;
+  batch.decode_sequences = static_cast<std::int64_t>(std::llround(concurrency));
+  // Step k (1 .. n_out - 1) reads L + k cached tokens: the mean over the steps is L + n_out / 2.
+  batch.decode_kv_tokens = concurrency * (prompt_tokens + response_tokens / 2.0);
+  return batch;
+}
+
+RequestLatency request_latency(const CalibratedStepModel& calibrated, double prompt_tokens,
+                               double response_tokens, double concurrency,
+                               double attention_speedup) {
+  RequestLatency latency;
+  latency.overhead_ms = calibrated.request_overhead_ms;
+  latency.prefill_step =
+      step_time(calibrated.model, prefill_batch(prompt_tokens, concurrency), attention_speedup);
+  latency.decode_step =
+      step_time(calibrated.model, decode_batch(prompt_tokens, response_tokens, concurrency),
+                attention_speedup);
+  return latency;
+}
+
+CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
+                                           const std::vector<LatencyObservation>& observations,
+                                           std::string_view source) {
+  if (observations.empty()) {
+    throw InputError(std::string(source) +
+                     ": no latency to calibrate to: expected at least one TTFT or TPOT point");
+  }
+  for (const LatencyObservation& point : observations) check_positive(point, source);
+  CalibratedStepModel out = prior;
+  const std::string label(source);
+  fit_decode(out, observations, label);
+  fit_prefill(out, observations, label);
+  out.calibration_source = label;
+  out.calibration = Provenance::fitted;
+  out.residuals = latency_residuals(out, observations);
+  return out;
+}
+
+CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
+                                       const std::vector<StepObservation>& steps,
+                                       std::string_view source) {
+  if (steps.empty()) {
+    throw InputError(std::string(source) + ": no engine step to calibrate to");
+  }
+  double measured_attention = 0;
+  double modelled_attention = 0;
+  double measured_other = 0;
+  double modelled_other = 0;
+  double idle = 0;
+  for (const StepObservation& step : steps) {
+    const double kernels = step.attention_kernel_ms + step.other_kernel_ms;
+    if (!(kernels > 0) || step.attention_kernel_ms < 0 || step.other_kernel_ms < 0) {
+      throw InputError(std::string(source) + ": step '" + step.label +
+                       "' has no kernel time: expected attention and other kernel times >= 0 "
+                       "with a positive sum");
+    }
+    const StepTime time = step_time(prior.model, step.batch);
+    measured_attention += step.attention_kernel_ms;
+    modelled_attention += time.attention_ms();
+    measured_other += step.other_kernel_ms;
+    modelled_other += time.other_ms;
+    idle += std::max(0.0, step.wall_ms - kernels);
+  }
+  CalibratedStepModel out = prior;
+  const std::string label(source);
+  const CoefficientOrigin measured{Provenance::measured, label};
+  // One factor per class: measured kernel time over the modelled, summed over the steps.
+  if (modelled_attention > 0 && measured_attention > 0) {
+    const double scale = measured_attention / modelled_attention;
+    out.model.ms_per_prefill_pair *= scale;
+    out.model.ms_per_kv_token *= scale;
+    out.origins.prefill_pair = measured;
+    out.origins.kv_token = measured;
+  }
+  if (modelled_other > 0) {
+    const double scale = measured_other / modelled_other;
+    out.model.weights_ms *= scale;
+    out.model.ms_per_token *= scale;
+    out.origins.weights = measured;
+    out.origins.per_token = measured;
+  }
+  out.model.fixed_ms = idle / as_double(static_cast<std::int64_t>(steps.size()));
+  out.origins.fixed = measured;
+  out.calibration_source = label;
+  out.calibration = Provenance::measured;
+  out.residuals.clear();
+  for (const StepObservation& step : steps) {
+    const double wall = std::max(step.wall_ms, step.attention_kernel_ms + step.other_kernel_ms);
+    out.residuals.push_back(
+        {step.label, LatencyKind::step, wall, step_time(out.model, step.batch).total_ms()});
+  }
+  return out;
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,157 @@
+// The step model of one deployment: modelled from the roofline at cited efficiencies, then
+// fitted to measured latencies or profiled steps, every coefficient with its origin and every
+// calibration point with its residual.
+#include <catch2/catch.hpp>
+
+#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
+
+using namespace kspeed;
+using namespace kspeed::engine;
+
+namespace {
+
+Platform platform_for(const std::string& model, const std::string& gpu, std::int64_t tp = 1) {
+  PlatformChoice choice;
+  choice.model = {io::load_model(model), Provenance::given};
+  choice.gpu = {io::load_gpu(gpu), Provenance::given};
+  choice.tensor_parallel = {tp, Provenance::given};
+  return make_platform(choice);
+}
+
+// Llama-3.1-8B: 7,504,658,432 weights read per decode step (test_decode_model.cpp counts them),
+// 32 layers · 2·8·128 · 2 bytes = 131,072 KV bytes per token; H100 SXM 3.35 TB/s, 989.4 TFLOP/s.
+constexpr double kLlamaWeightBytes = 7504658432.0 * 2;
+constexpr double kLlamaKvBytesPerToken = 131072.0;
+constexpr double kH100BytesPerMs = 3.35e9;
+
+}  // namespace
+
+TEST_CASE("modelled: Llama-3.1-8B on one H100, by hand", "[step_model]") {
+  const CalibratedStepModel m = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  const double eta = kDefaultStepBandwidthEfficiency;
+  CHECK(m.model.weights_ms == Approx(kLlamaWeightBytes / (kH100BytesPerMs * eta)));
+  CHECK(m.model.ms_per_kv_token == Approx(kLlamaKvBytesPerToken / (kH100BytesPerMs * eta)));
+  // 32 layers · 4 · 32 heads · 128 = 524,288 FLOPs per pair at 989.4 TFLOP/s · 0.75
+  CHECK(m.model.ms_per_prefill_pair == Approx(524288.0 / (989.4e9 * 0.75)).epsilon(1e-3));
+  CHECK(m.model.fixed_ms == 0);
+  CHECK(m.origins.weights.provenance == Provenance::modelled);
+  CHECK(m.origins.fixed.provenance == Provenance::default_value);
+  CHECK(m.calibration == Provenance::modelled);
+
+  // TPOT at batch 1, 4K in and 1 token out: the weights and 4,096 cached tokens at η_bw.
+  const RequestLatency at_4k = request_latency(m, 4096, 1);
+  const double bytes = kLlamaWeightBytes + 4096.5 * kLlamaKvBytesPerToken;
+  CHECK(at_4k.tpot_ms() == Approx(bytes / (kH100BytesPerMs * eta)));
+  CHECK(at_4k.tpot_ms() == Approx(8.001).margin(0.001));  // 7.725 + 4,096.5 · 6.746e-5
+  // The prefill step of 4K tokens is compute-bound: 2·7.5e9·4096 FLOPs outweigh the weights.
+  CHECK(at_4k.prefill_step.other_ms > m.model.weights_ms);
+  CHECK(at_4k.prefill_step.prefill_attention_ms > 0);
+}
+
+TEST_CASE("modelled: an MoE and an MLA deployment", "[step_model]") {
+  const CalibratedStepModel moe = modelled_step_model(platform_for("gpt-oss-120b", "h100-sxm"));
+  const CalibratedStepModel mla = modelled_step_model(platform_for("deepseek-r1", "h200-sxm", 8));
+  for (const CalibratedStepModel* m : {&moe, &mla}) {
+    CHECK(m->model.weights_ms > 0);
+    CHECK(m->model.ms_per_token > 0);
+    CHECK(m->model.ms_per_prefill_pair > 0);
+    CHECK(m->model.ms_per_kv_token > 0);
+  }
+  // gpt-oss alternates 128-token windows with full layers: only the full half reads the cache
+  // per context token, so a longer context grows the step by the full layers' KV only.
+  const double at_1k = request_latency(moe, 1024, 1).tpot_ms();
+  const double at_2k = request_latency(moe, 2048, 1).tpot_ms();
+  CHECK(at_2k - at_1k == Approx(1024 * moe.model.ms_per_kv_token));
+  // MLA caches r + d_rope = 576 values a token and layer, replicated on every rank: 61 layers.
+  const double kv_bytes = mla.model.ms_per_kv_token * 4.8e9 * kDefaultStepBandwidthEfficiency;
+  CHECK(kv_bytes ==
+        Approx(61.0 * 576.0 * platform_for("deepseek-r1", "h200-sxm", 8).kv_bytes_per_element));
+}
+
+TEST_CASE("calibrated to a one-at-a-time run: both points met exactly", "[step_model]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  // AccelMark's interactive run: TTFT p50 20.08 ms, TPOT p50 7.74 ms, ShareGPT p50 lengths.
+  LatencyObservation point;
+  point.label = "p50";
+  point.prompt_tokens = 280;
+  point.response_tokens = 310;
+  point.ttft_ms = 20.08;
+  point.tpot_ms = 7.74;
+  const CalibratedStepModel fit = calibrate_to_latencies(prior, {point}, "interactive.json");
+  REQUIRE(fit.residuals.size() == 2);
+  CHECK(fit.residuals[0].kind == LatencyKind::ttft);
+  CHECK(fit.residuals[0].predicted_ms == Approx(20.08).epsilon(1e-6));
+  CHECK(fit.residuals[1].predicted_ms == Approx(7.74).epsilon(1e-6));
+  // One TPOT point fixes the bandwidth side only: 7.74 = s · (W + 435 · k).
+  const double modelled_tpot = prior.model.weights_ms + 435 * prior.model.ms_per_kv_token;
+  CHECK(fit.model.weights_ms / prior.model.weights_ms == Approx(7.74 / modelled_tpot));
+  CHECK(fit.model.fixed_ms == 0);
+  CHECK(fit.origins.fixed.provenance == Provenance::default_value);
+  CHECK(fit.origins.weights.provenance == Provenance::fitted);
+  CHECK(fit.origins.weights.source == "interactive.json");
+  // One TTFT point: the overhead is what the 280-token prefill step leaves.
+  const double prefill = step_time(fit.model, prefill_batch(280, 1)).total_ms();
+  CHECK(fit.request_overhead_ms == Approx(20.08 - prefill));
+  CHECK(fit.origins.per_token.provenance == Provenance::modelled);
+  CHECK(fit.calibration == Provenance::fitted);
+}
+
+TEST_CASE("calibration recovers a known model from several points", "[step_model]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  CalibratedStepModel truth = prior;
+  truth.model.fixed_ms = 0.9;
+  truth.model.weights_ms *= 1.3;
+  truth.model.ms_per_kv_token *= 1.3;
+  truth.model.ms_per_token *= 1.6;
+  truth.model.ms_per_prefill_pair *= 1.6;
+  truth.request_overhead_ms = 11;
+  std::vector<LatencyObservation> points;
+  for (const double concurrency : {1.0, 8.0, 64.0}) {
+    for (const double prompt : {512.0, 4096.0}) {
+      const RequestLatency latency = request_latency(truth, prompt, 256, concurrency);
+      points.push_back({"c" + std::to_string(static_cast<int>(concurrency)), prompt, 256,
+                        concurrency, latency.ttft_ms(), latency.tpot_ms()});
+    }
+  }
+  const CalibratedStepModel fit = calibrate_to_latencies(prior, points, "synthetic");
+  CHECK(fit.model.fixed_ms == Approx(0.9).epsilon(1e-4));
+  CHECK(fit.model.weights_ms == Approx(truth.model.weights_ms).epsilon(1e-4));
+  CHECK(fit.model.ms_per_token == Approx(truth.model.ms_per_token).epsilon(1e-4));
+  CHECK(fit.request_overhead_ms == Approx(11).epsilon(1e-3));
+  for (const PointResidual& r : fit.residuals) {
+    CHECK(std::abs(r.relative_residual()) < 1e-4);
+  }
+}
+
+TEST_CASE("calibrated to profiled steps: kernel classes and the idle fixed cost", "[step_model]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  StepObservation step;
+  step.label = "prefill 888";
+  step.batch = prefill_batch(888, 1);
+  const StepTime modelled = step_time(prior.model, step.batch);
+  step.attention_kernel_ms = 2 * modelled.attention_ms();
+  step.other_kernel_ms = 0.5 * modelled.other_ms;
+  step.wall_ms = step.attention_kernel_ms + step.other_kernel_ms + 3;
+  const CalibratedStepModel fit = calibrate_to_steps(prior, {step}, "trace.json");
+  CHECK(fit.model.ms_per_prefill_pair == Approx(2 * prior.model.ms_per_prefill_pair));
+  CHECK(fit.model.weights_ms == Approx(0.5 * prior.model.weights_ms));
+  CHECK(fit.model.fixed_ms == Approx(3));
+  CHECK(fit.origins.prefill_pair.provenance == Provenance::measured);
+  REQUIRE(fit.residuals.size() == 1);
+  CHECK(fit.residuals[0].kind == LatencyKind::step);
+  CHECK(fit.residuals[0].residual_ms() == Approx(0).margin(1e-9));
+}
+
+TEST_CASE("calibration rejects what it cannot fit", "[step_model][errors]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  CHECK_THROWS_AS(calibrate_to_latencies(prior, {}, "empty.json"), InputError);
+  LatencyObservation bad{"bad", 100, 10, 1, -1.0, std::nullopt};
+  CHECK_THROWS_WITH(calibrate_to_latencies(prior, {bad}, "bad.json"),
+                    Catch::Contains("bad.json") && Catch::Contains("latencies > 0 ms"));
+  CHECK_THROWS_AS(calibrate_to_steps(prior, {}, "none"), InputError);
+  StepObservation empty;
+  CHECK_THROWS_AS(calibrate_to_steps(prior, {empty}, "trace"), InputError);
+}

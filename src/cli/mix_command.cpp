@@ -13,6 +13,7 @@
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/mix_plot.hpp"
 #include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
@@ -126,8 +127,9 @@ engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
 std::int64_t parse_whole(const std::string& text, const char* flag, const char* what, double max) {
   const double value = io::parse_number(text, flag, what);
   if (!(value >= 1 && value <= max) || value != std::floor(value)) {
-    throw InputError(std::string(flag) + ": '" + text + "' is not " + what + " (a whole number " +
-                     "from 1 to " + std::to_string(static_cast<std::int64_t>(max)) + ")");
+    throw InputError(std::string(flag) + ": '" + text + "' is not " + what +
+                     " (a whole number from 1 to " +
+                     report::human_count(static_cast<std::int64_t>(max)) + ")");
   }
   return static_cast<std::int64_t>(value);
 }
@@ -246,10 +248,11 @@ class MixCommand final : public Command {
           run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
           flags_.per_request.empty() ? nullptr : &replay_order_);
       if (result.replay->requests == 0) {
-        throw InputError("--replay: " + flags_.log + " (" +
-                         std::string(io::to_string(result.log.format)) +
-                         ") gives no request an arrival time, so there is no queue to replay; "
-                         "drop --replay, or map an arrival column with --columns arrival=COL:s");
+        throw InputError(
+            "--replay: " + flags_.log + " (" + std::string(io::to_string(result.log.format)) +
+            ") gives no request an arrival time, so there is no queue to replay; "
+            "replay it as a closed loop with --concurrency N, drop --replay, or map an arrival "
+            "column with --columns arrival=COL:s");
       }
     }
 

@@ -115,7 +115,14 @@ double saturation_rate(const std::vector<ReplayRequest>& requests, const StepMod
       setup.scheduler.max_seqs * std::max<std::int64_t>(1, setup.arrivals.replicas);
   const ServingSetup full = with_arrivals(setup, 1.0, clients);
   const BatchReplay replay = replay_batches(requests, step, speedup, full.scheduler, full.arrivals);
-  return span_rate(static_cast<std::int64_t>(requests.size()), replay.totals.last_completion_s);
+  // While every client is busy, each completion sends the next request: by the last send,
+  // n - clients requests have completed. That steady window excludes the drain at the end, where
+  // the batch empties; a log of fewer than two batches has no such window and is timed whole.
+  const auto n = static_cast<std::int64_t>(requests.size());
+  if (n > 2 * clients && replay.totals.last_arrival_s > 0) {
+    return span_rate(n - clients, replay.totals.last_arrival_s);
+  }
+  return span_rate(n, replay.totals.last_completion_s);
 }
 
 Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepModel& step,

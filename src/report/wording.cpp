@@ -306,10 +306,15 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::replay_unschedulable:
       return requests_sentence(w);
     case WarningCode::replay_near_saturation:
+      if (w.number("load") >= 1) {
+        return "the replayed load " + w.input + " the change is " + human_figure(w.number("load")) +
+               "× the rate that saturates the replicas: the queue grows with the log's length, so "
+               "its percentiles measure the log, not a steady state (add --replicas or lower "
+               "--rate-scale)";
+      }
       return "the replayed load " + w.input + " the change is " + human_percent(w.number("load")) +
-             " of the rate that saturates the replicas: near saturation a 5–10% error in step time "
-             "becomes a 20–40% error in TTFT, and "
-             "above it the queue grows with the log's length";
+             " of the rate that saturates the replicas: near saturation a 5–10% error in step "
+             "time becomes a 20–40% error in TTFT";
     case WarningCode::share_point_left_out:
       return phase_name(w) + " context " +
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) + ": share " +

@@ -72,7 +72,12 @@ void BM_ReplayClosedLoop(benchmark::State& state) {
     benchmark::DoNotOptimize(replay.timing.data());
   }
 }
-BENCHMARK(BM_ReplayClosedLoop)->Arg(1)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ReplayClosedLoop)
+    ->Arg(1)
+    ->Arg(16)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // The whole serving answer over 1M requests with SLOs: before, after, each alone, saturation
 // rates and both capacity searches.

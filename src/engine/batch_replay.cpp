@@ -18,6 +18,7 @@ const double kItlLogRatio = std::log(kItlRatio);
 constexpr std::size_t kItlBins = 4200;  // 1e-3 · 1.005^4200 ≈ 1.3e6 ms
 
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+constexpr std::int32_t kMaxTokens = 1 << 28;
 
 // A request inside one replica (running or waiting).
 struct Sequence {
@@ -173,8 +174,9 @@ class Simulator {
     Sequence sequence;
     sequence.arrival_s = arrival_s;
     sequence.index = static_cast<std::int32_t>(next_request_);
-    sequence.prompt = std::max<std::int32_t>(1, request.prompt_tokens);
-    sequence.response = std::max<std::int32_t>(1, request.response_tokens);
+    // Lengths held below 2^28 so that prompt + response stays far from int32's limit.
+    sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxTokens);
+    sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxTokens);
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     const std::size_t r = route();

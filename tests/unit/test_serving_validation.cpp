@@ -300,3 +300,43 @@ TEST_CASE("serving readers on the shared runs", "[serving_readers][real]") {
   REQUIRE(online.size() == 3);
   CHECK(*online[2].ttft.p99_ms == Approx(3004.18));
 }
+
+TEST_CASE("LLMServingSim per-request runs: server-side latencies from the engine's timestamps",
+          "[serving_readers]") {
+  const io::PerRequestRun run = io::parse_llmservingsim_run(
+      "{\"request_id\": \"b-1\", \"input_toks\": 100, \"output_toks\": 11, \"queued_ts\": 11.0, "
+      "\"scheduled_ts\": 11.5, \"first_token_ts\": 12.0, \"last_token_ts\": 13.0}\n"
+      "{\"request_id\": \"b-0\", \"input_toks\": 50, \"output_toks\": 1, \"queued_ts\": 10.0, "
+      "\"scheduled_ts\": 10.0, \"first_token_ts\": 10.25, \"last_token_ts\": 10.25}\n",
+      R"({"model": "m", "vllm_version": "0.19.0",
+          "engine_kwargs": {"max_num_seqs": 128, "max_num_batched_tokens": 2048}})",
+      "run");
+  REQUIRE(run.requests.size() == 2);
+  CHECK(run.engine_version == "vLLM 0.19.0");
+  CHECK(*run.max_num_seqs == 128);
+  CHECK_FALSE(run.kv_blocks);
+  CHECK(run.requests[0].prompt_tokens == 50);  // sorted by arrival
+  CHECK(run.requests[0].arrival_s == 0);
+  CHECK(run.requests[1].arrival_s == Approx(1.0));
+  CHECK(run.requests[1].queue_ms == Approx(500));
+  CHECK(run.requests[1].ttft_ms == Approx(1000));
+  CHECK(*run.requests[1].tpot_ms == Approx(100));
+  CHECK_FALSE(run.requests[0].tpot_ms);
+  CHECK_THROWS_WITH(io::parse_llmservingsim_run(R"({"input_toks": 5})", "{}", "bad"),
+                    Catch::Contains("bad/requests.jsonl:1: 'output_toks' is missing"));
+}
+
+TEST_CASE("LLMServingSim shared runs: the README's mean TTFTs", "[serving_readers][real]") {
+  const std::string folder = kServing + "llmservingsim-vllm0.19-per-request/";
+  if (!present(folder)) return;
+  // The shared data's README: RTX 4090 Llama-3.1-8B mean TTFT 65 s, RTX PRO 6000 7.1 s.
+  for (const auto& [run_name, mean_s] :
+       {std::pair{"RTX4090_Llama-3.1-8B", 65.457}, std::pair{"RTXPRO6000_Llama-3.1-8B", 7.097}}) {
+    const io::PerRequestRun run = io::read_llmservingsim_run(folder + run_name);
+    CHECK(run.requests.size() == 300);
+    double sum = 0;
+    for (const io::ServedRequest& r : run.requests) sum += r.ttft_ms;
+    CHECK(sum / 300 / 1000 == Approx(mean_s).epsilon(1e-3));
+  }
+  CHECK(*io::read_llmservingsim_run(folder + "RTX4090_Llama-3.1-8B").kv_blocks == 2588);
+}

@@ -4,6 +4,8 @@
 // written from the tool's documented fields and tolerant of the fields it does not use:
 //   inference_perf.cpp  kubernetes-sigs/inference-perf stage_N_lifecycle_metrics.json
 //   accelmark.cpp       FreedomIntelligence/AccelMark result.json (interactive, online)
+//   llmservingsim.cpp   casys-kaist/LLMServingSim per-request vLLM records (requests.jsonl +
+//                       meta.json)
 
 #include <cstdint>
 #include <optional>
@@ -58,5 +60,35 @@ std::vector<MeasuredLoad> read_inference_perf_stages(const std::string& folder);
 std::vector<MeasuredLoad> parse_accelmark_result(std::string_view text, const std::string& source);
 
 std::vector<MeasuredLoad> read_accelmark_result(const std::string& path);
+
+/// One request of a per-request record, server side (ms from the engine's own timestamps).
+struct ServedRequest {
+  double arrival_s = 0;  ///< queued_ts, from the first request's
+  std::int32_t prompt_tokens = 0;
+  std::int32_t output_tokens = 0;
+  double queue_ms = 0;            ///< scheduled - queued
+  double ttft_ms = 0;             ///< first token - queued
+  double e2e_ms = 0;              ///< last token - queued
+  std::optional<double> tpot_ms;  ///< (last - first token) / (output - 1), 2+ tokens
+};
+
+/// A per-request run of one engine configuration.
+struct PerRequestRun {
+  std::string model;
+  std::string engine_version;  ///< "vLLM 0.19.0"
+  std::optional<std::int64_t> max_num_seqs;
+  std::optional<std::int64_t> max_num_batched_tokens;
+  std::optional<std::int64_t> kv_blocks;     ///< kv_cache.num_gpu_blocks, when recorded
+  std::optional<std::int64_t> block_tokens;  ///< kv_cache.block_size, when recorded
+  std::optional<bool> prefix_caching;
+  std::vector<ServedRequest> requests;  ///< by arrival
+};
+
+/// LLMServingSim's bench/examples/<GPU>/<model>/vllm/ folder: requests.jsonl (one object a line:
+/// request_id, input_toks, output_toks, arrival_time, queued_ts, scheduled_ts, first_token_ts,
+/// last_token_ts; seconds) and meta.json (model, vllm_version, engine_kwargs, kv_cache).
+PerRequestRun read_llmservingsim_run(const std::string& folder);
+PerRequestRun parse_llmservingsim_run(std::string_view requests_jsonl, std::string_view meta_json,
+                                      const std::string& source);
 
 }  // namespace kspeed::io

@@ -118,7 +118,8 @@ class Simulator {
   double next_arrival_s() const {
     if (next_request_ >= requests_.size()) return kUnlimited;
     if (arrivals_.concurrency > 0) {
-      return ready_clients_.empty() ? kUnlimited : ready_clients_.top();
+      if (ready_clients_.empty()) return kUnlimited;
+      return ready_clients_.top();
     }
     return requests_[next_request_].arrival_s / arrivals_.rate_scale;
   }

@@ -3,6 +3,7 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
@@ -44,7 +45,8 @@ class EstimateCommand final : public Command {
       io::check_output_path(plot_path_, "--plot");
     }
 
-    const engine::Workload workload = io::load_workload(flags_.workload);
+    const std::optional<io::CalibrationFile> calibration = read_calibration(flags_);
+    const engine::Workload workload = load_estimate_workload(flags_, calibration);
     // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
     PlatformFlags platform = flags_.platform;
     if (!flags_.ncu.file.empty() && platform.model.empty()) {
@@ -54,8 +56,11 @@ class EstimateCommand final : public Command {
     options.platform =
         resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                                     workload.kv_dtype, engine::workload_model_label(workload)});
+    attach_step_model(options, calibration);
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
+    if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
+    check_input_provenance(flags_, estimate.scenario);
     const std::string svg = plot_path_.empty() ? std::string() : report::estimate_svg(estimate);
     render_and_emit(report::make_report(estimate, report::estimate_view, report::estimate_document),
                     flags_.output);

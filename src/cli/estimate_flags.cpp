@@ -1,8 +1,12 @@
 #include "estimate_flags.hpp"
 
+#include <cmath>
+
 #include "choice.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/units.hpp"
+#include "kspeed/io/workload_reader.hpp"
 
 namespace kspeed::cli {
 
@@ -63,11 +67,13 @@ engine::LatencyPoint parse_latency_point(const std::string& text, const PointFla
 }
 
 void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
-  app.add_option("--workload,-w", flags.workload,
-                 "A workload JSON file, or the name of a built-in workload "
-                 "(kspeed workloads lists them)")
-      ->type_name("FILE|NAME")
-      ->capture_default_str();
+  flags.workload_option =
+      app.add_option("--workload,-w", flags.workload,
+                     "A workload JSON file, or the name of a built-in workload "
+                     "(kspeed workloads lists them). Default: the source analysis's "
+                     "illustrative request; with --model and --gpu, only its lengths")
+          ->type_name("FILE|NAME")
+          ->capture_default_str();
   app.add_option("--ctx", flags.ctx,
                  "Prompt length in tokens: 4096, 4k, 128k, 1m (k = 1024). Default: the "
                  "workload's; TTFT is then scaled to it unless --ttft is given")
@@ -131,6 +137,17 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
 
 }  // namespace
 
+void add_provenance_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_flag("--strict", flags.strict,
+               "Exit 2, writing nothing, when an input that reaches the answer is illustrative, "
+               "clamped, extrapolated or borrowed from another model (stderr names them)");
+  app.add_option("--fail-on", flags.fail_on,
+                 "Exit 2 when an input that reaches the answer has one of these provenances "
+                 "(comma-separated: illustrative, clamped, extrapolated, borrowed, scaled, "
+                 "default, modelled, ...)")
+      ->type_name("PROVENANCE[,...]");
+}
+
 void add_gate_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--min-request-speedup", flags.min_request_speedup,
                  "CI gate: exit 1 unless the request speedup is at least X (e.g. 1.01)")
@@ -138,10 +155,24 @@ void add_gate_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--min-prefill-speedup", flags.min_prefill_speedup,
                  "CI gate: exit 1 unless the prefill speedup is at least X")
       ->type_name("X");
+  add_provenance_flags(app, flags);
+}
+
+void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_option("--calibrate", flags.calibrate,
+                 "Fit the deployment (--model, --gpu) to latencies measured on it: an AccelMark "
+                 "result.json, or a per-request log with TTFT/TPOT (AIPerf profile_export.jsonl, "
+                 "vllm bench serve --save-detailed)")
+      ->type_name("FILE");
+  app.add_option("--calibrate-concurrency", flags.calibrate_concurrency,
+                 "Requests in flight while --calibrate's file was measured, when it does not "
+                 "say")
+      ->type_name("N");
 }
 
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
   add_workload_flags(app, flags);
+  add_calibration_flags(app, flags);
   add_change_flags(app, flags);
   add_platform_flags(app, flags.platform);
   add_lever_flags(app, flags.levers);
@@ -179,6 +210,70 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
   options.extrapolation = parse_extrapolation(flags.extrapolate);
   options.share_model = parse_share_model(flags.share_model);
   return options;
+}
+
+engine::Workload load_estimate_workload(const EstimateFlags& flags,
+                                        const std::optional<io::CalibrationFile>& calibration) {
+  engine::Workload workload = io::load_workload(flags.workload);
+  const bool deployment_named = !flags.platform.model.empty() && !flags.platform.gpu.empty();
+  if (!deployment_named || flags.workload_given() || !flags.ncu.file.empty()) return workload;
+  const engine::Workload example = workload;
+  workload = engine::request_lengths_only(example);
+  if (flags.share_model == "calibrated") {
+    // Asked for by name: the analytic curve moved onto the example's measured share table.
+    workload.prefill_shares = example.prefill_shares;
+    workload.share_origin = example.share_origin;
+  }
+  if (calibration && calibration->typical_prompt_tokens > 0) {
+    // The run the deployment was calibrated on: its typical request, as measured.
+    workload.name = calibration->source;
+    workload.source = calibration->source;
+    workload.description = "the typical request of the calibration run";
+    workload.share_origin = engine::Provenance::measured;
+    workload.request.illustrative = false;
+    workload.request.prompt_tokens = calibration->typical_prompt_tokens;
+    workload.request.response_tokens = calibration->typical_response_tokens;
+    // ... at the concurrency it was measured at (--batch overrides)
+    workload.batch = std::llround(calibration->concurrency);
+  }
+  return workload;
+}
+
+std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags) {
+  const std::optional<double> concurrency = optional_value<double>(
+      flags.calibrate_concurrency, "--calibrate-concurrency", io::parse_positive_number);
+  if (flags.calibrate.empty()) {
+    if (concurrency) {
+      throw InputError(
+          "--calibrate-concurrency states the concurrency of --calibrate's file: "
+          "pass --calibrate FILE too, or leave it out");
+    }
+    return std::nullopt;
+  }
+  if (flags.platform.model.empty() || flags.platform.gpu.empty()) {
+    throw InputError("--calibrate " + flags.calibrate +
+                     " fits a deployment's step model to the file: name the deployment with "
+                     "--model NAME and --gpu NAME (kspeed models, kspeed gpus list them)");
+  }
+  return io::read_calibration_file(flags.calibrate, concurrency);
+}
+
+void attach_step_model(engine::EstimateOptions& options,
+                       const std::optional<io::CalibrationFile>& calibration) {
+  if (!options.platform) return;
+  options.step_model = engine::modelled_step_model(*options.platform);
+  if (calibration) {
+    options.step_model = engine::calibrate_to_latencies(*options.step_model, calibration->points,
+                                                        calibration->source);
+  }
+}
+
+void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario) {
+  if (flags.strict) engine::refuse_inputs(scenario, engine::strict_filter(), "--strict");
+  if (!flags.fail_on.empty()) {
+    engine::refuse_inputs(scenario, engine::parse_input_filter(flags.fail_on, "--fail-on"),
+                          "--fail-on");
+  }
 }
 
 engine::GateThresholds to_gates(const EstimateFlags& flags) {

@@ -9,6 +9,7 @@
 
 #include "kspeed/engine/gates.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/io/calibration_reader.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
@@ -28,19 +29,48 @@ struct EstimateFlags {
   std::string extrapolate = "clamp";
   std::string share_model = "table";
   PlatformFlags platform;
+  std::string calibrate;              ///< --calibrate FILE: measured latencies of the deployment
+  std::string calibrate_concurrency;  ///< --calibrate-concurrency N: the file's, when it omits it
   LeverFlags levers;
   NcuFlags ncu;  ///< --ncu FILE, --kernel, --launch: the kernel speedup priced from a profile
   std::string min_request_speedup, min_prefill_speedup;
+  bool strict = false;  ///< --strict: refuse illustrative, clamped, extrapolated, borrowed inputs
+  std::string fail_on;  ///< --fail-on PROVENANCE[,...]
   OutputOptions output;
+  /// --workload's option, set by add_estimate_flags: tells a given workload from the default.
+  CLI::Option* workload_option = nullptr;
+
+  bool workload_given() const { return workload_option != nullptr && workload_option->count() > 0; }
 };
 
 /// Registers the workload, request, change, platform and lever flags.
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags);
-/// Registers --min-request-speedup and --min-prefill-speedup.
+/// Registers --min-request-speedup, --min-prefill-speedup, --strict and --fail-on.
 void add_gate_flags(CLI::App& app, EstimateFlags& flags);
 
 /// The engine's options from the typed flags (every error names its flag); no platform yet.
 engine::EstimateOptions to_options(const EstimateFlags& flags);
 engine::GateThresholds to_gates(const EstimateFlags& flags);
+
+/// The workload an estimate or a sweep starts from: --workload, else the built-in illustrative
+/// one. With --model and --gpu and no --workload, only that request's lengths
+/// (engine::request_lengths_only): the deployment answers, and no latency or share measured on
+/// another deployment reaches the answer.
+/// With --calibrate and no --workload, the request is the calibration run's typical one (its
+/// median lengths, provenance measured).
+engine::Workload load_estimate_workload(const EstimateFlags& flags,
+                                        const std::optional<io::CalibrationFile>& calibration);
+
+/// --calibrate's file, read (nullopt without the flag).
+std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);
+
+/// With a platform, its step model (engine/step_calibration.hpp) answers what the flags and
+/// the workload leave open: modelled from the roofline at the cited default efficiencies, then
+/// fitted to --calibrate's file. Throws InputError for --calibrate without a platform.
+void attach_step_model(engine::EstimateOptions& options,
+                       const std::optional<io::CalibrationFile>& calibration);
+
+/// --strict and --fail-on: throws InputError (exit 2) naming the refused inputs of `scenario`.
+void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);
 
 }  // namespace kspeed::cli

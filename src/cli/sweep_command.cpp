@@ -126,10 +126,12 @@ class SweepCommand final : public Command {
       io::check_output_path(flags_.plot_path, "--plot");
     }
 
-    const engine::Workload workload = io::load_workload(flags.workload);
+    const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
+    const engine::Workload workload = load_estimate_workload(flags, calibration);
     options.platform = resolve_platform(
         flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                          workload.kv_dtype, engine::workload_model_label(workload)});
+    attach_step_model(options, calibration);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);

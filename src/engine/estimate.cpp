@@ -1,6 +1,7 @@
 #include "kspeed/engine/estimate.hpp"
 
 #include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/denominator.hpp"
 
 namespace kspeed::engine {
 
@@ -21,7 +22,10 @@ Level make_level(double parent_time_ms, double before_ms, double after_ms,
 PhaseEstimate estimate_phase(const PhaseInput& input, double request_time_ms) {
   const double p = input.attention_share;
   const double s = input.targeted ? input.attention_speedup : 1.0;
-  const double attention_before = p * input.time_before_ms;
+  // The chain's shares and times are of wall time (scenario.cpp converts a kernel-time or
+  // busy-time share before it gets here): the product is typed so no other kind can reach it.
+  const double attention_before =
+      (Share<TimeBase::wall>{p} * Time<TimeBase::wall>{input.time_before_ms}).ms;
   const double attention_after = attention_before / s;
   // Amdahl: T' = T * ((1 - p) + p / s)
   const double phase_after = amdahl_time_after(input.time_before_ms, p, s);

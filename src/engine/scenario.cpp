@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/scenario_roofline.hpp"
 #include "kspeed/error.hpp"
 
@@ -12,8 +13,14 @@ namespace kspeed::engine {
 
 namespace {
 
-// The user's value, else the workload's (labelled as the workload obtained it: cited, or measured
-// by kspeed profile); nullopt when neither has one.
+// How the workload's request values were obtained: an illustrative request says so; otherwise
+// as the workload obtained its figures (cited, or measured by kspeed profile).
+Provenance request_origin(const Workload& workload) {
+  return workload.request.illustrative ? Provenance::illustrative : workload.share_origin;
+}
+
+// The user's value, else the workload's request value (labelled with request_origin); nullopt
+// when neither has one.
 template <class T>
 std::optional<WithProvenance<T>> given_or_workload(const std::optional<T>& given,
                                                    const std::optional<T>& from_workload,
@@ -22,9 +29,38 @@ std::optional<WithProvenance<T>> given_or_workload(const std::optional<T>& given
     return WithProvenance<T>{*given, Provenance::given};
   }
   if (from_workload) {
-    return WithProvenance<T>{*from_workload, workload.share_origin};
+    return WithProvenance<T>{*from_workload, request_origin(workload)};
   }
   return std::nullopt;
+}
+
+// The deployment's latencies for the scenario's request: `batch` identical requests started
+// together (step_calibration.hpp's request_latency).
+RequestLatency deployment_latency(const EstimateOptions& options, double prompt_tokens,
+                                  double response_tokens) {
+  const double concurrency =
+      options.platform ? static_cast<double>(options.platform->batch.value) : 1.0;
+  return request_latency(*options.step_model, prompt_tokens, response_tokens, concurrency);
+}
+
+// A share of the step's own time, for a phase whose latency is the step's (the deployment's
+// TTFT or TPOT), or converted to a share of the wall latency the user gave (--ttft, --tpot):
+// the step's attention time over that latency (denominator.hpp).
+double deployment_share(double attention_ms, double step_ms, const std::optional<double>& wall_ms) {
+  const Share<TimeBase::busy> of_step =
+      share_of(Time<TimeBase::busy>{attention_ms}, Time<TimeBase::busy>{step_ms});
+  if (!wall_ms) return of_step.fraction;
+  return convert_share(of_step, Time<TimeBase::busy>{step_ms}, Time<TimeBase::wall>{*wall_ms})
+      .fraction;
+}
+
+// The share of prefill's GPU time (TTFT minus its fixed term) that attention takes in the
+// deployment's prefill step; of the given TTFT when --ttft gives it.
+WithProvenance<double> deployment_prefill_share(const EstimateOptions& options,
+                                                double prompt_tokens, double response_tokens) {
+  const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).prefill_step;
+  return {deployment_share(step.prefill_attention_ms, step.gpu_ms(), options.ttft_ms),
+          options.step_model->calibration};
 }
 
 // A workload that measured decode and nothing of prefill (no prefill table, no TTFT): what a
@@ -48,7 +84,7 @@ Phase resolved_phase(const Workload& workload, const EstimateOptions& options) {
 bool prefill_set_aside(const Workload& workload, const EstimateOptions& options, Phase phase) {
   return phase == Phase::decode && workload.prefill_shares.empty() && !workload.request.ttft_ms &&
          workload.request.ttft_points.empty() && !options.prefill_share && !options.ttft_ms &&
-         options.ttft_points.empty();
+         options.ttft_points.empty() && !options.step_model;
 }
 
 // Every input the estimate needs that neither the command line nor the workload gives, listed
@@ -66,14 +102,16 @@ void check_nothing_missing(const Workload& workload, const EstimateOptions& opti
       options.response_tokens ? options.response_tokens : request.response_tokens;
   need(response.has_value(), "request.response_tokens (" + flag_mark("response-tokens") + " N)");
   // A one-token response has no decode step, so no TPOT to apply a share to.
-  need(options.tpot_ms || !options.tpot_points.empty() || request.tpot_ms || response == 1,
+  const bool deployment = options.step_model.has_value();
+  need(options.tpot_ms || !options.tpot_points.empty() || request.tpot_ms || response == 1 ||
+           deployment,
        "request.tpot_ms (" + flag_mark("tpot") + " D)");
   if (!prefill_aside) {
     need(options.prefill_share || !workload.prefill_shares.empty() ||
-             options.share_model == ShareModel::analytic,
+             options.share_model == ShareModel::analytic || deployment,
          "attention_share.prefill (" + flag_mark("share") + " P)");
     need(options.ttft_ms || request.ttft_ms || !options.ttft_points.empty() ||
-             !request.ttft_points.empty(),
+             !request.ttft_points.empty() || deployment,
          "request.ttft_ms (" + flag_mark("ttft") + " D)");
   }
   // A missing decode share alone keeps its own error (after the roofline: levers without a
@@ -165,6 +203,9 @@ WithProvenance<double> resolve_prefill_share(const Workload& workload,
   if (options.share_model != ShareModel::table) {
     return modelled_prefill_share(workload, options, prompt_tokens);
   }
+  if (workload.prefill_shares.empty() && options.step_model) {
+    return deployment_prefill_share(options, prompt_tokens, 1);
+  }
   if (workload.prefill_shares.empty()) {
     throw InputError(
         "workload '" + workload.name +
@@ -218,6 +259,14 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
                                                            std::vector<Warning>& warnings) {
   if (options.decode_share) {
     return WithProvenance<double>{*options.decode_share, Provenance::given};
+  }
+  if (workload.decode_shares.empty() && options.step_model) {
+    // The mean decode step of the response (its KV read grows linearly, so the mean step is the
+    // step at the mean context): attention's share of its whole time.
+    const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).decode_step;
+    return WithProvenance<double>{
+        deployment_share(step.attention_ms(), step.total_ms(), options.tpot_ms),
+        options.step_model->calibration};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
@@ -337,6 +386,19 @@ WithProvenance<double> ttft_from_points(const Workload& workload, const Estimate
   return {at.ttft_ms, model.fit == TtftFit::one_point ? Provenance::scaled : Provenance::fitted};
 }
 
+// TTFT from the deployment: the request overhead + the prefill step; the overhead and the step's
+// fixed cost are TTFT's fixed term (no kernel touches them).
+WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int64_t prompt_tokens,
+                                       Scenario& scenario) {
+  const RequestLatency latency = deployment_latency(options, static_cast<double>(prompt_tokens), 1);
+  const double fixed = latency.overhead_ms + latency.prefill_step.fixed_ms;
+  if (fixed > 0) {
+    scenario.ttft_fixed_ms = WithProvenance<double>{fixed, options.step_model->calibration};
+  }
+  scenario.deployment_inputs.emplace_back("ttft");
+  return {latency.ttft_ms(), options.step_model->calibration};
+}
+
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
                                     const WithProvenance<std::int64_t>& prompt_tokens,
                                     const WithProvenance<double>& prefill_share,
@@ -350,12 +412,20 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   }
   // The workload's own TTFT at its own prompt (for the built-in workload, the source analysis's
   // illustrative 500 ms at 1,024 tokens, MODEL.md 2): no fixed term, as the source has none.
-  if (options.ttft_points.empty() && reference.ttft_ms &&
-      prompt_tokens.value == reference.prompt_tokens) {
-    return {*reference.ttft_ms, workload.share_origin};
+  // With measured points, only the reference request itself (its prompt not asked for) takes
+  // it: a prompt the user gives, even the reference's length, takes the fit, so the answer has
+  // no step where the fit and the reference disagree (1,023 / 1,024 / 1,025 tokens).
+  const bool at_reference =
+      prompt_tokens.value == reference.prompt_tokens &&
+      (prompt_tokens.provenance != Provenance::given || reference.ttft_points.empty());
+  if (options.ttft_points.empty() && reference.ttft_ms && at_reference) {
+    return {*reference.ttft_ms, request_origin(workload)};
   }
   if (!options.ttft_points.empty() || !reference.ttft_points.empty()) {
     return ttft_from_points(workload, options, prompt_tokens.value, scenario);
+  }
+  if (options.step_model) {
+    return deployment_ttft(options, prompt_tokens.value, scenario);
   }
   if (!reference.ttft_ms || !reference.prompt_tokens) {
     throw InputError("workload '" + workload.name +
@@ -594,7 +664,14 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
         flag_mark(share_flag) + " P, or leave out " + flag_mark(latency_flag) +
         " to use the workload's measured latency");
   }
-  const double fraction = std::min(1.0, gpu_ms / step->wall_ms);
+  // The one way a share changes kind (denominator.hpp): through the step's times under both.
+  const Share<TimeBase::wall> wall_share =
+      kernel_time
+          ? convert_share(Share<TimeBase::kernel>{share.value},
+                          Time<TimeBase::kernel>{step->kernel_ms},
+                          Time<TimeBase::wall>{step->wall_ms})
+          : convert_share(Share<TimeBase::busy>{share.value}, Time<TimeBase::busy>{step->busy_ms},
+                          Time<TimeBase::wall>{step->wall_ms});
   Warning warning;
   warning.code = WarningCode::latency_of_another_kind;
   warning.phase = phase;
@@ -603,9 +680,9 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
   warning.numbers = {{"share", share.value},
                      {"gpu_ms", gpu_ms},
                      {"wall_ms", step->wall_ms},
-                     {"converted_share", share.value * fraction}};
+                     {"converted_share", wall_share.fraction}};
   warnings.push_back(std::move(warning));
-  share = {share.value * fraction, Provenance::converted};
+  share = {wall_share.fraction, Provenance::converted};
 }
 
 // Each workload share applied to a wall latency typed on the command line, converted (or
@@ -613,14 +690,16 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
 void convert_shares_to_latency_kind(const Workload& workload, const EstimateOptions& options,
                                     Scenario& scenario) {
   if (workload.share_denominator.empty() || workload.share_denominator == "wall-time") return;
-  if (options.ttft_ms && scenario.ttft_ms.value > 0 &&
-      from_workload_table(scenario.prefill_share)) {
-    convert_to_wall_share(workload, Phase::prefill, "ttft", scenario.prefill_share,
-                          scenario.warnings);
+  // --ttft-point and --tpot-point are wall latencies like --ttft and --tpot.
+  const bool wall_ttft = options.ttft_ms || !options.ttft_points.empty();
+  const bool wall_tpot = options.tpot_ms || !options.tpot_points.empty();
+  if (wall_ttft && scenario.ttft_ms.value > 0 && from_workload_table(scenario.prefill_share)) {
+    convert_to_wall_share(workload, Phase::prefill, options.ttft_ms ? "ttft" : "ttft-point",
+                          scenario.prefill_share, scenario.warnings);
   }
-  if (options.tpot_ms && scenario.decode_share && from_workload_table(*scenario.decode_share)) {
-    convert_to_wall_share(workload, Phase::decode, "tpot", *scenario.decode_share,
-                          scenario.warnings);
+  if (wall_tpot && scenario.decode_share && from_workload_table(*scenario.decode_share)) {
+    convert_to_wall_share(workload, Phase::decode, options.tpot_ms ? "tpot" : "tpot-point",
+                          *scenario.decode_share, scenario.warnings);
   }
 }
 
@@ -638,6 +717,15 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
       *given_or_workload(options.response_tokens, request.response_tokens, workload);
   scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload)
                          .value_or(WithProvenance<double>{0.0, Provenance::default_value});
+  if (!options.tpot_ms && !request.tpot_ms && options.tpot_points.empty() && options.step_model) {
+    scenario.tpot_ms = {
+        deployment_latency(options, static_cast<double>(scenario.prompt_tokens.value),
+                           static_cast<double>(scenario.response_tokens.value))
+            .tpot_ms(),
+        options.step_model->calibration};
+    scenario.deployment_inputs.emplace_back("tpot");
+  }
+  scenario.step_model = options.step_model;
   scenario.kernel_speedup =
       options.kernel_speedup
           ? WithProvenance<double>{*options.kernel_speedup, Provenance::given}
@@ -660,12 +748,19 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.warnings.push_back(std::move(warning));
   } else {
     scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
+    if (options.step_model && !options.prefill_share && options.share_model == ShareModel::table &&
+        workload.prefill_shares.empty()) {
+      scenario.deployment_inputs.emplace_back("prefill_share");
+    }
     scenario.ttft_ms =
         resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share, scenario);
     resolve_fixed_term(options, scenario);
   }
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
+  if (options.step_model && !options.decode_share && workload.decode_shares.empty()) {
+    scenario.deployment_inputs.emplace_back("decode_share");
+  }
   note_default_prompt(scenario);
   convert_shares_to_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error

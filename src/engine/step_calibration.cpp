@@ -40,22 +40,24 @@ double prefill_flops_per_pair_per_layer(const ModelArch& model, double tensor_pa
   return 4.0 * heads * as_double(model.head_dim);
 }
 
-// A sliding-window layer attends to at most W keys per token, so its cost is per token: a
-// prefill token's W pairs (FLOPs) or a decode token's W cached tokens (bytes), the larger.
-double sliding_window_ms_per_token(const Platform& platform, const Roof& roof,
-                                   const StepEfficiency& efficiency) {
+// A sliding-window layer attends to at most W keys, so its attention is a cost per token: a
+// prefill token's W pairs (FLOPs) and a decode sequence's W cached tokens (bytes).
+struct WindowCost {
+  double prefill_token_ms = 0;
+  double decode_sequence_ms = 0;
+};
+
+WindowCost sliding_window_cost(const Platform& platform, const Roof& roof,
+                               const StepEfficiency& efficiency) {
   const ModelArch& model = platform.model.value;
-  if (model.sliding_window_layers == 0 || model.sliding_window_tokens == 0) return 0;
+  if (model.sliding_window_layers == 0 || model.sliding_window_tokens == 0) return {};
   const double window_positions =
       as_double(model.sliding_window_layers) * as_double(model.sliding_window_tokens);
   const KernelCost per_position = decode_cost_per_attended_token(attention_shape(platform));
-  const double prefill_ms =
-      flops_ms(window_positions * prefill_flops_per_pair_per_layer(
-                                      model, as_double(platform.tensor_parallel.value)),
-               roof, efficiency.attention_compute);
-  const double decode_ms =
-      bytes_ms(window_positions * per_position.bytes, roof, efficiency.bandwidth);
-  return std::max(prefill_ms, decode_ms);
+  return {flops_ms(window_positions * prefill_flops_per_pair_per_layer(
+                                          model, as_double(platform.tensor_parallel.value)),
+                   roof, efficiency.attention_compute),
+          bytes_ms(window_positions * per_position.bytes, roof, efficiency.bandwidth)};
 }
 
 // Non-attention FLOPs of one token on one GPU (2 · P_active / tp; MoE: the k routed experts).
@@ -96,20 +98,20 @@ double squares(const std::vector<double>& measured,
   return sum;
 }
 
-// Minimises Σ (y - offset - g_i(scale))² over scale in [1e-3, 1e3] (log-spaced grid, then golden
+// Minimises Σ (y - offset - g_i(scale))² over scale in [min_scale, 1e3] (log grid, then golden
 // section around the best grid point); the offset is fitted (>= 0) or held at `fixed_offset`.
 // Each g_i is non-decreasing in the scale, so the squares are unimodal along a monotone path
 // except where a max() switches branch: the grid finds the right basin first.
 ScaleFit fit_scale(const std::vector<double>& measured,
                    const std::function<double(std::size_t, double)>& predict, bool fit_offset,
-                   double fixed_offset) {
+                   double fixed_offset, double min_scale) {
   const auto cost = [&](double log_scale) {
     const double scale = std::exp(log_scale);
     const double offset = fit_offset ? best_offset(measured, predict, scale) : fixed_offset;
     return squares(measured, predict, scale, offset);
   };
   constexpr int kGrid = 240;
-  const double low = std::log(1e-3);
+  const double low = std::log(min_scale);
   const double high = std::log(1e3);
   const double step = (high - low) / kGrid;
   int best = 0;
@@ -168,6 +170,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
     StepModel scaled = prior;
     scaled.weights_ms *= scale;
     scaled.ms_per_kv_token *= scale;
+    scaled.ms_per_window_decode_sequence *= scale;
     scaled.fixed_ms = 0;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency))
@@ -178,9 +181,13 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
   for (std::size_t i = 1; i < used.size(); ++i) {
     distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
   }
-  const ScaleFit fit = fit_scale(measured, predict, distinct, prior.fixed_ms);
+  // The reads cannot beat the roof: the fitted η_bw = η / scale stays <= 1.
+  const ScaleFit fit =
+      fit_scale(measured, predict, distinct, prior.fixed_ms, out.efficiency.bandwidth);
   out.model.weights_ms *= fit.scale;
   out.model.ms_per_kv_token *= fit.scale;
+  out.model.ms_per_window_decode_sequence *= fit.scale;
+  out.efficiency.bandwidth /= fit.scale;
   const CoefficientOrigin fitted{Provenance::fitted, source};
   out.origins.weights = fitted;
   out.origins.kv_token = fitted;
@@ -207,6 +214,7 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     StepModel scaled = prior;
     scaled.ms_per_token *= scale;
     scaled.ms_per_prefill_pair *= scale;
+    scaled.ms_per_window_prefill_token *= scale;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency)).total_ms();
   };
@@ -215,20 +223,26 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     distinct = distinct || std::abs(predict(i, 1) - predict(0, 1)) > 1e-9 * predict(0, 1);
   }
   const CoefficientOrigin fitted{Provenance::fitted, source};
+  // The arithmetic cannot beat the roof: each fitted η_compute = η / scale stays <= 1.
+  const double min_compute_scale =
+      std::max(out.efficiency.gemm_compute, out.efficiency.attention_compute);
   ScaleFit fit;
   if (distinct) {
-    fit = fit_scale(measured, predict, true, 0);
+    fit = fit_scale(measured, predict, true, 0, min_compute_scale);
   } else {
     // One prompt length: the overhead takes what the modelled prefill step leaves; the compute
     // side moves only when the step alone already exceeds the measurement.
     fit.offset = best_offset(measured, predict, 1.0);
-    if (fit.offset <= 0) fit = fit_scale(measured, predict, false, 0);
+    if (fit.offset <= 0) fit = fit_scale(measured, predict, false, 0, min_compute_scale);
   }
   out.request_overhead_ms = fit.offset;
   out.origins.request_overhead = fitted;
   if (fit.scale != 1) {
+    out.efficiency.gemm_compute /= fit.scale;
+    out.efficiency.attention_compute /= fit.scale;
     out.model.ms_per_token *= fit.scale;
     out.model.ms_per_prefill_pair *= fit.scale;
+    out.model.ms_per_window_prefill_token *= fit.scale;
     out.origins.per_token = fitted;
     out.origins.prefill_pair = fitted;
   }
@@ -263,8 +277,10 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   CalibratedStepModel out;
   out.model.weights_ms =
       bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
-  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute) +
-                           sliding_window_ms_per_token(platform, roof, efficiency);
+  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute);
+  const WindowCost window = sliding_window_cost(platform, roof, efficiency);
+  out.model.ms_per_window_prefill_token = window.prefill_token_ms;
+  out.model.ms_per_window_decode_sequence = window.decode_sequence_ms;
   out.model.ms_per_prefill_pair =
       flops_ms(full_layers * prefill_flops_per_pair_per_layer(model, tp), roof,
                efficiency.attention_compute);
@@ -368,6 +384,9 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     const double scale = measured_attention / modelled_attention;
     out.model.ms_per_prefill_pair *= scale;
     out.model.ms_per_kv_token *= scale;
+    out.model.ms_per_window_prefill_token *= scale;
+    out.model.ms_per_window_decode_sequence *= scale;
+    out.efficiency.attention_compute /= scale;
     out.origins.prefill_pair = measured;
     out.origins.kv_token = measured;
   }
@@ -375,6 +394,8 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     const double scale = measured_other / modelled_other;
     out.model.weights_ms *= scale;
     out.model.ms_per_token *= scale;
+    out.efficiency.bandwidth /= scale;
+    out.efficiency.gemm_compute /= scale;
     out.origins.weights = measured;
     out.origins.per_token = measured;
   }

@@ -16,4 +16,15 @@ std::vector<std::string> missing_conditions(const Workload& workload) {
   return missing;
 }
 
+Workload request_lengths_only(const Workload& workload) {
+  Workload lengths;
+  lengths.name = workload.name;
+  lengths.description = workload.description;
+  lengths.source = workload.source;
+  lengths.request.prompt_tokens = workload.request.prompt_tokens;
+  lengths.request.response_tokens = workload.request.response_tokens;
+  lengths.request.illustrative = true;
+  return lengths;
+}
+
 }  // namespace kspeed::engine

@@ -24,9 +24,9 @@ const std::vector<std::string> kTopKeys = {
 const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
 const std::vector<std::string> kMeasuredStepKeys = {"phase",   "context", "steps", "kernel_ms",
                                                     "busy_ms", "wall_ms", "batch"};
-const std::vector<std::string> kRequestKeys = {"prompt_tokens", "response_tokens",
-                                               "ttft_ms",       "tpot_ms",
-                                               "ttft_points",   "ttft_points_conditions"};
+const std::vector<std::string> kRequestKeys = {
+    "prompt_tokens", "response_tokens",        "ttft_ms",     "tpot_ms",
+    "ttft_points",   "ttft_points_conditions", "illustrative"};
 const std::vector<std::string> kLatencyPointKeys = {"prompt", "ttft_ms"};
 const std::vector<std::string> kShareKeys = {"prefill", "decode"};
 const std::vector<std::string> kPointKeys = {"context", "share"};
@@ -91,6 +91,14 @@ engine::RequestShape read_request(const JsonReader& reader, const json& object) 
     request.ttft_points = read_ttft_points(reader, object["ttft_points"]);
   }
   request.ttft_points_conditions = optional_string(reader, object, "ttft_points_conditions");
+  if (object.contains("illustrative")) {
+    const json& flag = object["illustrative"];
+    if (!flag.is_boolean()) {
+      reader.fail("request.illustrative",
+                  "expected true or false, got " + describe_json_type(flag));
+    }
+    request.illustrative = flag.get<bool>();
+  }
   return request;
 }
 

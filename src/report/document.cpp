@@ -1,6 +1,53 @@
 #include "kspeed/report/document.hpp"
 
+#include "kspeed/engine/step_calibration.hpp"
+
 namespace kspeed::report {
+
+namespace {
+
+ordered_json coefficient_json(double value, const engine::CoefficientOrigin& origin) {
+  ordered_json out;
+  out["value"] = value;
+  out["provenance"] = engine::to_string(origin.provenance);
+  out["source"] = origin.source;
+  return out;
+}
+
+}  // namespace
+
+ordered_json deployment_json(const engine::CalibratedStepModel& model,
+                             const std::vector<std::string>& inputs) {
+  ordered_json out;
+  out["calibration"] = engine::to_string(model.calibration);
+  out["calibration_source"] = model.calibration_source;
+  out["inputs"] = inputs;
+  out["efficiency"] = {{"bandwidth", model.efficiency.bandwidth},
+                       {"gemm_compute", model.efficiency.gemm_compute},
+                       {"attention_compute", model.efficiency.attention_compute}};
+  const engine::StepModelOrigins& o = model.origins;
+  ordered_json& step = out["step_model"];
+  step["fixed_ms"] = coefficient_json(model.model.fixed_ms, o.fixed);
+  step["weights_ms"] = coefficient_json(model.model.weights_ms, o.weights);
+  step["ms_per_token"] = coefficient_json(model.model.ms_per_token, o.per_token);
+  step["ms_per_prefill_pair"] = coefficient_json(model.model.ms_per_prefill_pair, o.prefill_pair);
+  step["ms_per_kv_token"] = coefficient_json(model.model.ms_per_kv_token, o.kv_token);
+  step["ms_per_window_prefill_token"] =
+      coefficient_json(model.model.ms_per_window_prefill_token, o.prefill_pair);
+  step["ms_per_window_decode_sequence"] =
+      coefficient_json(model.model.ms_per_window_decode_sequence, o.kv_token);
+  step["request_overhead_ms"] = coefficient_json(model.request_overhead_ms, o.request_overhead);
+  out["residuals"] = ordered_json::array();
+  for (const engine::PointResidual& r : model.residuals) {
+    out["residuals"].push_back({{"label", r.label},
+                                {"kind", engine::to_string(r.kind)},
+                                {"measured_ms", r.measured_ms},
+                                {"predicted_ms", r.predicted_ms},
+                                {"residual_ms", r.residual_ms()},
+                                {"relative_residual", r.relative_residual()}});
+  }
+  return out;
+}
 
 void flatten_into(ordered_json& record, const std::string& prefix, const ordered_json& object) {
   for (const auto& [key, value] : object.items()) {

@@ -196,7 +196,9 @@ ordered_json estimate_tree(const Estimate& estimate) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
-  out["workload"] = {{"name", estimate.workload.name}, {"citation", estimate.workload.source}};
+  out["workload"] = {{"name", estimate.workload.name},
+                     {"citation", estimate.workload.source},
+                     {"illustrative", estimate.workload.request.illustrative}};
   out["inputs"] = inputs_json(estimate);
   out["prefill"] = phase_json(estimate.result.prefill, std::optional(s.prefill_share),
                               s.phase != engine::Phase::decode);
@@ -212,6 +214,9 @@ ordered_json estimate_tree(const Estimate& estimate) {
   out["decode"]["fraction_of_request"] = estimate.result.decode.phase.share_of_parent;
   put_with_provenance(out["decode"], "tpot_after_ms", estimate.tpot_after_ms);
   add_roofline_json(out, s);
+  out["deployment"] = s.step_model && !s.deployment_inputs.empty()
+                          ? deployment_json(*s.step_model, s.deployment_inputs)
+                          : ordered_json(nullptr);
   out["request"] = request_json(estimate);
   out["chain"] = chain_json(estimate);
   const auto conditions = run_conditions(estimate.workload, s.platform);

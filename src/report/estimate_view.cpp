@@ -2,6 +2,9 @@
 // number came from, the workload's conditions, warnings and gates.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "kspeed/engine/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
@@ -32,6 +35,95 @@ std::string share_text(double share, const char* parent) {
 
 std::string tokens(std::int64_t count) {
   return human_count(count) + " tokens";
+}
+
+// The deployment answered when its step model supplied at least one input.
+bool deployment_answers(const Estimate& estimate) {
+  return estimate.scenario.step_model && !estimate.scenario.deployment_inputs.empty();
+}
+
+// "llama-3.1-8b on h100-sxm", with tp and batch when they are not 1.
+std::string deployment_name(const engine::Platform& platform) {
+  std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
+  if (platform.tensor_parallel.value > 1)
+    name += " tp " + human_count(platform.tensor_parallel.value);
+  if (platform.batch.value > 1) name += " batch " + human_count(platform.batch.value);
+  return name;
+}
+
+// How the step model was calibrated, for the headline: the source is part of the answer.
+std::string calibration_phrase(const engine::CalibratedStepModel& model) {
+  switch (model.calibration) {
+    case engine::Provenance::fitted:
+      return "fitted to " + model.calibration_source;
+    case engine::Provenance::measured:
+      return "measured from " + model.calibration_source;
+    default:
+      return "modelled at default efficiencies";
+  }
+}
+
+// What the answer is about: the user's deployment, a workload, or the illustrative request
+// (said in the headline, never only in a footnote).
+std::string estimate_subject(const Estimate& estimate) {
+  const Scenario& s = estimate.scenario;
+  if (deployment_answers(estimate) && s.platform) {
+    return "deployment " + deployment_name(*s.platform) + " (" + calibration_phrase(*s.step_model) +
+           ")";
+  }
+  if (estimate.workload.request.illustrative) {
+    return "illustrative request (workload " + estimate.workload.name + "), not your deployment";
+  }
+  return "workload " + estimate.workload.name;
+}
+
+// Each calibration point measured against the model, or a summary per kind past a few.
+void add_residual_facts(View& view, const std::vector<engine::PointResidual>& residuals) {
+  constexpr std::size_t kListed = 4;
+  if (residuals.size() <= kListed) {
+    for (const engine::PointResidual& r : residuals) {
+      view.fact("residual", fmt::format("{} {}: measured {}, model {} ({:+.1f}%)", r.label,
+                                        to_string(r.kind), human_ms(r.measured_ms),
+                                        human_ms(r.predicted_ms), 100 * r.relative_residual()));
+    }
+    return;
+  }
+  for (const engine::LatencyKind kind :
+       {engine::LatencyKind::ttft, engine::LatencyKind::tpot, engine::LatencyKind::step}) {
+    double squares = 0;
+    double worst = 0;
+    std::size_t count = 0;
+    for (const engine::PointResidual& r : residuals) {
+      if (r.kind != kind) continue;
+      squares += r.relative_residual() * r.relative_residual();
+      worst = std::max(worst, std::abs(r.relative_residual()));
+      ++count;
+    }
+    if (count == 0) continue;
+    view.fact("residual",
+              fmt::format("{} {} points: rms {:.1f}%, worst {:.1f}% of the measured "
+                          "value (every point is in the JSON output)",
+                          count, to_string(kind),
+                          100 * std::sqrt(squares / static_cast<double>(count)), 100 * worst));
+  }
+}
+
+std::string coefficient(double value, const char* unit, const engine::CoefficientOrigin& origin) {
+  return fmt::format("{:.4g} {} ({})", value, unit, to_string(origin.provenance));
+}
+
+// The step model behind the answer, coefficient by coefficient with its provenance.
+void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
+  const engine::StepModelOrigins& o = m.origins;
+  view.fact("step model",
+            "fixed " + coefficient(m.model.fixed_ms, "ms", o.fixed) + " + max(weights " +
+                coefficient(m.model.weights_ms, "ms", o.weights) + ", " +
+                coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
+                coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
+                coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
+                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead));
+  view.fact("calibration", m.calibration_source);
+  add_residual_facts(view, m.residuals);
 }
 
 std::string bound_cell(const std::optional<engine::PhaseRoofline>& position) {
@@ -341,13 +433,14 @@ void add_near_ridge_notes(View& view, const Scenario& s) {
 View estimate_view(const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   View view;
-  view.title(
-      fmt::format("kspeed estimate · workload {} · {} prompt, {} response", estimate.workload.name,
-                  human_count(s.prompt_tokens.value), human_count(s.response_tokens.value)),
-      "kspeed estimate: " + estimate.workload.name);
+  const std::string subject = estimate_subject(estimate);
+  view.title(fmt::format("kspeed estimate · {} · {} prompt, {} response", subject,
+                         human_count(s.prompt_tokens.value), human_count(s.response_tokens.value)),
+             "kspeed estimate: " + subject);
   view.table(chain_table(estimate));
   view.answer(summary_sentence(estimate));
   view.table(inputs_table(estimate));
+  if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
   const auto conditions = run_conditions(estimate.workload, s.platform);
   view.fact("conditions", conditions_line(conditions));
   const std::string missing = missing_conditions_line(conditions);

@@ -195,6 +195,20 @@ void add_warnings(View& view, const Sweep& sweep) {
   }
 }
 
+// What the sweep is about, in the headline: the deployment (its lengths came from the
+// illustrative request, everything else from the step model), the illustrative request, or a
+// workload.
+std::string sweep_subject(const Sweep& sweep) {
+  if (sweep.workload.request.illustrative && sweep.platform) {
+    return "deployment " + sweep.platform->model.value.name + " on " +
+           sweep.platform->gpu.value.name;
+  }
+  if (sweep.workload.request.illustrative) {
+    return "illustrative request (workload " + sweep.workload.name + "), not your deployment";
+  }
+  return "workload " + sweep.workload.name;
+}
+
 }  // namespace
 
 View sweep_warnings_view(const Sweep& sweep) {
@@ -206,7 +220,8 @@ View sweep_warnings_view(const Sweep& sweep) {
 View sweep_view(const Sweep& sweep) {
   View view;
   view.title("kspeed sweep: what the change is worth across " +
-             std::string(swept(sweep, "prompt_tokens") ? "contexts" : "inputs"));
+             std::string(swept(sweep, "prompt_tokens") ? "contexts" : "inputs") + " · " +
+             sweep_subject(sweep));
   if (sweep.rows.empty()) {
     view.answer("The sweep has no points.");
     return view;

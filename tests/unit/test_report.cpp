@@ -79,7 +79,9 @@ TEST_CASE("estimate JSON carries full precision, sources and null ceilings", "[r
   const nlohmann::ordered_json json = estimate_document(estimate).tree;
   CHECK(json["schema_version"] == 2);
   CHECK(json.begin().key() == "schema_version");  // stable key order
-  CHECK(json["inputs"]["ttft_ms_provenance"] == "workload");
+  CHECK(json["inputs"]["ttft_ms_provenance"] == "illustrative");
+  CHECK(json["workload"]["illustrative"] == true);
+  CHECK(json["deployment"].is_null());
   CHECK(json["prefill"]["attention_share_provenance"] == "clamped");
   CHECK(json["prefill"]["speedup"].get<double>() == Approx(1.0 / 0.91));
   CHECK(json["decode"]["attention_share"].is_null());

@@ -3,10 +3,13 @@
 // calibration point with its residual.
 #include <catch2/catch.hpp>
 
+#include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -154,4 +157,54 @@ TEST_CASE("calibration rejects what it cannot fit", "[step_model][errors]") {
   CHECK_THROWS_AS(calibrate_to_steps(prior, {}, "none"), InputError);
   StepObservation empty;
   CHECK_THROWS_AS(calibrate_to_steps(prior, {empty}, "trace"), InputError);
+}
+
+TEST_CASE("the deployment answers an estimate: no other deployment's number", "[step_model]") {
+  const Platform platform = platform_for("llama-3.1-8b", "h100-sxm");
+  const Workload lengths = request_lengths_only(io::load_workload("deepseek-r1-fp8"));
+  CHECK(lengths.request.illustrative);
+  CHECK_FALSE(lengths.request.ttft_ms);
+  CHECK(lengths.prefill_shares.empty());
+  CHECK_FALSE(lengths.kv_dtype);
+  EstimateOptions options;
+  options.prompt_tokens = 4096;
+  options.platform = platform;
+  options.step_model = modelled_step_model(platform);
+  const Estimate e = run_estimate(lengths, options);
+  const RequestLatency latency = request_latency(*options.step_model, 4096, 128);
+  CHECK(e.scenario.tpot_ms.value == Approx(latency.tpot_ms()));
+  CHECK(e.scenario.tpot_ms.provenance == Provenance::modelled);
+  CHECK(e.scenario.ttft_ms.value == Approx(latency.ttft_ms()));
+  CHECK(e.scenario.prefill_share.value ==
+        Approx(latency.prefill_step.prefill_attention_ms / latency.prefill_step.gpu_ms()));
+  CHECK(e.scenario.prefill_share.provenance == Provenance::modelled);
+  REQUIRE(e.scenario.decode_share);
+  CHECK(e.scenario.decode_share->provenance == Provenance::modelled);
+  CHECK(e.scenario.response_tokens.provenance == Provenance::illustrative);
+  CHECK(e.scenario.deployment_inputs.size() == 4);
+  // Nothing of DeepSeek-R1 reaches it: TPOT is this deployment's 8.0 ms, not the example's 50.
+  CHECK(e.scenario.tpot_ms.value == Approx(8.005).margin(0.001));
+  // --strict refuses the illustrative response length, and passes once it is given.
+  CHECK(refused_inputs(e.scenario, strict_filter()).size() == 1);
+  options.response_tokens = 128;
+  CHECK(refused_inputs(run_estimate(lengths, options).scenario, strict_filter()).empty());
+}
+
+TEST_CASE("--strict on the bare estimate names the illustrative and clamped inputs",
+          "[step_model]") {
+  const Estimate e = run_estimate(io::load_workload("deepseek-r1-fp8"), {});
+  std::vector<std::string> names;
+  for (const AnswerInput& input : refused_inputs(e.scenario, strict_filter())) {
+    names.push_back(input.name);
+  }
+  CHECK(names ==
+        std::vector<std::string>{"prompt", "response", "TTFT", "TPOT", "prefill attention share"});
+  CHECK_THROWS_WITH(refuse_inputs(e.scenario, strict_filter(), "--strict"),
+                    Catch::Contains("TTFT (illustrative)") &&
+                        Catch::Contains("prefill attention share (clamped)"));
+  const InputFilter filter = parse_input_filter("clamped,borrowed", "--fail-on");
+  CHECK(filter.borrowed);
+  CHECK(refused_inputs(e.scenario, filter).size() == 1);
+  CHECK_THROWS_WITH(parse_input_filter("clampd", "--fail-on"),
+                    Catch::Contains("unknown provenance 'clampd'"));
 }

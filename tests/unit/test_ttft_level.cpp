@@ -57,7 +57,7 @@ TEST_CASE("chain: a fixed term adds a TTFT level and leaves prefill's Amdahl alo
 TEST_CASE("bare estimate: the source's illustrative request, a note and no warning", "[ttft]") {
   const Estimate e = run_estimate(builtin(), EstimateOptions{});
   CHECK(e.scenario.ttft_ms.value == 500);
-  CHECK(e.scenario.ttft_ms.provenance == Provenance::workload);
+  CHECK(e.scenario.ttft_ms.provenance == Provenance::illustrative);
   CHECK_FALSE(e.scenario.ttft_fixed_ms);
   CHECK_FALSE(e.result.ttft);
   CHECK(e.result.request.time_before_ms == 6850);
@@ -183,7 +183,31 @@ TEST_CASE("mix fits TTFT to the workload's points away from its prompt", "[ttft]
   Request at_reference;
   at_reference.prompt_tokens = 1024;
   at_reference.response_tokens = 128;
+  // A log's 1,024-token request is priced by the fit like its neighbours (the two-point fit
+  // passes through the measured 267 ms), not by the illustrative 500 ms: no step at 1K.
   const RequestOutcome reference = run.add(at_reference);
-  CHECK(reference.ttft_source == LatencySource::reference);
-  CHECK(reference.ttft_before_ms == 500);
+  CHECK(reference.ttft_source == LatencySource::fitted);
+  CHECK_THAT(reference.ttft_before_ms, WithinRel(267.0, 1e-9));
+  for (const std::int64_t tokens : {1023, 1025}) {
+    Request neighbour;
+    neighbour.prompt_tokens = tokens;
+    neighbour.response_tokens = 128;
+    CHECK_THAT(run.add(neighbour).ttft_before_ms, WithinRel(267.0, 0.005));
+  }
+}
+
+TEST_CASE("estimate at 1,023 / 1,024 / 1,025 given tokens: one curve, no step at the reference",
+          "[ttft]") {
+  std::vector<double> request_ms;
+  for (const std::int64_t tokens : {1023, 1024, 1025}) {
+    EstimateOptions options;
+    options.prompt_tokens = tokens;
+    const Estimate e = run_estimate(builtin(), options);
+    CHECK(e.scenario.ttft_ms.provenance != Provenance::illustrative);  // fitted, or the point
+    request_ms.push_back(e.result.request.time_before_ms);
+  }
+  CHECK_THAT(request_ms[1], WithinRel(request_ms[0], 0.005));
+  CHECK_THAT(request_ms[2], WithinRel(request_ms[1], 0.005));
+  // The bare estimate (no --ctx) is still the illustrative request itself: 500 ms.
+  CHECK(run_estimate(builtin(), EstimateOptions{}).scenario.ttft_ms.value == 500);
 }

@@ -21,6 +21,7 @@ enum class Provenance {
   preset,         ///< read from a GPU or model file (a built-in preset or the user's own)
   converted,      ///< a measured share turned into a share of wall time (share x busy fraction)
   fitted,         ///< from TTFT = T0 + a·L·(1 + odds(L)) fitted to measured points
+  illustrative,   ///< an example's value (the source analysis's request), not a measurement
 };
 
 /// The lower-case name used in every output format ("default" for default_value).
@@ -50,6 +51,8 @@ constexpr std::string_view to_string(Provenance provenance) {
       return "converted";
     case Provenance::fitted:
       return "fitted";
+    case Provenance::illustrative:
+      return "illustrative";
   }
   return "unknown";
 }

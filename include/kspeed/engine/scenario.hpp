@@ -16,6 +16,7 @@
 #include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
 
@@ -59,6 +60,9 @@ struct EstimateOptions {
   /// --compute-speedup, --bytes-reduction, --bandwidth-efficiency: the change described by what
   /// it changes, worth what each phase's roofline position allows (instead of kernel_speedup).
   std::optional<Levers> levers;
+  /// The deployment's step model (step_calibration.hpp): TTFT, TPOT and both attention shares
+  /// of its steps, for every one of them the command line and the workload do not give.
+  std::optional<CalibratedStepModel> step_model;
 };
 
 /// The resolved inputs of one estimate, each with its source.
@@ -87,6 +91,10 @@ struct Scenario {
   std::optional<Levers> levers;      ///< the change as levers; kernel_speedup is unused then
   std::optional<PhaseRoofline> prefill_roofline;  ///< with a platform: at the prompt length
   std::optional<PhaseRoofline> decode_roofline;   ///< with a platform
+  std::optional<CalibratedStepModel> step_model;  ///< the deployment, when one is known
+  /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_share",
+  /// "decode_share"), in the order they were resolved; empty when it supplied none.
+  std::vector<std::string> deployment_inputs;
 };
 
 /// Resolves the scenario. Throws InputError when the request cannot be answered (a decode phase

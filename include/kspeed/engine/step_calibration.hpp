@@ -91,7 +91,9 @@ struct CalibratedStepModel {
   /// wait for the step to start), ms >= 0; added once per request.
   double request_overhead_ms = 0;
   StepModelOrigins origins;
-  StepEfficiency efficiency;       ///< the roofline efficiencies the modelled coefficients used
+  /// The roofline efficiencies the coefficients imply: the defaults when modelled; divided by
+  /// each fitted factor after a calibration (a fit to latencies keeps each <= 1).
+  StepEfficiency efficiency;
   std::string calibration_source;  ///< the most trusted source that set a coefficient
   Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
   std::vector<PointResidual> residuals;           ///< every point the calibration used
@@ -100,8 +102,10 @@ struct CalibratedStepModel {
 /// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; the
 /// platform's batch only sets how many MoE experts a decode step reads). Per GPU:
 ///   weights_ms          = weight bytes / (BW · η_bw)
-///   ms_per_token        = 2 · P_active / tp FLOPs / (peak · η_gemm) + sliding-window attention
-///                         per token (W positions: max of its prefill FLOPs and decode bytes)
+///   ms_per_token        = 2 · P_active / tp FLOPs / (peak · η_gemm)
+///   ms_per_window_*     = sliding-window layers · W positions: a prefill token's FLOPs / (peak ·
+///                         η_attn), a decode sequence's KV bytes / (BW · η_bw); origins as the
+///                         full layers' prefill_pair and kv_token
 ///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
 ///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
 ///   fixed_ms = request_overhead_ms = 0: a roofline has no CPU term (default, not modelled).

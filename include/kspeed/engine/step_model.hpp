@@ -12,6 +12,7 @@
 //                                                    GEMM FLOPs per token beyond that
 //          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
+//          + sliding-window layers' attention        W keys per prefill token / decode sequence
 //
 // A kernel speedup divides the attention parts (or the part it targets); nothing else moves.
 // The coefficients come from a calibration (step_calibration.hpp); this header only evaluates.
@@ -45,6 +46,10 @@ struct StepModel {
   double ms_per_token = 0;         ///< non-attention compute per scheduled token
   double ms_per_prefill_pair = 0;  ///< prefill attention per causal (query, key) pair
   double ms_per_kv_token = 0;      ///< decode attention per cached token read
+  /// Sliding-window layers attend to at most W keys, so their attention is a cost per token: per
+  /// prefill token (its W pairs) and per decode sequence (its W cached tokens). 0 without them.
+  double ms_per_window_prefill_token = 0;
+  double ms_per_window_decode_sequence = 0;
 };
 
 /// One step's time by part.
@@ -67,8 +72,13 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
   time.fixed_ms = model.fixed_ms;
   const double compute_ms = model.ms_per_token * batch.tokens();
   time.other_ms = compute_ms > model.weights_ms ? compute_ms : model.weights_ms;
-  time.prefill_attention_ms = model.ms_per_prefill_pair * batch.prefill_pairs / attention_speedup;
-  time.decode_attention_ms = model.ms_per_kv_token * batch.decode_kv_tokens / attention_speedup;
+  time.prefill_attention_ms = (model.ms_per_prefill_pair * batch.prefill_pairs +
+                               model.ms_per_window_prefill_token * batch.prefill_tokens) /
+                              attention_speedup;
+  time.decode_attention_ms =
+      (model.ms_per_kv_token * batch.decode_kv_tokens +
+       model.ms_per_window_decode_sequence * static_cast<double>(batch.decode_sequences)) /
+      attention_speedup;
   return time;
 }
 

@@ -27,6 +27,9 @@ struct RequestShape {
   std::vector<LatencyPoint> ttft_points;
   /// Where and how the points were measured (request.ttft_points_conditions), for the output.
   std::string ttft_points_conditions;
+  /// request.illustrative: the shape and latencies are an example (the source analysis's
+  /// request), not a measurement; every value taken from them is labelled illustrative.
+  bool illustrative = false;
 };
 
 /// The ten conditions of MODEL.md section 6, in checklist order. A workload states any subset.
@@ -73,5 +76,11 @@ struct Workload {
 
 /// Checklist keys the workload does not state, in checklist order.
 std::vector<std::string> missing_conditions(const Workload& workload);
+
+/// What remains of an illustrative workload when the user names a deployment (a model and a GPU,
+/// no workload): the request's prompt and response lengths, labelled illustrative. Its latencies,
+/// shares, points, KV type and conditions were measured on another deployment, so they go: the
+/// deployment's step model answers instead.
+Workload request_lengths_only(const Workload& workload);
 
 }  // namespace kspeed::engine

@@ -9,6 +9,10 @@
 
 #include "kspeed/engine/provenance.hpp"
 
+namespace kspeed::engine {
+struct CalibratedStepModel;
+}
+
 namespace kspeed::report {
 
 using nlohmann::ordered_json;
@@ -50,5 +54,11 @@ void flatten_into(ordered_json& record, const std::string& prefix, const ordered
 
 /// "a;b;c" from an array of strings (or of objects, taking `key` from each).
 std::string joined(const ordered_json& array, const char* key = nullptr);
+
+/// The deployment's step model (docs/json-format.md, "deployment"): its calibration and source,
+/// each coefficient with its provenance and source, the residual of every calibration point, and
+/// `inputs`, the answer's inputs it supplied.
+ordered_json deployment_json(const engine::CalibratedStepModel& model,
+                             const std::vector<std::string>& inputs);
 
 }  // namespace kspeed::report

@@ -1,0 +1,46 @@
+#pragma once
+// Measured latencies to calibrate a deployment's step model on (engine/step_calibration.hpp),
+// read from the files serving benchmarks write. One reader per format (src/io/calibration/),
+// picked by content:
+// - AccelMark result.json (FreedomIntelligence/AccelMark): its one-request-at-a-time
+//   ("interactive") TTFT and TPOT p50, at the suite's p50 prompt and response lengths (the
+//   suite file, <suite_id>.json, sits in a workload/ folder beside or above the result);
+// - any per-request log kspeed reads (io/requests: AIPerf profile_export.jsonl, vLLM
+//   --save-detailed JSON, trace-replay CSV, ...): one point per request with a measured TTFT or
+//   TPOT, at the run's concurrency (the flag, else AIPerf's aggregate file beside the log).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kspeed/engine/step_calibration.hpp"
+
+namespace kspeed::io {
+
+struct CalibrationFile {
+  std::string source;        ///< the file name, as given
+  std::string format;        ///< "accelmark-result", or the request log's format name
+  std::string stated_model;  ///< the model the file says it measured; empty when it does not
+  double concurrency = 1;    ///< requests in flight while it measured
+  std::vector<engine::LatencyObservation> points;
+  /// The run's typical request (the p50 or median lengths), for an estimate that gives none.
+  std::int64_t typical_prompt_tokens = 0;
+  std::int64_t typical_response_tokens = 0;
+};
+
+/// Reads AccelMark's result JSON from its text; `suite_text` is its suite file's text (empty when
+/// not found: the error then says where it was looked for).
+CalibrationFile parse_accelmark_result(std::string_view text, std::string_view suite_text,
+                                       const std::string& source);
+
+/// True when `text` is an AccelMark result (a JSON object with suite_id and metrics).
+bool looks_like_accelmark_result(std::string_view text);
+
+/// Reads the file at `path`; `concurrency` (the flag) overrides what the file states. Throws
+/// InputError naming the file when it is no known format, holds no measured latency, or a
+/// per-request log states no concurrency and none is given.
+CalibrationFile read_calibration_file(const std::string& path,
+                                      std::optional<double> concurrency = std::nullopt);
+
+}  // namespace kspeed::io

@@ -1,0 +1,113 @@
+#include "kspeed/engine/answer_inputs.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "kspeed/error.hpp"
+
+namespace kspeed::engine {
+
+namespace {
+
+constexpr std::array kAllProvenances = {
+    Provenance::given,        Provenance::workload, Provenance::interpolated,  Provenance::clamped,
+    Provenance::extrapolated, Provenance::scaled,   Provenance::default_value, Provenance::modelled,
+    Provenance::measured,     Provenance::preset,   Provenance::converted,     Provenance::fitted,
+    Provenance::illustrative};
+
+bool has_warning(const Scenario& scenario, WarningCode code) {
+  return std::any_of(scenario.warnings.begin(), scenario.warnings.end(),
+                     [code](const Warning& w) { return w.code == code; });
+}
+
+}  // namespace
+
+std::vector<AnswerInput> answer_inputs(const Scenario& scenario) {
+  // A share read from a workload measured on another model (warn_on_model_mismatch).
+  const bool mismatch = has_warning(scenario, WarningCode::share_model_mismatch);
+  std::vector<AnswerInput> inputs = {
+      {"prompt", scenario.prompt_tokens.provenance},
+      {"response", scenario.response_tokens.provenance},
+  };
+  if (scenario.phase != Phase::decode || scenario.ttft_ms.value > 0) {
+    inputs.push_back({"TTFT", scenario.ttft_ms.provenance});
+  }
+  if (scenario.ttft_fixed_ms) {
+    inputs.push_back({"TTFT fixed term", scenario.ttft_fixed_ms->provenance});
+  }
+  if (scenario.response_tokens.value > 1) {
+    inputs.push_back({"TPOT", scenario.tpot_ms.provenance});
+  }
+  if (!scenario.levers) {
+    inputs.push_back({"kernel speedup", scenario.kernel_speedup.provenance});
+  }
+  if (scenario.phase != Phase::decode) {
+    inputs.push_back({"prefill attention share", scenario.prefill_share.provenance,
+                      mismatch && scenario.prefill_share.provenance != Provenance::given &&
+                          scenario.prefill_share.provenance != Provenance::modelled});
+  }
+  if (scenario.phase != Phase::prefill && scenario.decode_share) {
+    inputs.push_back({"decode attention share", scenario.decode_share->provenance,
+                      mismatch && scenario.decode_share->provenance != Provenance::given &&
+                          scenario.decode_share->provenance != Provenance::modelled});
+  }
+  return inputs;
+}
+
+InputFilter strict_filter() {
+  return {{Provenance::illustrative, Provenance::clamped, Provenance::extrapolated}, true};
+}
+
+InputFilter parse_input_filter(std::string_view list, std::string_view flag) {
+  InputFilter filter;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view word = list.substr(start, comma - start);
+    start = comma + 1;
+    if (word == "borrowed") {
+      filter.borrowed = true;
+      continue;
+    }
+    const auto known = std::find_if(kAllProvenances.begin(), kAllProvenances.end(),
+                                    [word](Provenance p) { return to_string(p) == word; });
+    if (known == kAllProvenances.end()) {
+      std::string names = "borrowed";
+      for (const Provenance p : kAllProvenances) names += ", " + std::string(to_string(p));
+      throw InputError(std::string(flag) + " " + std::string(list) + ": unknown provenance '" +
+                       std::string(word) + "': expected a comma-separated list of " + names);
+    }
+    filter.provenances.push_back(*known);
+  }
+  return filter;
+}
+
+std::vector<AnswerInput> refused_inputs(const Scenario& scenario, const InputFilter& filter) {
+  std::vector<AnswerInput> refused;
+  for (const AnswerInput& input : answer_inputs(scenario)) {
+    const bool listed = std::find(filter.provenances.begin(), filter.provenances.end(),
+                                  input.provenance) != filter.provenances.end();
+    if (listed || (filter.borrowed && input.borrowed)) refused.push_back(input);
+  }
+  return refused;
+}
+
+void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
+  const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
+  if (refused.empty()) return;
+  std::string list;
+  for (const AnswerInput& input : refused) {
+    list += (list.empty() ? "" : ", ") + input.name + " (" +
+            (input.borrowed ? std::string("borrowed from another model, ") : std::string()) +
+            std::string(to_string(input.provenance)) + ")";
+  }
+  throw InputError(std::string(flag) + ": the answer stands on " +
+                   count_mark(static_cast<long long>(refused.size())) +
+                   (refused.size() == 1 ? " input" : " inputs") + " it refuses: " + list +
+                   ": name the deployment (" + flag_mark("model") + " and " + flag_mark("gpu") +
+                   "), calibrate it with measured files or points, or give the inputs (" +
+                   flag_mark("ctx") + ", " + flag_mark("response-tokens") + ", " +
+                   flag_mark("ttft") + ", " + flag_mark("tpot") + ", " + flag_mark("share") + ")");
+}
+
+}  // namespace kspeed::engine

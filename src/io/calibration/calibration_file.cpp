@@ -1,0 +1,138 @@
+// Picks the calibration file's reader by content, and finds what a file leaves to its
+// neighbours: AccelMark's suite file (the request lengths) and AIPerf's aggregate file (the
+// concurrency and the model).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+
+#include "kspeed/error.hpp"
+#include "kspeed/io/calibration_reader.hpp"
+#include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
+#include "kspeed/io/requests/request_log.hpp"
+
+namespace kspeed::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool is_file(const fs::path& path) {
+  std::error_code error;
+  return fs::is_regular_file(path, error);
+}
+
+// The suite file <suite_id>.json in a workload/ folder beside the result or up to three folders
+// above it (result/interactive/result.json -> ../../workload/), where AccelMark's layout has it.
+std::string find_suite_text(const std::string& path, std::string_view text) {
+  const json result = parse_json_document(text, path);
+  if (!result.contains("suite_id") || !result["suite_id"].is_string()) return {};
+  const std::string name = result["suite_id"].get<std::string>() + ".json";
+  fs::path folder = fs::path(path).parent_path();
+  for (int up = 0; up <= 3; ++up) {
+    for (const fs::path& candidate : {folder / "workload" / name, folder / name}) {
+      if (is_file(candidate)) return read_text_file(candidate.string(), "AccelMark suite file");
+    }
+    if (!folder.has_parent_path() || folder == folder.parent_path()) break;
+    folder = folder.parent_path();
+  }
+  return {};
+}
+
+// AIPerf writes profile_export.jsonl beside profile_export_aiperf.json, whose input_config
+// states the concurrency and the model.
+struct AiperfAggregate {
+  std::optional<double> concurrency;
+  std::string model;
+};
+
+AiperfAggregate aiperf_aggregate_beside(const std::string& path) {
+  fs::path aggregate(path);
+  aggregate.replace_extension();
+  aggregate += "_aiperf.json";
+  AiperfAggregate out;
+  if (!is_file(aggregate)) return out;
+  const json document = parse_json_document(
+      read_text_file(aggregate.string(), "AIPerf aggregate file"), aggregate.string());
+  const json config = document.value("input_config", json::object());
+  const json loadgen = config.value("loadgen", json::object());
+  if (loadgen.contains("concurrency") && loadgen["concurrency"].is_number()) {
+    out.concurrency = loadgen["concurrency"].get<double>();
+  }
+  const json endpoint = config.value("endpoint", json::object());
+  if (endpoint.contains("model_names") && endpoint["model_names"].is_array() &&
+      !endpoint["model_names"].empty() && endpoint["model_names"][0].is_string()) {
+    out.model = endpoint["model_names"][0].get<std::string>();
+  }
+  return out;
+}
+
+std::int64_t median(std::vector<std::int64_t> values) {
+  if (values.empty()) return 0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency) {
+  CalibrationFile file;
+  file.source = path;
+  std::vector<std::int64_t> prompts;
+  std::vector<std::int64_t> responses;
+  const RequestLogReport report = read_request_log(path, {}, [&](const engine::Request& r) {
+    const bool has_tpot = r.tpot_ms && r.response_tokens > 1;
+    if (!r.ttft_ms && !has_tpot) return;
+    engine::LatencyObservation point;
+    point.label = "line " + std::to_string(r.line);
+    point.prompt_tokens = static_cast<double>(r.prompt_tokens);
+    point.response_tokens = static_cast<double>(std::max<std::int64_t>(r.response_tokens, 1));
+    point.ttft_ms = r.ttft_ms;
+    if (has_tpot) point.tpot_ms = r.tpot_ms;
+    file.points.push_back(point);
+    prompts.push_back(r.prompt_tokens);
+    responses.push_back(std::max<std::int64_t>(r.response_tokens, 1));
+    if (file.stated_model.empty()) file.stated_model = r.model;
+  });
+  file.format = std::string(to_string(report.format));
+  if (file.points.empty()) {
+    throw InputError(path + ": none of its " + count_mark(report.records) +
+                     " records has a measured TTFT or TPOT to calibrate on: give a benchmark's "
+                     "per-request output (AIPerf profile_export.jsonl, vllm bench serve "
+                     "--save-detailed) or an AccelMark result.json");
+  }
+  const AiperfAggregate aggregate = aiperf_aggregate_beside(path);
+  if (file.stated_model.empty()) file.stated_model = aggregate.model;
+  const std::optional<double> stated = concurrency ? concurrency : aggregate.concurrency;
+  if (!stated || !(*stated >= 1)) {
+    throw InputError(path +
+                     ": the file does not state the concurrency it was measured at, and "
+                     "the step model needs it (a step's batch): pass " +
+                     flag_mark("calibrate-concurrency") + " N");
+  }
+  file.concurrency = *stated;
+  for (engine::LatencyObservation& point : file.points) point.concurrency = file.concurrency;
+  file.typical_prompt_tokens = median(prompts);
+  file.typical_response_tokens = median(responses);
+  return file;
+}
+
+}  // namespace
+
+CalibrationFile read_calibration_file(const std::string& path, std::optional<double> concurrency) {
+  const std::string text = read_text_file(path, "calibration file");
+  if (looks_like_accelmark_result(text)) {
+    CalibrationFile file = parse_accelmark_result(text, find_suite_text(path, text), path);
+    if (concurrency && *concurrency != 1) {
+      throw InputError(flag_mark("calibrate-concurrency") + " " + number_mark(*concurrency) + ": " +
+                       path +
+                       " is AccelMark's one-request-at-a-time run, measured at concurrency 1: "
+                       "leave the flag out");
+    }
+    return file;
+  }
+  return read_request_points(path, concurrency);
+}
+
+}  // namespace kspeed::io

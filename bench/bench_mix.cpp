@@ -93,22 +93,30 @@ void BM_MixSummariseMillion(benchmark::State& state) {
 }
 BENCHMARK(BM_MixSummariseMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// Replays before and after plus goodput by bisection on both sides, over 1M arrivals. On one
-// replica the Mooncake log's same-millisecond bursts alone miss the 30 s TTFT SLO (goodput
-// unreachable after one replay per side); on 8 replicas each side runs a full bisection.
-void BM_MixGoodputMillion(benchmark::State& state) {
+// The batching replay before and after (with each request alone and the saturation rate) over
+// 1M requests, and with an SLO the capacity search on both sides.
+void BM_MixReplayMillion(benchmark::State& state) {
   const MixRun run = million_run();
-  const ReplayOptions options{static_cast<int>(state.range(0)), 1.0};
-  const Slo slo{30000.0, 100.0, 0.9};
+  ServingSetup setup;
+  setup.step = {2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  setup.arrivals.replicas = state.range(0);
+  if (state.range(1) != 0) setup.slo = {30000.0, 100.0, 0.9};
+  setup.speedup = attention_speedup(run.model());
   int replays = 0;
   for (auto _ : state) {
-    const MixReplay replay = replay_run(run, options, slo);
-    replays = replay.goodput_before->replays + replay.goodput_after->replays;
+    const MixReplay replay = replay_run(run, setup);
+    replays = replay.serving.capacity_before
+                  ? replay.serving.capacity_before->replays + replay.serving.capacity_after->replays
+                  : 0;
     benchmark::DoNotOptimize(replay);
   }
-  state.counters["replays"] = replays;
+  state.counters["capacity_replays"] = replays;
 }
-BENCHMARK(BM_MixGoodputMillion)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_MixReplayMillion)
+    ->Args({8, 0})
+    ->Args({8, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 // The LRU prefix cache over the Mooncake log's block ids (12,031 requests).
 void BM_MixPrefixCacheMooncake(benchmark::State& state) {

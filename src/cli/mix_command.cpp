@@ -2,6 +2,7 @@
 // aggregates, optionally the queue replay and goodput, then a reporter (and, with --per-request,
 // one NDJSON object per request).
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include "choice.hpp"
@@ -14,6 +15,7 @@
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/mix_plot.hpp"
 #include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
@@ -35,6 +37,9 @@ struct MixFlags {
   std::string prefix_cache_hit;
   bool replay = false;
   std::string replicas, rate_scale, slo_ttft, slo_tpot, attainment;
+  std::string concurrency, routing = "round-robin", scheduler = "mixed", max_batched_tokens,
+                           max_seqs, chunked_prefill = "on", kv_blocks, block_size,
+                           request_overhead, step_model;
   std::string percentiles = "50,90,99";
   std::string by = "bucket";
   std::string per_request;
@@ -124,15 +129,57 @@ engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
   return cache;
 }
 
-int parse_replicas(const std::string& text) {
-  const double value = io::parse_number(text, "--replicas", "a whole number of servers >= 1");
-  if (!(value >= 1 && value <= kMaxReplicas) ||
-      value != static_cast<double>(static_cast<int>(value))) {
-    throw InputError("--replicas: '" + text +
-                     "' is not a whole number of prefill servers from 1 "
-                     "to 1,000,000");
+// A whole number from 1 to `max` for `flag`, described as `what`.
+std::int64_t parse_whole(const std::string& text, const char* flag, const char* what, double max) {
+  const double value = io::parse_number(text, flag, what);
+  if (!(value >= 1 && value <= max) || value != std::floor(value)) {
+    throw InputError(std::string(flag) + ": '" + text + "' is not " + what +
+                     " (a whole number from 1 to " +
+                     report::human_count(static_cast<std::int64_t>(max)) + ")");
   }
-  return static_cast<int>(value);
+  return static_cast<std::int64_t>(value);
+}
+
+// "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5":
+// the step model's coefficients (step_model.hpp), each >= 0, all five named.
+engine::StepModel parse_step_model(const std::string& text) {
+  engine::StepModel model;
+  const std::pair<const char*, double*> keys[] = {
+      {"fixed_ms", &model.fixed_ms},
+      {"weights_ms", &model.weights_ms},
+      {"ms_per_token", &model.ms_per_token},
+      {"ms_per_prefill_pair", &model.ms_per_prefill_pair},
+      {"ms_per_kv_token", &model.ms_per_kv_token}};
+  const std::string example =
+      " (e.g. --step-model fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
+      "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5)";
+  int seen = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    const std::size_t equals = item.find('=');
+    const std::string key = item.substr(0, equals);
+    double* target = nullptr;
+    for (const auto& [name, field] : keys) {
+      if (key == name) target = field;
+    }
+    if (equals == std::string::npos || target == nullptr) {
+      throw InputError("--step-model: '" + item + "' is not KEY=MS with KEY one of fixed_ms, " +
+                       "weights_ms, ms_per_token, ms_per_prefill_pair, ms_per_kv_token" + example);
+    }
+    *target = io::parse_number(item.substr(equals + 1), "--step-model", "milliseconds >= 0");
+    if (!(*target >= 0) || std::isinf(*target)) {
+      throw InputError("--step-model: " + key + " must be a finite number of ms >= 0" + example);
+    }
+    ++seen;
+    start = end + 1;
+  }
+  if (seen != 5) {
+    throw InputError("--step-model: name all five coefficients once each" + example);
+  }
+  return model;
 }
 
 class MixCommand final : public Command {
@@ -169,7 +216,9 @@ class MixCommand final : public Command {
         flags_.by, "--by", "grouping",
         {{"bucket", report::MixGrouping::bucket}, {"model", report::MixGrouping::model}});
     const engine::Slo slo = parse_slo();
-    const engine::ReplayOptions replay_options = parse_replay();
+    engine::ServingSetup serving = parse_replay();
+    serving.slo = slo;
+    serving.percentiles = percentiles;
     check_output_options(flags_.output);
     if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request, "--per-request");
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
@@ -200,20 +249,25 @@ class MixCommand final : public Command {
                        "bucket");
     }
     result.slo = slo;
-    result.replay_options = replay_options;
     if (flags_.replay) {
-      result.replay = engine::replay_run(run, replay_options, slo);
+      serving.speedup = engine::attention_speedup(run.model());
+      result.step_model_source = "given: --step-model";
+      result.replay = engine::replay_run(
+          run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
+          flags_.per_request.empty() ? nullptr : &replay_order_);
       if (result.replay->requests == 0) {
-        throw InputError("--replay: " + flags_.log + " (" +
-                         std::string(io::to_string(result.log.format)) +
-                         ") gives no request an arrival time, so there is no queue to replay; "
-                         "drop --replay, or map an arrival column with --columns arrival=COL:s");
+        throw InputError(
+            "--replay: " + flags_.log + " (" + std::string(io::to_string(result.log.format)) +
+            ") gives no request an arrival time, so there is no queue to replay; "
+            "replay it as a closed loop with --concurrency N, drop --replay, or map an arrival "
+            "column with --columns arrival=COL:s");
       }
     }
 
     if (!flags_.per_request.empty()) {
-      stage_side_output(flags_.per_request, "--per-request",
-                        [&run](const report::TextSink& sink) { write_per_request(run, sink); });
+      stage_side_output(
+          flags_.per_request, "--per-request",
+          [this, &run](const report::TextSink& sink) { write_per_request(run, sink); });
     }
     const std::string svg = flags_.plot_path.empty()
                                 ? std::string()
@@ -261,23 +315,64 @@ class MixCommand final : public Command {
 
   void add_replay_flags() {
     app_->add_flag("--replay", flags_.replay,
-                   "Replay the log's arrival times through one FCFS prefill queue: TTFT = wait "
-                   "+ prefill, before and after (decode is not queued)");
-    app_->add_option("--replicas", flags_.replicas,
-                     "Prefill servers behind the queue (with --replay). Default: 1")
+                   "Replay the log through a continuous-batching engine, step by step, before and "
+                   "after: queues, batches, TTFT/TPOT/ITL/E2E under load, SLO attainment, "
+                   "capacity (docs/mix.md)");
+    app_->add_option("--step-model", flags_.step_model,
+                     "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
+                     "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay)")
+        ->type_name("COEFFS");
+    app_->add_option("--replicas", flags_.replicas, "Engine replicas (with --replay). Default: 1")
         ->type_name("N");
+    app_->add_option("--routing", flags_.routing,
+                     "How requests reach replicas: round-robin, least-outstanding, or "
+                     "shared-queue (wait at the router for a free sequence slot)")
+        ->type_name("POLICY")
+        ->capture_default_str();
     app_->add_option("--rate-scale", flags_.rate_scale,
                      "Arrivals at X times the log's rate (with --replay; 2 = twice as fast). "
                      "Default: 1")
         ->type_name("X");
+    app_->add_option("--concurrency", flags_.concurrency,
+                     "A closed loop of N clients instead of the log's arrival times, each sending "
+                     "the next request when its last returns (vllm bench serve --max-concurrency)")
+        ->type_name("N");
+    app_->add_option("--scheduler", flags_.scheduler,
+                     "mixed: vLLM V1 (decodes and prefill chunks share each step); prefill-first: "
+                     "SGLang's default and vLLM V0 (prefill steps stall decodes)")
+        ->type_name("POLICY")
+        ->capture_default_str();
+    app_->add_option("--max-batched-tokens", flags_.max_batched_tokens,
+                     "Tokens per step (vLLM --max-num-batched-tokens). Default: 8192, vLLM's for "
+                     "vllm serve on GPUs of 70 GiB or more (2048 below)")
+        ->type_name("TOKENS");
+    app_->add_option("--max-seqs", flags_.max_seqs,
+                     "Sequences per step (vLLM --max-num-seqs). Default: 1024 (vLLM's on GPUs of "
+                     "70 GiB or more; 256 below)")
+        ->type_name("N");
+    app_->add_option("--chunked-prefill", flags_.chunked_prefill,
+                     "on: a long prompt spans steps (vLLM V1 default); off: it waits to fit whole")
+        ->type_name("on|off")
+        ->capture_default_str();
+    app_->add_option("--kv-blocks", flags_.kv_blocks,
+                     "KV cache per replica in blocks (vLLM logs 'GPU KV cache size'); full: the "
+                     "latest request is preempted and recomputed. Default: unlimited")
+        ->type_name("N");
+    app_->add_option("--block-size", flags_.block_size,
+                     "Tokens per KV block (vLLM --block-size). Default: 16")
+        ->type_name("TOKENS");
+    app_->add_option("--request-overhead", flags_.request_overhead,
+                     "Time per request outside the engine (HTTP, tokenization), added to TTFT and "
+                     "E2E, never queued. Default: 0")
+        ->type_name("DURATION");
     app_->add_option("--slo-ttft", flags_.slo_ttft,
-                     "TTFT objective (with --replay): SLO attainment and goodput before and "
+                     "TTFT objective (with --replay): SLO attainment and capacity before and "
                      "after: 2s, 2500ms")
         ->type_name("DURATION");
     app_->add_option("--slo-tpot", flags_.slo_tpot, "TPOT objective (with --replay): 60ms")
         ->type_name("DURATION");
     app_->add_option("--attainment", flags_.attainment,
-                     "Goodput's target: the fraction of requests that must meet both SLOs "
+                     "Capacity's target: the fraction of requests that must meet both SLOs "
                      "(0.9 or 90%). Default: 90%")
         ->type_name("P");
   }
@@ -349,32 +444,110 @@ class MixCommand final : public Command {
     return slo;
   }
 
-  engine::ReplayOptions parse_replay() const {
-    engine::ReplayOptions options;
-    if (!flags_.replicas.empty()) options.replicas = parse_replicas(flags_.replicas);
-    if (!flags_.rate_scale.empty()) {
-      options.rate_scale = io::parse_positive_number(flags_.rate_scale, "--rate-scale");
+  engine::SchedulerOptions parse_scheduler() const {
+    engine::SchedulerOptions scheduler;
+    scheduler.policy = parse_choice<engine::SchedulerPolicy>(
+        flags_.scheduler, "--scheduler", "policy",
+        {{"mixed", engine::SchedulerPolicy::mixed},
+         {"prefill-first", engine::SchedulerPolicy::prefill_first}});
+    scheduler.chunked_prefill = parse_choice<bool>(flags_.chunked_prefill, "--chunked-prefill",
+                                                   "setting", {{"on", true}, {"off", false}});
+    if (!flags_.max_batched_tokens.empty()) {
+      scheduler.max_batched_tokens = parse_whole(flags_.max_batched_tokens, "--max-batched-tokens",
+                                                 "a token budget per step", 1e9);
     }
+    if (!flags_.max_seqs.empty()) {
+      scheduler.max_seqs =
+          parse_whole(flags_.max_seqs, "--max-seqs", "a number of sequences per step", 1e7);
+    }
+    if (!flags_.block_size.empty()) {
+      scheduler.block_tokens =
+          parse_whole(flags_.block_size, "--block-size", "tokens per KV block", 1e6);
+    }
+    if (!flags_.kv_blocks.empty()) {
+      scheduler.kv_blocks =
+          parse_whole(flags_.kv_blocks, "--kv-blocks", "a number of KV blocks", 1e12);
+    }
+    if (!flags_.request_overhead.empty()) {
+      scheduler.request_overhead_ms =
+          io::parse_duration_ms(flags_.request_overhead, "--request-overhead");
+    }
+    return scheduler;
+  }
+
+  engine::ServingSetup parse_replay() const {
+    engine::ServingSetup setup;
     if (!flags_.replay) {
       for (const auto& [flag, value] : {std::pair{"--replicas", &flags_.replicas},
                                         {"--rate-scale", &flags_.rate_scale},
+                                        {"--concurrency", &flags_.concurrency},
+                                        {"--step-model", &flags_.step_model},
+                                        {"--max-batched-tokens", &flags_.max_batched_tokens},
+                                        {"--max-seqs", &flags_.max_seqs},
+                                        {"--kv-blocks", &flags_.kv_blocks},
+                                        {"--block-size", &flags_.block_size},
+                                        {"--request-overhead", &flags_.request_overhead},
                                         {"--slo-ttft", &flags_.slo_ttft},
                                         {"--slo-tpot", &flags_.slo_tpot},
                                         {"--attainment", &flags_.attainment}}) {
         if (!value->empty()) {
           throw InputError(std::string(flag) +
-                           " describes the queue replay: add --replay (SLO attainment and "
-                           "goodput come from replaying the log's arrival times)");
+                           " describes the batching replay: add --replay (SLO attainment and "
+                           "capacity come from replaying the log's requests)");
         }
       }
+      return setup;
     }
-    return options;
+    if (flags_.step_model.empty()) {
+      throw InputError(
+          "--replay needs the deployment's step time: --step-model fixed_ms=..,weights_ms=..,"
+          "ms_per_token=..,ms_per_prefill_pair=..,ms_per_kv_token=.. (docs/mix.md shows how "
+          "to read them off a measured run)");
+    }
+    setup.step = parse_step_model(flags_.step_model);
+    setup.scheduler = parse_scheduler();
+    if (!flags_.replicas.empty()) {
+      setup.arrivals.replicas =
+          parse_whole(flags_.replicas, "--replicas", "a number of engine replicas", kMaxReplicas);
+    }
+    if (!flags_.rate_scale.empty()) {
+      setup.arrivals.rate_scale = io::parse_positive_number(flags_.rate_scale, "--rate-scale");
+    }
+    if (!flags_.concurrency.empty()) {
+      if (!flags_.rate_scale.empty()) {
+        throw InputError(
+            "--concurrency and --rate-scale both set the arrivals: a closed loop of N clients "
+            "ignores the log's times; pass one");
+      }
+      setup.arrivals.concurrency =
+          parse_whole(flags_.concurrency, "--concurrency", "a number of clients", 1e7);
+    }
+    setup.arrivals.routing =
+        parse_choice<engine::Routing>(flags_.routing, "--routing", "routing",
+                                      {{"round-robin", engine::Routing::round_robin},
+                                       {"least-outstanding", engine::Routing::least_outstanding},
+                                       {"shared-queue", engine::Routing::shared_queue}});
+    return setup;
   }
 
-  // One NDJSON line per request, handed over as it is made.
-  static void write_per_request(const engine::MixRun& run, const report::TextSink& sink) {
-    for (const engine::RequestOutcome& outcome : run.outcomes()) {
-      sink(report::per_request_line(outcome, run.models()[outcome.model_index], run.model()));
+  // One NDJSON line per request in log order, handed over as it is made; with --replay, its
+  // replayed values too (requests left out of the replay, without an arrival time, get the
+  // chain's fields only).
+  void write_per_request(const engine::MixRun& run, const report::TextSink& sink) const {
+    std::vector<std::int32_t> replayed_at(run.outcomes().size(), -1);
+    for (std::size_t i = 0; i < replay_order_.size(); ++i) {
+      replayed_at[static_cast<std::size_t>(replay_order_[i])] = static_cast<std::int32_t>(i);
+    }
+    for (std::size_t i = 0; i < run.outcomes().size(); ++i) {
+      const engine::RequestOutcome& outcome = run.outcomes()[i];
+      const std::string& model = run.models()[outcome.model_index];
+      const std::int32_t at = replayed_at[i];
+      sink(at < 0 || per_request_replay_.after.empty()
+               ? report::per_request_line(outcome, model, run.model())
+               : report::per_request_replay_line(
+                     outcome, model, run.model(),
+                     per_request_replay_.before[static_cast<std::size_t>(at)],
+                     per_request_replay_.after[static_cast<std::size_t>(at)]));
     }
   }
 
@@ -382,18 +555,23 @@ class MixCommand final : public Command {
     return "\nExamples:\n"
            "  kspeed mix azure-2023-conv.csv                   percentiles, buckets, histogram\n"
            "  kspeed mix mooncake.jsonl --prefix-cache 8m      with an LRU prefix cache\n"
-           "  kspeed mix azure.csv --replay --replicas 6 --slo-ttft 2.5s --slo-tpot 60ms\n"
-           "                                                   queues, SLO attainment, goodput\n"
+           "  kspeed mix azure.csv --replay --step-model "
+           "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
+           "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5 --slo-ttft 2.5s --slo-tpot 60ms\n"
+           "                                                   batching, SLO attainment, capacity\n"
            "  kspeed mix profile_export.jsonl --format json    a log with measured latencies\n"
            "  kspeed mix results.csv --columns prompt=input_tokens,response=output_tokens_actual,"
            "ttft=ttft:s\n"
            "  kspeed mix burstgpt.csv --by model --per-request out.ndjson\n"
-           "See docs/mix.md for the model (weighting, buckets, queue, goodput, prefix cache).\n" +
+           "See docs/mix.md for the model (weighting, buckets, batching replay, capacity, prefix "
+           "cache).\n" +
            exit_codes_help();
   }
 
   CLI::App* app_;
   MixFlags flags_;
+  engine::PerRequestReplay per_request_replay_;  // with --replay and --per-request
+  std::vector<std::int32_t> replay_order_;       // replayed request i is outcome replay_order_[i]
 };
 
 }  // namespace

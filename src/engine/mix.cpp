@@ -422,84 +422,68 @@ MixSummary summarise(const MixRun& run) {
   return out;
 }
 
-namespace {
-
-ReplaySide replay_side(const std::vector<QueuedRequest>& queued, const std::vector<double>& tpot,
-                       const ReplayOptions& options, const Slo& slo,
-                       const std::vector<double>& points) {
-  ReplaySide side;
-  const QueueReplay replay = replay_prefill_queue(queued, options);
-  side.stability = replay.stability;
-  side.utilisation = replay.utilisation;
-  if (replay.stability == QueueStability::unstable) {
-    return side;
-  }
-  side.mean_wait_ms = replay.mean_wait_ms;
-  std::vector<double> ttft(queued.size());
-  std::int64_t met = 0;
-  for (std::size_t i = 0; i < queued.size(); ++i) {
-    // TTFT = wait + prefill
-    ttft[i] = replay.wait_ms[i] + queued[i].service_ms;
-    const bool ttft_ok = !slo.ttft_ms || static_cast<double>(ttft[i]) <= *slo.ttft_ms;
-    const bool tpot_ok =
-        !slo.tpot_ms || std::isnan(tpot[i]) || static_cast<double>(tpot[i]) <= *slo.tpot_ms;
-    met += ttft_ok && tpot_ok ? 1 : 0;
-  }
-  side.ttft_ms = distribution_of(ttft, points);
-  if (slo.ttft_ms || slo.tpot_ms) {
-    side.attainment =
-        queued.empty() ? 0.0 : static_cast<double>(met) / static_cast<double>(queued.size());
-  }
-  return side;
+AttentionSpeedup attention_speedup(const MixModel& model) {
+  const double s = model.kernel_speedup.value;
+  return {applies_to_prefill(model.phase) ? s : 1.0, applies_to_decode(model.phase) ? s : 1.0};
 }
 
-}  // namespace
-
-MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo& slo) {
-  MixReplay out;
-  std::vector<QueuedRequest> before;
-  std::vector<QueuedRequest> after;
-  std::vector<double> tpot_before;
-  std::vector<double> tpot_after;
-  std::int64_t no_arrival = 0;
-  std::int64_t measured = 0;
-  for (const RequestOutcome& outcome : run.outcomes()) {
-    if (std::isnan(outcome.arrival_s) || std::isnan(outcome.ttft_before_ms)) {
-      ++no_arrival;
-      continue;
+std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
+                                           std::vector<std::int32_t>& outcome_index) {
+  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  outcome_index.clear();
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (closed_loop || !std::isnan(outcomes[i].arrival_s)) {
+      outcome_index.push_back(static_cast<std::int32_t>(i));
     }
-    measured += outcome.ttft_source == LatencySource::measured ? 1 : 0;
-    before.push_back({outcome.arrival_s, outcome.ttft_before_ms});
-    after.push_back({outcome.arrival_s, outcome.ttft_after_ms});
-    tpot_before.push_back(outcome.tpot_before_ms);
-    tpot_after.push_back(outcome.tpot_after_ms);
   }
-  if (no_arrival > 0) {
+  if (!closed_loop) {
+    std::stable_sort(outcome_index.begin(), outcome_index.end(),
+                     [&outcomes](std::int32_t a, std::int32_t b) {
+                       return outcomes[static_cast<std::size_t>(a)].arrival_s <
+                              outcomes[static_cast<std::size_t>(b)].arrival_s;
+                     });
+  }
+  std::vector<ReplayRequest> requests;
+  requests.reserve(outcome_index.size());
+  for (const std::int32_t i : outcome_index) {
+    const RequestOutcome& o = outcomes[static_cast<std::size_t>(i)];
+    requests.push_back({closed_loop ? 0.0 : o.arrival_s, std::max<std::int32_t>(1, o.prompt_tokens),
+                        o.response_tokens, o.cached_tokens});
+  }
+  return requests;
+}
+
+MixReplay replay_run(const MixRun& run, const ServingSetup& setup, PerRequestReplay* per_request,
+                     std::vector<std::int32_t>* outcome_index) {
+  MixReplay out;
+  out.setup = setup;
+  const bool closed_loop = setup.arrivals.concurrency > 0;
+  std::vector<std::int32_t> index;
+  const std::vector<ReplayRequest> requests = replay_requests(run, closed_loop, index);
+  out.requests = static_cast<std::int64_t>(requests.size());
+  out.without_arrival = static_cast<std::int64_t>(run.outcomes().size()) - out.requests;
+  if (out.without_arrival > 0) {
     out.warnings.push_back(
-        requests_warning(WarningCode::replay_without_arrival, no_arrival, "arrival"));
+        requests_warning(WarningCode::replay_without_arrival, out.without_arrival, "arrival"));
   }
-  if (measured > 0) {
-    out.warnings.push_back(requests_warning(WarningCode::replay_measured_ttft, measured, "ttft"));
+  if (requests.empty()) return out;
+  PerRequestReplay local;
+  out.serving = replay_serving(requests, setup, per_request ? *per_request : local);
+  if (outcome_index) *outcome_index = std::move(index);
+  const std::int64_t unschedulable = out.serving.before.totals.unschedulable;
+  if (unschedulable > 0) {
+    out.warnings.push_back(
+        requests_warning(WarningCode::replay_unschedulable, unschedulable, "scheduler"));
   }
-  out.requests = static_cast<std::int64_t>(before.size());
-  if (before.empty()) {
-    out.before.stability = out.after.stability = QueueStability::stable;
-    return out;
-  }
-  const std::vector<double>& points = run.model().percentiles;
-  out.before = replay_side(before, tpot_before, options, slo, points);
-  out.after = replay_side(after, tpot_after, options, slo, points);
-  if (before.size() > 1) {
-    const auto [first, last] = std::minmax_element(
-        before.begin(), before.end(),
-        [](const QueuedRequest& a, const QueuedRequest& b) { return a.arrival_s < b.arrival_s; });
-    const double span_s = (last->arrival_s - first->arrival_s) / options.rate_scale;
-    out.arrival_rate_per_s = span_s > 0 ? static_cast<double>(before.size()) / span_s
-                                        : std::numeric_limits<double>::infinity();
-  }
-  if (slo.ttft_ms || slo.tpot_ms) {
-    out.goodput_before = find_goodput(before, tpot_before, slo, options.replicas);
-    out.goodput_after = find_goodput(after, tpot_after, slo, options.replicas);
+  for (const auto& [side, name] :
+       {std::pair{&out.serving.before, "before"}, std::pair{&out.serving.after, "after"}}) {
+    if (side->load >= kSaturationWarningLoad) {
+      Warning warning;
+      warning.code = WarningCode::replay_near_saturation;
+      warning.input = name;
+      warning.numbers.emplace_back("load", side->load);
+      out.warnings.push_back(std::move(warning));
+    }
   }
   return out;
 }

@@ -154,53 +154,112 @@ ordered_json summary_json(const MixResult& r) {
   return out;
 }
 
-const char* goodput_status_name(engine::GoodputStatus status) {
+const char* capacity_status_name(engine::CapacityStatus status) {
   switch (status) {
-    case engine::GoodputStatus::found:
+    case engine::CapacityStatus::found:
       return "found";
-    case engine::GoodputStatus::limited_by_queue:
-      return "limited_by_queue";
-    case engine::GoodputStatus::unreachable:
+    case engine::CapacityStatus::unreachable:
       return "unreachable";
+    case engine::CapacityStatus::above_range:
+      return "above_range";
   }
   return "unreachable";
 }
 
-ordered_json goodput_json(const std::optional<engine::Goodput>& g) {
-  if (!g) return nullptr;
-  return {{"status", goodput_status_name(g->status)},
-          {"rate_scale", g->rate_scale},
-          {"requests_per_s", g->requests_per_s},
-          {"attainment", g->attainment},
-          {"replays", g->replays}};
+ordered_json capacity_json(const std::optional<engine::Capacity>& c) {
+  if (!c) return nullptr;
+  return {{"status", capacity_status_name(c->status)},
+          {"rate_scale", c->rate_scale},
+          {"requests_per_s", c->requests_per_s},
+          {"attainment", c->attainment},
+          {"replays", c->replays}};
 }
 
 ordered_json side_json(const engine::ReplaySide& side, const std::vector<double>& points) {
-  const bool stable = side.stability == engine::QueueStability::stable;
   ordered_json out;
-  out["stable"] = stable;
-  out["utilisation"] = side.utilisation;
-  out["mean_wait_ms"] = stable ? ordered_json(side.mean_wait_ms) : ordered_json(nullptr);
-  out["ttft_ms"] = side.ttft_ms ? distribution_json(*side.ttft_ms, points) : ordered_json(nullptr);
+  out["ttft_ms"] = distribution_json(side.ttft_ms, points);
+  out["tpot_ms"] = distribution_json(side.tpot_ms, points);
+  out["itl_ms"] = distribution_json(side.itl_ms, points);
+  out["e2e_ms"] = distribution_json(side.e2e_ms, points);
+  out["queue_ms"] = distribution_json(side.queue_ms, points);
+  out["preemptions"] = side.preemptions;
+  out["requests_preempted"] = side.requests_preempted;
   out["slo_attainment"] = or_null(side.attainment);
+  out["offered_rate_per_s"] = side.offered_rate_per_s;
+  out["achieved_rate_per_s"] = side.achieved_rate_per_s;
+  out["output_tokens_per_s"] = side.output_tokens_per_s;
+  out["output_tokens_per_s_per_replica"] = side.output_tokens_per_s_per_replica;
+  out["mean_batch_sequences"] = side.mean_batch_sequences;
+  out["max_batch_sequences"] = side.max_batch_sequences;
+  out["attention_fraction"] = side.attention_fraction;
+  out["saturation_rate_per_s"] = side.saturation_rate_per_s;
+  out["load"] = side.load;
+  out["steps"] = side.totals.steps;
+  return out;
+}
+
+const char* policy_name(engine::SchedulerPolicy policy) {
+  return policy == engine::SchedulerPolicy::mixed ? "mixed" : "prefill_first";
+}
+
+const char* routing_name(engine::Routing routing) {
+  switch (routing) {
+    case engine::Routing::round_robin:
+      return "round_robin";
+    case engine::Routing::least_outstanding:
+      return "least_outstanding";
+    case engine::Routing::shared_queue:
+      return "shared_queue";
+  }
+  return "round_robin";
+}
+
+// Every assumption the replay made, with where it came from.
+ordered_json replay_inputs_json(const MixResult& r) {
+  const engine::ServingSetup& setup = r.replay->setup;
+  const engine::StepModel& step = setup.step;
+  ordered_json out;
+  out["step_model"] = {{"fixed_ms", step.fixed_ms},
+                       {"weights_ms", step.weights_ms},
+                       {"ms_per_token", step.ms_per_token},
+                       {"ms_per_prefill_pair", step.ms_per_prefill_pair},
+                       {"ms_per_kv_token", step.ms_per_kv_token},
+                       {"source", r.step_model_source}};
+  const engine::SchedulerOptions& sched = setup.scheduler;
+  out["scheduler"] = {{"policy", policy_name(sched.policy)},
+                      {"max_batched_tokens", sched.max_batched_tokens},
+                      {"max_seqs", sched.max_seqs},
+                      {"chunked_prefill", sched.chunked_prefill},
+                      {"block_tokens", sched.block_tokens},
+                      {"kv_blocks", or_null(sched.kv_blocks)},
+                      {"request_overhead_ms", sched.request_overhead_ms}};
+  const engine::ArrivalOptions& arrivals = setup.arrivals;
+  out["arrivals"] = {{"mode", arrivals.concurrency > 0 ? "closed_loop" : "open_loop"},
+                     {"rate_scale", arrivals.concurrency > 0 ? ordered_json(nullptr)
+                                                             : ordered_json(arrivals.rate_scale)},
+                     {"concurrency", arrivals.concurrency > 0 ? ordered_json(arrivals.concurrency)
+                                                              : ordered_json(nullptr)},
+                     {"replicas", arrivals.replicas},
+                     {"routing", routing_name(arrivals.routing)}};
+  out["attention_speedup"] = {{"prefill", setup.speedup.prefill}, {"decode", setup.speedup.decode}};
   return out;
 }
 
 ordered_json replay_json(const MixResult& r) {
   if (!r.replay) return nullptr;
   const engine::MixReplay& q = *r.replay;
-  ordered_json out;
-  out["replicas"] = r.replay_options.replicas;
-  out["rate_scale"] = r.replay_options.rate_scale;
+  const std::vector<double>& points = r.summary.percentiles;
+  ordered_json out = replay_inputs_json(r);
   out["requests"] = q.requests;
-  out["arrival_rate_per_s"] = q.arrival_rate_per_s;
   out["slo_ttft_ms"] = or_null(r.slo.ttft_ms);
   out["slo_tpot_ms"] = or_null(r.slo.tpot_ms);
   out["attainment_target"] = r.slo.attainment_target;
-  out["before"] = side_json(q.before, r.summary.percentiles);
-  out["after"] = side_json(q.after, r.summary.percentiles);
-  out["goodput_before"] = goodput_json(q.goodput_before);
-  out["goodput_after"] = goodput_json(q.goodput_after);
+  out["before"] = side_json(q.serving.before, points);
+  out["after"] = side_json(q.serving.after, points);
+  out["no_queue_before"] = side_json(q.serving.alone_before, points);
+  out["no_queue_after"] = side_json(q.serving.alone_after, points);
+  out["capacity_before"] = capacity_json(q.serving.capacity_before);
+  out["capacity_after"] = capacity_json(q.serving.capacity_after);
   return out;
 }
 
@@ -249,10 +308,10 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
   }
   const ordered_json& replay = tree["replay"];
   if (replay.is_object()) {
-    for (const char* side : {"before", "after"}) {
-      if (replay[side]["ttft_ms"].is_object()) {
+    for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms"}) {
+      for (const char* side : {"before", "after"}) {
         records.push_back(
-            distribution_record(tree, "replay_ttft_ms", side, replay[side]["ttft_ms"]));
+            distribution_record(tree, std::string("replay_") + metric, side, replay[side][metric]));
       }
     }
   }
@@ -291,8 +350,10 @@ Document mix_document(const MixResult& result) {
 
 /// One JSON object per request (--per-request FILE, NDJSON): its lengths, share, latencies
 /// before and after and their sources.
-std::string per_request_line(const engine::RequestOutcome& o, const std::string& model,
-                             const engine::MixModel& mix) {
+namespace {
+
+ordered_json per_request_json(const engine::RequestOutcome& o, const std::string& model,
+                              const engine::MixModel& mix) {
   const auto number = [](double value) {
     return std::isnan(value) ? ordered_json(nullptr) : ordered_json(static_cast<double>(value));
   };
@@ -316,7 +377,41 @@ std::string per_request_line(const engine::RequestOutcome& o, const std::string&
                            ? ordered_json(nullptr)
                            : ordered_json(static_cast<double>(o.e2e_before_ms) /
                                           static_cast<double>(o.e2e_after_ms));
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return out;
+}
+
+std::string ndjson_line(const ordered_json& object) {
+  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void put_timing(ordered_json& out, const char* side, const engine::RequestTiming& t) {
+  const auto number = [](float value) {
+    return std::isnan(value) ? ordered_json(nullptr) : ordered_json(static_cast<double>(value));
+  };
+  const std::string prefix = std::string("replay_") + side + "_";
+  out[prefix + "queue_ms"] = number(t.queue_ms);
+  out[prefix + "ttft_ms"] = number(t.ttft_ms);
+  out[prefix + "tpot_ms"] = number(t.tpot_ms);
+  out[prefix + "e2e_ms"] = number(t.e2e_ms);
+  out[prefix + "preemptions"] = t.preemptions;
+}
+
+}  // namespace
+
+std::string per_request_line(const engine::RequestOutcome& o, const std::string& model,
+                             const engine::MixModel& mix) {
+  return ndjson_line(per_request_json(o, model, mix));
+}
+
+std::string per_request_replay_line(const engine::RequestOutcome& o, const std::string& model,
+                                    const engine::MixModel& mix,
+                                    const engine::RequestTiming& before,
+                                    const engine::RequestTiming& after) {
+  ordered_json out = per_request_json(o, model, mix);
+  put_timing(out, "before", before);
+  put_timing(out, "after", after);
+  out["replica"] = after.replica;
+  return ndjson_line(out);
 }
 
 }  // namespace kspeed::report

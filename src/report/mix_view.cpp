@@ -162,7 +162,35 @@ std::string requests_text(std::int64_t count) {
   return human_count(count) + (count == 1 ? " request" : " requests");
 }
 
+std::string capacity_cell(const std::optional<engine::Capacity>& c);
+std::string ratio_cell(double before, double after);
+std::string arrivals_text(const MixResult& r);
+
+// With --replay the headline is the replay's: latencies under load, and capacity with an SLO.
+std::string replay_answer_text(const MixResult& r) {
+  const engine::ServingReplay& s = r.replay->serving;
+  const auto last = s.before.ttft_ms.percentiles.size() - 1;
+  const std::string p = percentile_name(r.summary.percentiles[last]);
+  const auto pick = [last](const engine::Distribution& d) {
+    return last < d.percentiles.size() ? d.percentiles[last] : std::nan("");
+  };
+  std::string text = fmt::format(
+      "A {} under load ({}): {} TTFT {} → {} ms ({}), {} E2E {} → {} ms ({}) replayed with "
+      "continuous batching; with no queue the same requests' {} TTFT would go {} → {} ms.",
+      change_text(r), arrivals_text(r), p, ms_cell(pick(s.before.ttft_ms)),
+      ms_cell(pick(s.after.ttft_ms)), ratio_cell(pick(s.before.ttft_ms), pick(s.after.ttft_ms)), p,
+      ms_cell(pick(s.before.e2e_ms)), ms_cell(pick(s.after.e2e_ms)),
+      ratio_cell(pick(s.before.e2e_ms), pick(s.after.e2e_ms)), p,
+      ms_cell(pick(s.alone_before.ttft_ms)), ms_cell(pick(s.alone_after.ttft_ms)));
+  if (s.capacity_before && s.capacity_after) {
+    text += fmt::format(" Capacity at the SLO: {} → {}.", capacity_cell(s.capacity_before),
+                        capacity_cell(s.capacity_after));
+  }
+  return text;
+}
+
 std::string answer_text(const MixResult& r) {
+  if (r.replay && r.replay->requests > 0) return replay_answer_text(r);
   const MixSummary& s = r.summary;
   const auto last = s.ttft_ms.before.percentiles.size() - 1;
   std::string text = fmt::format(
@@ -225,66 +253,93 @@ std::string cache_text(const MixResult& r) {
   return "off";
 }
 
-std::string side_cell(const engine::ReplaySide& side, double value, bool is_ms) {
-  if (side.stability == engine::QueueStability::unstable) return "unstable";
-  return is_ms ? ms_cell(value) + " ms" : human_percent(value);
-}
-
-std::string goodput_cell(const std::optional<engine::Goodput>& g) {
-  if (!g) return "–";
-  switch (g->status) {
-    case engine::GoodputStatus::found:
-      return fmt::format("{} req/s (×{})", human_figure(g->requests_per_s),
-                         human_figure(g->rate_scale));
-    case engine::GoodputStatus::limited_by_queue:
-      return fmt::format("{} req/s (queue edge)", human_figure(g->requests_per_s));
-    case engine::GoodputStatus::unreachable:
+std::string capacity_cell(const std::optional<engine::Capacity>& c) {
+  if (!c) return "–";
+  switch (c->status) {
+    case engine::CapacityStatus::found:
+      return fmt::format("{} req/s (×{})", human_figure(c->requests_per_s),
+                         human_figure(c->rate_scale));
+    case engine::CapacityStatus::above_range:
+      return fmt::format("≥ {} req/s", human_figure(c->requests_per_s));
+    case engine::CapacityStatus::unreachable:
       return "unreachable";
   }
   return "–";
 }
 
-std::string ratio_cell(const engine::ReplaySide& before, const engine::ReplaySide& after, double b,
-                       double a) {
-  if (before.stability == engine::QueueStability::unstable ||
-      after.stability == engine::QueueStability::unstable || a <= 0) {
-    return "";
+std::string ratio_cell(double before, double after) {
+  return before > 0 && after > 0 ? human_speedup(before / after) : "";
+}
+
+// One latency metric's rows: mean and each percentile, before, after, their ratio, and the
+// no-queue answer (each request alone) before and after.
+void add_replay_rows(Table& table, const std::string& name, const engine::MixReplay& q,
+                     engine::Distribution engine::ReplaySide::*metric,
+                     const std::vector<double>& points) {
+  const engine::ServingReplay& s = q.serving;
+  const auto row = [&](const std::string& label, auto pick) {
+    const double b = pick(s.before.*metric);
+    const double a = pick(s.after.*metric);
+    table.rows.push_back({name + " " + label, ms_cell(b), ms_cell(a), ratio_cell(b, a),
+                          ms_cell(pick(s.alone_before.*metric)),
+                          ms_cell(pick(s.alone_after.*metric))});
+  };
+  if ((s.before.*metric).count == 0) return;
+  row("mean", [](const engine::Distribution& d) { return d.mean; });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    row(percentile_name(points[i]), [i](const engine::Distribution& d) {
+      return i < d.percentiles.size() ? d.percentiles[i] : std::nan("");
+    });
   }
-  return human_speedup(b / a);
 }
 
 Table replay_table(const MixResult& r) {
   const engine::MixReplay& q = *r.replay;
   Table table;
-  table.header = {"queue", "before", "after", "speedup"};
+  table.header = {"metric (ms)", "before", "after", "speedup", "no queue before", "no queue after"};
+  table.align = {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right};
+  const std::vector<double>& points = r.summary.percentiles;
+  add_replay_rows(table, "TTFT", q, &engine::ReplaySide::ttft_ms, points);
+  add_replay_rows(table, "TPOT", q, &engine::ReplaySide::tpot_ms, points);
+  add_replay_rows(table, "ITL", q, &engine::ReplaySide::itl_ms, points);
+  add_replay_rows(table, "E2E", q, &engine::ReplaySide::e2e_ms, points);
+  add_replay_rows(table, "queue", q, &engine::ReplaySide::queue_ms, points);
+  return table;
+}
+
+Table load_table(const MixResult& r) {
+  const engine::ServingReplay& s = r.replay->serving;
+  Table table;
+  table.header = {"load", "before", "after", "after ÷ before"};
   table.align = {Align::left, Align::right, Align::right, Align::right};
-  const auto utilisation = [](const engine::ReplaySide& side) {
-    return fmt::format("{:.3f}{}", side.utilisation,
-                       side.stability == engine::QueueStability::unstable ? " (unstable)" : "");
+  const auto figure_row = [&](const std::string& name, double b, double a) {
+    table.rows.push_back({name, human_figure(b), human_figure(a), ratio_cell(a, b)});
   };
-  table.rows.push_back({"utilisation ρ", utilisation(q.before), utilisation(q.after), ""});
-  table.rows.push_back(
-      {"mean wait", side_cell(q.before, q.before.mean_wait_ms, true),
-       side_cell(q.after, q.after.mean_wait_ms, true),
-       ratio_cell(q.before, q.after, q.before.mean_wait_ms, q.after.mean_wait_ms)});
-  for (std::size_t i = 0; i < r.summary.percentiles.size(); ++i) {
-    const double b = q.before.ttft_ms ? q.before.ttft_ms->percentiles[i] : 0;
-    const double a = q.after.ttft_ms ? q.after.ttft_ms->percentiles[i] : 0;
-    table.rows.push_back({"TTFT " + percentile_name(r.summary.percentiles[i]),
-                          side_cell(q.before, b, true), side_cell(q.after, a, true),
-                          ratio_cell(q.before, q.after, b, a)});
+  figure_row("output tokens/s", s.before.output_tokens_per_s, s.after.output_tokens_per_s);
+  figure_row("output tokens/s per replica", s.before.output_tokens_per_s_per_replica,
+             s.after.output_tokens_per_s_per_replica);
+  figure_row("saturation rate (req/s)", s.before.saturation_rate_per_s,
+             s.after.saturation_rate_per_s);
+  if (r.replay->setup.arrivals.concurrency == 0) {
+    table.rows.push_back({"load ρ (offered ÷ saturation)", human_fixed(s.before.load, 3),
+                          human_fixed(s.after.load, 3), ""});
   }
+  figure_row("sequences per step (mean)", s.before.mean_batch_sequences,
+             s.after.mean_batch_sequences);
+  table.rows.push_back(
+      {"preemptions", human_count(s.before.preemptions), human_count(s.after.preemptions), ""});
+  table.rows.push_back({"attention share of step time", human_percent(s.before.attention_fraction),
+                        human_percent(s.after.attention_fraction), ""});
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
-    table.rows.push_back({"SLO attainment",
-                          side_cell(q.before, q.before.attainment.value_or(0), false),
-                          side_cell(q.after, q.after.attainment.value_or(0), false), ""});
+    table.rows.push_back({"SLO attainment", human_percent(s.before.attainment.value_or(0)),
+                          human_percent(s.after.attainment.value_or(0)), ""});
     std::string ratio;
-    if (q.goodput_before && q.goodput_after && q.goodput_before->requests_per_s > 0 &&
-        q.goodput_after->requests_per_s > 0) {
-      ratio = human_speedup(q.goodput_after->requests_per_s / q.goodput_before->requests_per_s);
+    if (s.capacity_before && s.capacity_after) {
+      ratio = ratio_cell(s.capacity_after->requests_per_s, s.capacity_before->requests_per_s);
     }
-    table.rows.push_back(
-        {"goodput", goodput_cell(q.goodput_before), goodput_cell(q.goodput_after), ratio});
+    table.rows.push_back({"capacity (highest rate meeting the SLO)",
+                          capacity_cell(s.capacity_before), capacity_cell(s.capacity_after),
+                          ratio});
   }
   return table;
 }
@@ -297,27 +352,59 @@ std::string slo_text(const MixResult& r) {
   return text + " for at least " + human_percent(r.slo.attainment_target) + " of requests";
 }
 
-void add_replay(View& view, const MixResult& r) {
+std::string arrivals_text(const MixResult& r) {
   const engine::MixReplay& q = *r.replay;
-  view.subheading(fmt::format(
-      "Replay (--replay): {} requests arriving at {} req/s (rate ×{}) through one FCFS prefill "
-      "queue on {} replica{}",
-      human_count(q.requests), human_figure(q.arrival_rate_per_s),
-      human_plain(r.replay_options.rate_scale), r.replay_options.replicas,
-      r.replay_options.replicas == 1 ? "" : "s"));
+  const engine::ArrivalOptions& a = q.setup.arrivals;
+  const std::string replicas = fmt::format("{} replica{}", a.replicas, a.replicas == 1 ? "" : "s");
+  if (a.concurrency > 0) {
+    return fmt::format("{} requests from a closed loop of {} clients on {}",
+                       human_count(q.requests), a.concurrency, replicas);
+  }
+  return fmt::format("{} requests arriving at {} req/s (rate ×{}) on {}", human_count(q.requests),
+                     human_figure(q.serving.before.offered_rate_per_s), human_plain(a.rate_scale),
+                     replicas);
+}
+
+std::string scheduler_text(const MixResult& r) {
+  const engine::ServingSetup& setup = r.replay->setup;
+  const engine::SchedulerOptions& s = setup.scheduler;
+  const engine::StepModel& m = setup.step;
+  return fmt::format(
+      "step model ({}): fixed {} ms + max(weights {} ms, {} ms/token) + {} ms per prefill pair + "
+      "{} ms per KV token read; kernel ×{} on prefill attention, ×{} on decode attention\n"
+      "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
+      "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
+      "queued); routing {}",
+      r.step_model_source, human_plain(m.fixed_ms), human_plain(m.weights_ms),
+      human_plain(m.ms_per_token), human_plain(m.ms_per_prefill_pair),
+      human_plain(m.ms_per_kv_token), human_plain(setup.speedup.prefill),
+      human_plain(setup.speedup.decode),
+      s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
+                                                 : "prefill first (SGLang default, vLLM V0)",
+      human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
+      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks" : std::string("unlimited"),
+      s.block_tokens, human_plain(s.request_overhead_ms),
+      setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"
+      : setup.arrivals.routing == engine::Routing::least_outstanding ? "least outstanding"
+                                                                     : "shared queue");
+}
+
+void add_replay(View& view, const MixResult& r) {
+  view.subheading("Replay (--replay): " + arrivals_text(r) + ", continuous batching");
   view.table(replay_table(r));
+  view.caption(
+      "replayed (modelled): every step timed by the step model from its batch; no queue = each "
+      "request alone on an idle replica\n" +
+      scheduler_text(r));
+  view.table(load_table(r));
   std::string caption =
-      "TTFT = wait + prefill; service time = each request's prefill (modelled); decode runs in "
-      "its own pool, not queued";
+      "saturation rate: requests/s with every replica's batch full (a closed loop of max "
+      "sequences clients)";
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
     caption += "\nSLO: " + slo_text(r) +
-               "; goodput = the highest arrival rate meeting it (bisection over the rate scale)";
+               "; capacity = the highest arrival rate meeting it (bisection over the rate scale)";
   }
   view.caption(caption);
-  if (q.before.stability == engine::QueueStability::unstable ||
-      q.after.stability == engine::QueueStability::unstable) {
-    view.note("ρ ≥ 1: the queue is unstable and its wait grows without bound (add --replicas)");
-  }
 }
 
 std::string skipped_text(const io::SkippedRows& rows) {

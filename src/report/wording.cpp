@@ -227,10 +227,10 @@ std::string requests_sentence(const Warning& w) {
       return requests_text(w) + " name a model beyond the first 65,535: grouped as unnamed";
     case WarningCode::replay_without_arrival:
       return requests_text(w) + " have no arrival time: left out of the --replay queue";
-    case WarningCode::replay_measured_ttft:
+    case WarningCode::replay_unschedulable:
       return requests_text(w) +
-             " replayed with their measured TTFT as service time, which already includes the "
-             "benchmark's own queueing: the replayed waits count it twice";
+             " can never be scheduled (a prompt over --max-batched-tokens with chunked prefill "
+             "off, or over the KV capacity): left out with no latency (raise the limit)";
     default:
       return std::string(to_string(w.code));
   }
@@ -342,8 +342,18 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::requests_without_block_ids:
     case WarningCode::requests_too_many_models:
     case WarningCode::replay_without_arrival:
-    case WarningCode::replay_measured_ttft:
+    case WarningCode::replay_unschedulable:
       return requests_sentence(w);
+    case WarningCode::replay_near_saturation:
+      if (w.number("load") >= 1) {
+        return "the replayed load " + w.input + " the change is " + human_figure(w.number("load")) +
+               "× the rate that saturates the replicas: the queue grows with the log's length, so "
+               "its percentiles measure the log, not a steady state (add --replicas or lower "
+               "--rate-scale)";
+      }
+      return "the replayed load " + w.input + " the change is " + human_percent(w.number("load")) +
+             " of the rate that saturates the replicas: near saturation a 5–10% error in step "
+             "time becomes a 20–40% error in TTFT";
     case WarningCode::share_point_left_out:
       return phase_name(w) + " context " +
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) + ": share " +

@@ -43,7 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         kspeed::fuzz::as_text(data + 1, size - 1), "fuzz.log", options,
         [&run](const kspeed::engine::Request& request) { run.add(request); });
     const kspeed::engine::MixSummary summary = kspeed::engine::summarise(run);
-    (void)kspeed::engine::replay_run(run, {2, 1.0}, {});
+    kspeed::engine::ServingSetup setup;
+    setup.step = {1, 1, 0.01, 1e-6, 1e-5};
+    setup.arrivals.replicas = 2;
+    (void)kspeed::engine::replay_run(run, setup);
     (void)summary;
   });
   return 0;

@@ -25,6 +25,8 @@ except ImportError:
     sys.exit(77)
 
 GOLDEN = "tests/golden/cases"
+# A Llama-3.1-8B-on-H100-like step model for the replay runs (docs/mix.md).
+STEP_MODEL = "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5"
 FIXTURES = "tests/fixtures"
 
 # (schema, json or jsonl, fixtures to copy into the scratch folder, arguments). Exit codes 0
@@ -132,12 +134,12 @@ CASES = [
      ["profile", "vllm-eager.trace.json"]),
     ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"], ["mix", "azure-sample.csv"]),
     ("mix", "json", [f"{GOLDEN}/mix-azure-json/azure.csv"],
-     ["mix", "azure.csv", "--replay", "--replicas", "2", "--slo-ttft", "3s"]),
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--replicas", "2", "--slo-ttft", "3s"]),
     ("mix", "json", [f"{GOLDEN}/mix-azure-replay-goodput/azure.csv"],
-     ["mix", "azure.csv", "--replay", "--replicas", "4", "--slo-ttft", "8s", "--slo-tpot",
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--replicas", "4", "--slo-ttft", "8s", "--slo-tpot",
       "60ms"]),
     ("mix", "json", [f"{GOLDEN}/mix-azure-unstable/azure.csv"],
-     ["mix", "azure.csv", "--replay"]),
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--concurrency", "8"]),
     ("mix", "json", [f"{GOLDEN}/mix-burstgpt-by-model/burstgpt.csv"],
      ["mix", "burstgpt.csv", "--by", "model", "--phase", "both", "--decode-share", "20%"]),
     ("mix", "json", [f"{FIXTURES}/mix/mooncake-sample.jsonl"],
@@ -149,9 +151,11 @@ CASES = [
     ("mix-record", "jsonl", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
     ("mix-record", "jsonl", [f"{GOLDEN}/mix-azure-json/azure.csv"],
-     ["mix", "azure.csv", "--replay", "--replicas", "2", "--slo-ttft", "3s"]),
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--replicas", "2", "--slo-ttft", "3s"]),
     ("mix-per-request", "per-request", [f"{GOLDEN}/mix-per-request/azure.csv"],
      ["mix", "azure.csv", "--ttft", "400ms", "--ctx", "2k", "--tpot", "40ms"]),
+    ("mix-per-request", "per-request", [f"{GOLDEN}/mix-per-request/azure.csv"],
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--kv-blocks", "3000"]),
     ("mix-per-request", "per-request", [f"{FIXTURES}/mix/mooncake-sample.jsonl"],
      ["mix", "mooncake-sample.jsonl", "--prefix-cache", "2k"]),
     ("sweep", "json", [], ["sweep", "--ctx", "4k..128k", "--points", "6", "--kernel-speedup",

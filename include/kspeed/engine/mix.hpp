@@ -3,7 +3,7 @@
 // prompt, response, cached prefix and (where the log has them) measured latencies; then the
 // aggregates a serving engineer reads — percentiles of TTFT, TPOT and E2E before and after, the
 // distribution of per-request speedups, time-weighted versus request-weighted speedups, prompt
-// length buckets — and, over arrival times, queues and goodput (mix_queue.hpp).
+// length buckets — and, over arrival times, the continuous-batching replay (serving_replay.hpp).
 //
 // Memory: a MixRun keeps one RequestOutcome (80 bytes) per request, plus the model names seen;
 // summaries copy one double column at a time (8 bytes per request) to take exact percentiles.
@@ -15,10 +15,10 @@
 
 #include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/mix_cache.hpp"
-#include "kspeed/engine/mix_queue.hpp"
 #include "kspeed/engine/mix_stats.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/serving_replay.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
@@ -206,27 +206,30 @@ std::vector<std::int64_t> prompt_bucket_edges();
 /// Aggregates of a run.
 MixSummary summarise(const MixRun& run);
 
-/// The queue side of a run: one replay before and one after the change.
-struct ReplaySide {
-  QueueStability stability = QueueStability::stable;
-  double utilisation = 0;
-  double mean_wait_ms = 0;
-  std::optional<Distribution> ttft_ms;  ///< wait + prefill; nullopt when unstable
-  std::optional<double> attainment;     ///< with SLOs; nullopt when unstable or no SLO
-};
-
+/// The batching replay of a run (--replay): the same requests before and after the change.
 struct MixReplay {
-  std::int64_t requests = 0;      ///< with an arrival time
-  double arrival_rate_per_s = 0;  ///< after rate scaling
-  ReplaySide before;
-  ReplaySide after;
-  std::optional<Goodput> goodput_before;  ///< with an SLO
-  std::optional<Goodput> goodput_after;
+  ServingSetup setup;                ///< the step model, scheduler and arrivals it ran with
+  ServingReplay serving;             ///< before, after, alone, capacity
+  std::int64_t requests = 0;         ///< replayed
+  std::int64_t without_arrival = 0;  ///< left out (open loop only): no arrival time
   std::vector<Warning> warnings;
 };
 
-/// Replays the run's arrivals through the prefill queue before and after, with SLO attainment
-/// and, when an SLO is given, goodput by bisection.
-MixReplay replay_run(const MixRun& run, const ReplayOptions& options, const Slo& slo);
+/// The kernel change of a mix model as the replay applies it: the speedup on the attention of the
+/// phase(s) it targets.
+AttentionSpeedup attention_speedup(const MixModel& model);
+
+/// The run's requests for the replay, sorted by arrival (ties in log order), each with its cached
+/// prefix; `outcome_index[i]` is the replayed request i's place in run.outcomes(). With
+/// `closed_loop` every request is kept (arrival times are not used); otherwise requests without
+/// an arrival time are left out.
+std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
+                                           std::vector<std::int32_t>& outcome_index);
+
+/// Replays the run's requests through `setup` before and after. `per_request` (optional)
+/// receives both sides' per-request values in replay order.
+MixReplay replay_run(const MixRun& run, const ServingSetup& setup,
+                     PerRequestReplay* per_request = nullptr,
+                     std::vector<std::int32_t>* outcome_index = nullptr);
 
 }  // namespace kspeed::engine

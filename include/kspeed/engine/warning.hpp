@@ -45,7 +45,8 @@ enum class WarningCode {
   requests_without_block_ids,     ///< an LRU prefix cache asked for, the request has no block ids
   requests_too_many_models,       ///< model names beyond 65,535 not kept
   replay_without_arrival,         ///< left out of the queue replay: no arrival time
-  replay_measured_ttft,           ///< replay service times taken from measured TTFTs
+  replay_near_saturation,         ///< the replayed load is near the saturation rate ("load")
+  replay_unschedulable,           ///< requests the replayed engine can never schedule
   // kspeed roofline --ncu, about the measured kernel:
   measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
   tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
@@ -112,8 +113,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "requests_too_many_models";
     case WarningCode::replay_without_arrival:
       return "replay_without_arrival";
-    case WarningCode::replay_measured_ttft:
-      return "replay_measured_ttft";
+    case WarningCode::replay_near_saturation:
+      return "replay_near_saturation";
+    case WarningCode::replay_unschedulable:
+      return "replay_unschedulable";
     case WarningCode::measured_above_roof:
       return "measured_above_roof";
     case WarningCode::tensor_work_uncounted:

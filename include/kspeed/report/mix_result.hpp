@@ -23,8 +23,15 @@ struct MixResult {
   engine::MixSummary summary;
   MixGrouping grouping = MixGrouping::bucket;
   std::optional<engine::MixReplay> replay;  ///< with --replay
-  engine::ReplayOptions replay_options;
+  std::string step_model_source;  ///< where the replay's step model came from (its provenance)
   engine::Slo slo;
 };
+
+/// The replay's fields of one request's --per-request line (appended to per_request_line's
+/// object): queue, TTFT, TPOT, E2E and preemptions before and after, as replayed.
+std::string per_request_replay_line(const engine::RequestOutcome& outcome, const std::string& model,
+                                    const engine::MixModel& mix,
+                                    const engine::RequestTiming& before,
+                                    const engine::RequestTiming& after);
 
 }  // namespace kspeed::report

@@ -1,0 +1,102 @@
+// The continuous-batching replay, the product's hot loop: how its time grows with the log's
+// length and with the batch (max_seqs), and the budgets of issue 17: 1M requests (≈ 1e8 tokens)
+// before and after in under 5 s on one core; a capacity search over 1M requests under 60 s.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kspeed/engine/batch_replay.hpp"
+#include "kspeed/engine/serving_replay.hpp"
+
+using namespace kspeed::engine;
+
+namespace {
+
+// Poisson arrivals at `rate`; prompts exponential with mean 1,000 tokens (capped at 16K) and
+// outputs exponential with mean 100 (≥ 1): ≈ 1.1e8 tokens per million requests.
+std::vector<ReplayRequest> synthetic_log(std::size_t n, double rate) {
+  std::mt19937_64 random(7);
+  auto exponential = [&random](double mean) {
+    return -mean * std::log((static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0);
+  };
+  std::vector<ReplayRequest> log;
+  log.reserve(n);
+  double t = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    t += exponential(1.0 / rate);
+    log.push_back({t, static_cast<std::int32_t>(std::min(16384.0, 1 + exponential(1000))),
+                   static_cast<std::int32_t>(1 + exponential(100)), 0});
+  }
+  return log;
+}
+
+// An 8B model on one H100, roughly (docs/mix.md).
+constexpr StepModel kStep{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+
+// Before and after over n requests at a rate one replica sustains with batches of tens.
+void BM_ReplayBeforeAfter(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const std::vector<ReplayRequest> log = synthetic_log(n, 8.0);
+  std::int64_t tokens = 0;
+  for (const ReplayRequest& r : log) tokens += r.prompt_tokens + r.response_tokens;
+  SchedulerOptions scheduler;
+  scheduler.max_seqs = state.range(1);
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    const BatchReplay before = replay_batches(log, kStep, {}, scheduler, {});
+    const BatchReplay after = replay_batches(log, kStep, {2, 2}, scheduler, {});
+    steps = before.totals.steps + after.totals.steps;
+    benchmark::DoNotOptimize(after.timing.data());
+  }
+  state.counters["tokens"] = static_cast<double>(tokens);
+  state.counters["steps"] = static_cast<double>(steps);
+}
+BENCHMARK(BM_ReplayBeforeAfter)
+    ->Args({10000, 1024})
+    ->Args({100000, 1024})
+    ->Args({1000000, 1024})
+    ->Args({100000, 16})
+    ->Args({100000, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// Batch size: a closed loop of N clients keeps N sequences in every step.
+void BM_ReplayClosedLoop(benchmark::State& state) {
+  const std::vector<ReplayRequest> log = synthetic_log(100000, 8.0);
+  ArrivalOptions arrivals;
+  arrivals.concurrency = state.range(0);
+  for (auto _ : state) {
+    const BatchReplay replay = replay_batches(log, kStep, {}, SchedulerOptions{}, arrivals);
+    benchmark::DoNotOptimize(replay.timing.data());
+  }
+}
+BENCHMARK(BM_ReplayClosedLoop)
+    ->Arg(1)
+    ->Arg(16)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// The whole serving answer over 1M requests with SLOs: before, after, each alone, saturation
+// rates and both capacity searches.
+void BM_ReplayServingCapacityMillion(benchmark::State& state) {
+  const std::vector<ReplayRequest> log = synthetic_log(1000000, 8.0);
+  ServingSetup setup;
+  setup.step = kStep;
+  setup.speedup = {2, 2};
+  setup.slo = {1000.0, 50.0, 0.9};
+  int replays = 0;
+  for (auto _ : state) {
+    const ServingReplay replay = replay_serving(log, setup);
+    replays = replay.capacity_before->replays + replay.capacity_after->replays;
+    benchmark::DoNotOptimize(replay);
+  }
+  state.counters["capacity_replays"] = replays;
+}
+BENCHMARK(BM_ReplayServingCapacityMillion)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,161 @@
+#pragma once
+// A discrete-event replay of a continuous-batching serving engine (vLLM V1's scheduler by
+// default), each step timed by the deployment's step model (step_model.hpp).
+//
+// What one replica does, step after step (vLLM's vllm/v1/core/sched/scheduler.py, `schedule`):
+// - Running requests first, in the order they were admitted: each decode asks for one token; a
+//   request still in prefill asks for its next chunk. Every token counts against the step's
+//   token budget (`max_batched_tokens`).
+// - Then, when no running request was preempted this step, waiting requests in arrival order
+//   (first come, first served) while budget remains and fewer than `max_seqs` run. With chunked
+//   prefill a prompt larger than the budget takes the rest of the budget and continues next
+//   step; without it a prompt that does not fit whole waits (and blocks those behind it).
+// - KV cache in blocks of `block_tokens`: a request holds ceil(tokens / block) blocks. When a
+//   running request needs a block and none is free, the most recently admitted running request
+//   is preempted: its blocks are freed and it goes back to the front of the queue, to recompute
+//   its prompt and the tokens it has produced (vLLM V1's only preemption mode, "recompute").
+// - A step that completes a prompt's prefill samples that request's first token; every decode
+//   samples one token. A request leaves when it has produced all its response tokens.
+// The step's time is step_time(model, batch) with the attention parts divided by the kernel
+// speedup; the batch is formed when the step starts, so a request arriving mid-step waits for
+// the next one. Requests' time outside the engine (HTTP, tokenization: `request_overhead_ms`) is
+// added to their TTFT and E2E and never queued: it is not GPU work.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "kspeed/engine/step_model.hpp"
+
+namespace kspeed::engine {
+
+/// vLLM's defaults for `vllm serve` on GPUs with >= 70 GiB other than A100 (H100, H200, MI300X):
+/// EngineArgs.get_batch_defaults in vllm/engine/arg_utils.py. On smaller GPUs and A100 vLLM uses
+/// 2048 tokens and 256 sequences.
+inline constexpr std::int64_t kVllmMaxBatchedTokens = 8192;
+inline constexpr std::int64_t kVllmMaxSeqs = 1024;
+/// vLLM's CacheConfig.block_size default for CUDA (vllm/config/cache.py).
+inline constexpr std::int64_t kVllmBlockTokens = 16;
+
+/// One request as the replay needs it: 24 bytes.
+struct ReplayRequest {
+  double arrival_s = 0;              ///< seconds from the log's start (open loop)
+  std::int32_t prompt_tokens = 1;    ///< >= 1
+  std::int32_t response_tokens = 1;  ///< >= 0 (0: prefill only; its E2E is its TTFT)
+  std::int32_t cached_tokens = 0;    ///< prefix found in the prefix cache, 0..prompt-1
+};
+
+/// Which requests share a step.
+enum class SchedulerPolicy : std::uint8_t {
+  /// vLLM V1: one step carries the running decodes and prefill chunks together, decodes first
+  /// (vllm/v1/core/sched/scheduler.py).
+  mixed,
+  /// Prefill first, steps of one kind: whenever a prompt is waiting and fits, the step runs
+  /// prefills only and the running decodes stall; otherwise a decode-only step. SGLang's default
+  /// (mixed chunks only with --enable-mixed-chunk: python/sglang/srt/managers/scheduler.py,
+  /// get_next_batch_to_run) and vLLM's V0 scheduler without chunked prefill
+  /// (vllm/core/scheduler.py,
+  /// _schedule_default).
+  prefill_first,
+};
+
+/// How each step is formed: every assumption the replay makes about the engine.
+struct SchedulerOptions {
+  SchedulerPolicy policy = SchedulerPolicy::mixed;
+  std::int64_t max_batched_tokens = kVllmMaxBatchedTokens;  ///< token budget of one step
+  std::int64_t max_seqs = kVllmMaxSeqs;                     ///< running requests at most
+  bool chunked_prefill = true;  ///< vLLM V1 default: on (a prompt may span steps)
+  std::int64_t block_tokens = kVllmBlockTokens;
+  std::optional<std::int64_t> kv_blocks;  ///< KV capacity per replica; nullopt: unlimited
+  double request_overhead_ms = 0;         ///< per request, outside the engine, never queued
+};
+
+/// How requests reach the replicas.
+enum class Routing : std::uint8_t {
+  round_robin,        ///< request i to replica i mod N
+  least_outstanding,  ///< to the replica with the fewest unfinished requests (lowest index on ties)
+  /// One queue at the router: a request goes to the least-loaded replica that runs fewer than
+  /// max_seqs requests, else waits at the router until one finishes (with max_seqs 1 and N
+  /// replicas, the M/M/c queue).
+  shared_queue,
+};
+
+struct ArrivalOptions {
+  double rate_scale = 1;  ///< X > 0: open-loop arrivals at arrival_s / X
+  /// 0: open loop (the log's arrival times); N > 0: a closed loop of N clients, each sending
+  /// the log's next request when its previous one finishes (vllm bench serve
+  /// --max-concurrency, AIPerf --concurrency); arrival times are then ignored.
+  std::int64_t concurrency = 0;
+  std::int64_t replicas = 1;
+  Routing routing = Routing::round_robin;
+};
+
+/// The kernel change: divides the attention parts of each step.
+struct AttentionSpeedup {
+  double prefill = 1;  ///< on prefill attention (causal pairs)
+  double decode = 1;   ///< on decode attention (KV tokens read)
+};
+
+/// One request's replayed latencies (ms, float: a model's output, 20 bytes).
+struct RequestTiming {
+  float queue_ms = 0;             ///< arrival to first scheduled (vLLM's "queued" interval)
+  float ttft_ms = 0;              ///< arrival to first token, plus the request overhead
+  float tpot_ms = 0;              ///< (E2E - TTFT) / (response - 1); NaN for fewer than 2 tokens
+  float e2e_ms = 0;               ///< arrival to last token, plus the request overhead
+  std::uint16_t preemptions = 0;  ///< times preempted (saturates at 65535)
+  std::uint16_t replica = 0;      ///< which replica served it (saturates)
+};
+
+/// Inter-token latencies over all tokens, in log-spaced bins (0.5% wide from 1 us to 1000 s):
+/// percentiles to within the bin's width without keeping one value per token.
+struct ItlHistogram {
+  std::vector<std::int64_t> counts;
+  std::int64_t total = 0;
+  double sum_ms = 0;
+
+  void add(double itl_ms);
+  double percentile(double point) const;  ///< bin midpoint (geometric); 0 when empty
+  double mean() const { return total > 0 ? sum_ms / static_cast<double>(total) : 0.0; }
+};
+
+/// What one replay of a whole log did, besides the per-request values.
+struct ReplayTotals {
+  std::int64_t requests = 0;
+  std::int64_t steps = 0;
+  std::int64_t preemptions = 0;
+  /// Requests that could never be scheduled (a prompt over the token budget without chunked
+  /// prefill, or over the KV capacity): dropped with NaN latencies so the replay ends.
+  std::int64_t unschedulable = 0;
+  std::int64_t prompt_tokens_computed = 0;  ///< prefill tokens run, recomputation included
+  std::int64_t output_tokens = 0;
+  std::int64_t max_running = 0;  ///< largest batch (sequences) any step carried
+  double mean_running = 0;       ///< sequences per step, averaged over steps
+  double busy_ms = 0;            ///< Σ step times over replicas
+  double attention_ms = 0;       ///< Σ attention parts of the steps
+  double first_arrival_s = 0;    ///< after rate scaling (closed loop: 0)
+  double last_arrival_s = 0;
+  double last_completion_s = 0;  ///< when the last token of the log is out (engine time)
+  ItlHistogram itl;
+};
+
+struct BatchReplay {
+  std::vector<RequestTiming> timing;  ///< in the order of the input requests
+  ReplayTotals totals;
+};
+
+/// Called once per request as it completes (index into the input): streams per-request output.
+using CompletionCallback = std::function<void(std::size_t, const RequestTiming&)>;
+
+/// Replays `requests` (sorted by arrival_s; ties keep their order) through `arrivals.replicas`
+/// engines. Preconditions (the caller validates): options >= 1 where counts, speedups > 0,
+/// kv_blocks (when set) large enough for the longest request (check with fits_kv).
+BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                           const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                           const ArrivalOptions& arrivals,
+                           const CompletionCallback& on_complete = {});
+
+/// Blocks one request needs at its longest (prompt + response tokens).
+std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_tokens);
+
+}  // namespace kspeed::engine

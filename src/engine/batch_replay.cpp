@@ -1,0 +1,447 @@
+#include "kspeed/engine/batch_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <queue>
+
+namespace kspeed::engine {
+
+namespace {
+
+// ITL histogram bins: log-spaced, ratio 1.005, from 1 us up.
+constexpr double kItlLowestMs = 1e-3;
+constexpr double kItlRatio = 1.005;
+const double kItlLogRatio = std::log(kItlRatio);
+constexpr std::size_t kItlBins = 4200;  // 1e-3 · 1.005^4200 ≈ 1.3e6 ms
+
+constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+constexpr std::int32_t kMaxTokens = 1 << 28;
+
+// A request inside one replica (running or waiting).
+struct Sequence {
+  double arrival_s = 0;
+  double last_token_s = 0;
+  std::int32_t index = 0;
+  std::int32_t prompt = 0;
+  std::int32_t response = 1;  // tokens to produce, >= 1 (a prefill-only request produces its first)
+  std::int32_t cached = 0;    // prefix found in the cache at arrival
+  std::int32_t computed = 0;  // tokens whose KV is in the cache
+  std::int32_t generated = 0;
+  std::int32_t blocks = 0;
+  std::int32_t chunk = 0;  // tokens scheduled in the current step
+  std::uint16_t preemptions = 0;
+  bool scheduled_once = false;
+
+  // Tokens that must be in the KV cache before the next token is sampled: the prompt and every
+  // token produced so far (after a preemption all of them are recomputed).
+  std::int32_t target() const { return prompt + generated; }
+  bool decoding() const { return generated >= 1 && target() - computed == 1; }
+};
+
+struct Replica {
+  std::vector<Sequence> running;  // admission order
+  std::deque<Sequence> waiting;   // preempted at the front, then arrival order
+  double free_blocks = kUnlimited;
+  double clock_s = 0;    // in a step: when it ends; else when the next step can start
+  bool in_step = false;  // a step is running (its batch formed, its tokens not yet out)
+  std::int64_t outstanding = 0;
+
+  bool has_work() const { return !running.empty() || !waiting.empty(); }
+};
+
+std::int32_t blocks_for(std::int64_t tokens, std::int64_t block_tokens) {
+  return static_cast<std::int32_t>((tokens + block_tokens - 1) / block_tokens);
+}
+
+float to_float_ms(double seconds) {
+  return static_cast<float>(seconds * 1000.0);
+}
+
+class Simulator {
+ public:
+  Simulator(const std::vector<ReplayRequest>& requests, const StepModel& model,
+            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+            const ArrivalOptions& arrivals, const CompletionCallback& on_complete)
+      : requests_(requests),
+        model_(scaled_model(model, speedup)),
+        scheduler_(scheduler),
+        arrivals_(arrivals),
+        on_complete_(on_complete),
+        replicas_(static_cast<std::size_t>(std::max<std::int64_t>(1, arrivals.replicas))) {
+    for (Replica& replica : replicas_) {
+      if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
+    }
+    out_.timing.resize(requests.size());
+    out_.totals.requests = static_cast<std::int64_t>(requests.size());
+    out_.totals.itl.counts.assign(kItlBins, 0);
+    if (arrivals_.concurrency > 0) {
+      const auto clients =
+          std::min<std::size_t>(static_cast<std::size_t>(arrivals_.concurrency), requests.size());
+      for (std::size_t c = 0; c < clients; ++c) ready_clients_.push(0.0);
+    }
+  }
+
+  BatchReplay run() {
+    std::int64_t scheduled_sum = 0;
+    // Events in time order; at equal times a step's end first (it frees room), then arrivals,
+    // then step starts (so a request arriving at a step's start is in that step).
+    for (;;) {
+      const double arrival_s = next_arrival_s();
+      Replica* next = earliest_replica();
+      if (next == nullptr && std::isinf(arrival_s)) break;
+      if (next != nullptr && next->in_step && next->clock_s <= arrival_s) {
+        scheduled_sum += end_step(*next);
+      } else if (next == nullptr || arrival_s <= next->clock_s) {
+        dispatch(arrival_s);
+      } else {
+        start_step(*next);
+      }
+    }
+    ReplayTotals& totals = out_.totals;
+    totals.mean_running =
+        totals.steps > 0 ? static_cast<double>(scheduled_sum) / static_cast<double>(totals.steps)
+                         : 0.0;
+    return std::move(out_);
+  }
+
+ private:
+  // The kernel change folded into the coefficients: the attention parts are linear in them.
+  static StepModel scaled_model(StepModel model, const AttentionSpeedup& speedup) {
+    model.ms_per_prefill_pair /= speedup.prefill;
+    model.ms_per_kv_token /= speedup.decode;
+    return model;
+  }
+
+  double next_arrival_s() const {
+    if (next_request_ >= requests_.size()) return kUnlimited;
+    if (arrivals_.concurrency > 0) {
+      if (ready_clients_.empty()) return kUnlimited;
+      return ready_clients_.top();
+    }
+    return requests_[next_request_].arrival_s / arrivals_.rate_scale;
+  }
+
+  // The replica whose next event (a step's end, else the start of its next step) comes first.
+  Replica* earliest_replica() {
+    Replica* best = nullptr;
+    for (Replica& replica : replicas_) {
+      if (!replica.in_step && !replica.has_work()) continue;
+      if (best == nullptr || replica.clock_s < best->clock_s ||
+          (replica.clock_s == best->clock_s && replica.in_step && !best->in_step)) {
+        best = &replica;
+      }
+    }
+    return best;
+  }
+
+  std::size_t least_outstanding() const {
+    std::size_t best = 0;
+    for (std::size_t r = 1; r < replicas_.size(); ++r) {
+      if (replicas_[r].outstanding < replicas_[best].outstanding) best = r;
+    }
+    return best;
+  }
+
+  // The replica for the next request; replicas_.size() when it waits at the router.
+  std::size_t route() const {
+    switch (arrivals_.routing) {
+      case Routing::round_robin:
+        return static_cast<std::size_t>(next_request_) % replicas_.size();
+      case Routing::least_outstanding:
+        return least_outstanding();
+      case Routing::shared_queue: {
+        const std::size_t best = least_outstanding();
+        return replicas_[best].outstanding < scheduler_.max_seqs ? best : replicas_.size();
+      }
+    }
+    return 0;
+  }
+
+  void assign(Sequence sequence, std::size_t r, double now_s) {
+    out_.timing[static_cast<std::size_t>(sequence.index)].replica =
+        static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
+    Replica& replica = replicas_[r];
+    if (!replica.in_step && !replica.has_work()) replica.clock_s = std::max(replica.clock_s, now_s);
+    replica.waiting.push_back(sequence);
+    ++replica.outstanding;
+  }
+
+  void dispatch(double arrival_s) {
+    if (arrivals_.concurrency > 0) ready_clients_.pop();
+    const ReplayRequest& request = requests_[next_request_];
+    Sequence sequence;
+    sequence.arrival_s = arrival_s;
+    sequence.index = static_cast<std::int32_t>(next_request_);
+    // Lengths held below 2^28 so that prompt + response stays far from int32's limit.
+    sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxTokens);
+    sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxTokens);
+    sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
+    sequence.computed = sequence.cached;
+    const std::size_t r = route();
+    if (r < replicas_.size()) {
+      assign(sequence, r, arrival_s);
+    } else {
+      at_router_.push_back(sequence);
+    }
+    ReplayTotals& totals = out_.totals;
+    if (next_request_ == 0) totals.first_arrival_s = arrival_s;
+    totals.last_arrival_s = arrival_s;
+    ++next_request_;
+  }
+
+  // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk.
+  static void add_to_batch(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) {
+    if (sequence.decoding()) {
+      ++batch.decode_sequences;
+      batch.decode_kv_tokens += static_cast<double>(sequence.computed) + 1;  // itself included
+    } else {
+      batch.prefill_tokens += tokens;
+      batch.prefill_pairs += causal_pairs(tokens, sequence.computed);
+    }
+  }
+
+  void preempt(Replica& replica) {
+    Sequence victim = replica.running.back();
+    replica.running.pop_back();
+    replica.free_blocks += victim.blocks;
+    victim.blocks = 0;
+    victim.chunk = 0;
+    victim.computed = victim.cached;  // recompute: the prefix cache may still hold the prefix
+    if (victim.preemptions < 0xFFFF) ++victim.preemptions;
+    ++out_.totals.preemptions;
+    replica.waiting.push_front(victim);
+  }
+
+  // Blocks to add so that `sequence` holds `tokens`.
+  std::int32_t extra_blocks(const Sequence& sequence, std::int64_t tokens) const {
+    return std::max<std::int32_t>(0, blocks_for(tokens, scheduler_.block_tokens) - sequence.blocks);
+  }
+
+  enum class Part { all, prefills, decodes };
+
+  // Running requests first, in admission order (only `part` of them); preempts from the back
+  // when blocks run out. Returns whether any request was preempted.
+  bool schedule_running(Replica& replica, Part part, std::int64_t& budget,
+                        BatchComposition& batch) {
+    bool preempted = false;
+    for (std::size_t i = 0; i < replica.running.size() && budget > 0; ++i) {
+      const Sequence& probe = replica.running[i];
+      if ((part == Part::prefills && probe.decoding()) ||
+          (part == Part::decodes && !probe.decoding())) {
+        continue;
+      }
+      const auto want = static_cast<std::int32_t>(
+          std::min<std::int64_t>(probe.target() - probe.computed, budget));
+      const std::int32_t need = extra_blocks(probe, probe.computed + want);
+      bool self_preempted = false;
+      while (need > replica.free_blocks) {
+        self_preempted = replica.running.size() == i + 1;
+        preempt(replica);
+        preempted = true;
+        if (self_preempted) break;
+      }
+      if (self_preempted) break;
+      Sequence& sequence = replica.running[i];
+      sequence.blocks += need;
+      replica.free_blocks -= need;
+      sequence.chunk = want;
+      budget -= want;
+      add_to_batch(sequence, want, batch);
+    }
+    return preempted;
+  }
+
+  // Then waiting requests, first come first served, while budget, sequences and blocks allow.
+  void schedule_waiting(Replica& replica, double now_s, std::int64_t& budget,
+                        BatchComposition& batch) {
+    while (!replica.waiting.empty() && budget > 0 &&
+           static_cast<std::int64_t>(replica.running.size()) < scheduler_.max_seqs) {
+      Sequence& sequence = replica.waiting.front();
+      const std::int64_t remaining = sequence.target() - sequence.computed;
+      const auto want = static_cast<std::int32_t>(std::min(remaining, budget));
+      if (!scheduler_.chunked_prefill && want < remaining) break;
+      const std::int32_t need = extra_blocks(sequence, sequence.computed + want);
+      if (need > replica.free_blocks) break;
+      sequence.blocks += need;
+      replica.free_blocks -= need;
+      sequence.chunk = want;
+      budget -= want;
+      add_to_batch(sequence, want, batch);
+      if (!sequence.scheduled_once) {
+        sequence.scheduled_once = true;
+        out_.timing[static_cast<std::size_t>(sequence.index)].queue_ms =
+            to_float_ms(now_s - sequence.arrival_s);
+      }
+      replica.running.push_back(sequence);
+      replica.waiting.pop_front();
+    }
+  }
+
+  // A request that can never be scheduled (a prompt over the budget without chunking, or over
+  // the KV capacity): it leaves without a token rather than stalling the replica forever. The
+  // caller validates against this; here it only keeps the replay finite.
+  void drop_unschedulable(Replica& replica) {
+    const Sequence sequence = replica.waiting.front();
+    replica.waiting.pop_front();
+    --replica.outstanding;
+    replica_freed(replica, replica.clock_s);
+    RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    timing.ttft_ms = timing.tpot_ms = timing.e2e_ms = timing.queue_ms = nan;
+    ++out_.totals.unschedulable;
+    client_ready(sequence.arrival_s);
+  }
+
+  // A replica finished a request: with a shared queue, the router's first request takes its place.
+  void replica_freed(Replica& replica, double now_s) {
+    if (at_router_.empty()) return;
+    assign(at_router_.front(), static_cast<std::size_t>(&replica - replicas_.data()), now_s);
+    at_router_.pop_front();
+  }
+
+  void client_ready(double time_s) {
+    if (arrivals_.concurrency > 0) ready_clients_.push(time_s);
+  }
+
+  // The start of one engine step of `replica`: form the batch and time it.
+  void start_step(Replica& replica) {
+    std::int64_t budget = scheduler_.max_batched_tokens;
+    BatchComposition batch;
+    if (scheduler_.policy == SchedulerPolicy::mixed) {
+      const bool preempted = schedule_running(replica, Part::all, budget, batch);
+      if (!preempted) schedule_waiting(replica, replica.clock_s, budget, batch);
+    } else {
+      // Prefill first: unfinished prompts, then waiting ones; decodes only when none can run.
+      const bool preempted = schedule_running(replica, Part::prefills, budget, batch);
+      if (!preempted) schedule_waiting(replica, replica.clock_s, budget, batch);
+      if (batch.tokens() <= 0) schedule_running(replica, Part::decodes, budget, batch);
+    }
+    if (batch.tokens() <= 0) {
+      drop_unschedulable(replica);
+      return;
+    }
+    const StepTime time = step_time(model_, batch);
+    ReplayTotals& totals = out_.totals;
+    ++totals.steps;
+    totals.busy_ms += time.total_ms();
+    totals.attention_ms += time.attention_ms();
+    totals.prompt_tokens_computed += static_cast<std::int64_t>(batch.prefill_tokens);
+    replica.clock_s += time.total_ms() / 1000.0;
+    replica.in_step = true;
+  }
+
+  // The end of the step: tokens out, finished requests leave. Returns the step's sequences.
+  std::int64_t end_step(Replica& replica) {
+    replica.in_step = false;
+    const std::int64_t in_batch = emit_tokens(replica, replica.clock_s);
+    out_.totals.max_running = std::max(out_.totals.max_running, in_batch);
+    return in_batch;
+  }
+
+  // Applies the step that ends at `end_s`; returns how many sequences it carried.
+  std::int64_t emit_tokens(Replica& replica, double end_s) {
+    bool any_finished = false;
+    std::int64_t in_batch = 0;
+    for (Sequence& sequence : replica.running) {
+      if (sequence.chunk == 0) continue;
+      ++in_batch;
+      sequence.computed += sequence.chunk;
+      sequence.chunk = 0;
+      if (sequence.computed < sequence.target()) continue;  // a prefill chunk, more to come
+      RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
+      if (sequence.generated == 0) {
+        timing.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
+      } else {
+        out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
+      }
+      ++sequence.generated;
+      ++out_.totals.output_tokens;
+      sequence.last_token_s = end_s;
+      if (sequence.generated >= sequence.response) {
+        finish(replica, sequence, timing, end_s);
+        any_finished = true;
+      }
+    }
+    if (any_finished) {
+      std::erase_if(replica.running, [](const Sequence& s) { return s.blocks < 0; });
+    }
+    return in_batch;
+  }
+
+  void finish(Replica& replica, Sequence& sequence, RequestTiming& timing, double end_s) {
+    const double overhead_ms = scheduler_.request_overhead_ms;
+    const double e2e_ms = (end_s - sequence.arrival_s) * 1000.0;
+    const double ttft_ms = static_cast<double>(timing.ttft_ms);
+    // TPOT = (E2E - TTFT) / (tokens - 1): the engine's times, so the overhead cancels.
+    timing.tpot_ms = sequence.response >= 2
+                         ? static_cast<float>((e2e_ms - ttft_ms) / (sequence.response - 1))
+                         : std::numeric_limits<float>::quiet_NaN();
+    timing.ttft_ms = static_cast<float>(ttft_ms + overhead_ms);
+    timing.e2e_ms = static_cast<float>(e2e_ms + overhead_ms);
+    timing.preemptions = sequence.preemptions;
+    replica.free_blocks += sequence.blocks;
+    sequence.blocks = -1;  // marks it for removal
+    --replica.outstanding;
+    replica_freed(replica, end_s);
+    out_.totals.last_completion_s = std::max(out_.totals.last_completion_s, end_s);
+    client_ready(end_s + overhead_ms / 1000.0);
+    if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
+  }
+
+  const std::vector<ReplayRequest>& requests_;
+  StepModel model_;
+  SchedulerOptions scheduler_;
+  ArrivalOptions arrivals_;
+  const CompletionCallback& on_complete_;
+  std::vector<Replica> replicas_;
+  std::deque<Sequence> at_router_;  // shared_queue routing: requests no replica has room for
+  std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
+  std::size_t next_request_ = 0;
+  BatchReplay out_;
+};
+
+}  // namespace
+
+void ItlHistogram::add(double itl_ms) {
+  if (counts.empty()) counts.assign(kItlBins, 0);
+  const double position =
+      itl_ms > kItlLowestMs ? std::log(itl_ms / kItlLowestMs) / kItlLogRatio : 0.0;
+  const auto bin = std::min<std::size_t>(static_cast<std::size_t>(position), kItlBins - 1);
+  ++counts[bin];
+  ++total;
+  sum_ms += itl_ms;
+}
+
+double ItlHistogram::percentile(double point) const {
+  if (total == 0) return 0.0;
+  // The value of rank ceil(point/100 · total) (at least the first).
+  const auto rank = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(point / 100.0 * static_cast<double>(total))));
+  std::int64_t seen = 0;
+  for (std::size_t bin = 0; bin < counts.size(); ++bin) {
+    seen += counts[bin];
+    if (seen >= rank) {
+      // Geometric midpoint of [lowest · r^bin, lowest · r^(bin+1)).
+      return kItlLowestMs * std::exp((static_cast<double>(bin) + 0.5) * kItlLogRatio);
+    }
+  }
+  return kItlLowestMs * std::exp(static_cast<double>(kItlBins) * kItlLogRatio);
+}
+
+std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_tokens) {
+  const std::int64_t tokens = static_cast<std::int64_t>(std::max(1, request.prompt_tokens)) +
+                              std::max(1, request.response_tokens);
+  return (tokens + block_tokens - 1) / block_tokens;
+}
+
+BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                           const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                           const ArrivalOptions& arrivals, const CompletionCallback& on_complete) {
+  Simulator simulator(requests, model, speedup, scheduler, arrivals, on_complete);
+  return simulator.run();
+}
+
+}  // namespace kspeed::engine

@@ -1,0 +1,231 @@
+#include "kspeed/engine/serving_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kspeed::engine {
+
+namespace {
+
+// Capacity search: relative width of the final bracket, how far above and below the saturation
+// rate the bracket may reach.
+constexpr double kCapacityTolerance = 1e-3;
+constexpr double kCapacityCeiling = 4.0;
+constexpr double kCapacityFloor = 1e-3;
+
+template <class Member>
+Distribution timing_distribution(const std::vector<RequestTiming>& timing, Member member,
+                                 const std::vector<double>& points) {
+  std::vector<double> values;
+  values.reserve(timing.size());
+  for (const RequestTiming& t : timing) {
+    const double value = static_cast<double>(t.*member);
+    if (!std::isnan(value)) values.push_back(value);
+  }
+  return distribution_of(values, points);
+}
+
+Distribution itl_distribution(const ItlHistogram& itl, const std::vector<double>& points) {
+  Distribution out;
+  out.count = itl.total;
+  if (itl.total == 0) return out;
+  out.mean = itl.mean();
+  out.min = itl.percentile(0);
+  out.max = itl.percentile(100);
+  for (const double point : points) out.percentiles.push_back(itl.percentile(point));
+  return out;
+}
+
+double span_rate(std::int64_t count, double span_s) {
+  return span_s > 0 ? static_cast<double>(count) / span_s : 0.0;
+}
+
+ServingSetup with_arrivals(const ServingSetup& setup, double rate_scale, std::int64_t concurrency) {
+  ServingSetup out = setup;
+  out.arrivals.rate_scale = rate_scale;
+  out.arrivals.concurrency = concurrency;
+  return out;
+}
+
+std::optional<double> attainment_at(const std::vector<ReplayRequest>& requests,
+                                    const StepModel& step, const AttentionSpeedup& speedup,
+                                    const ServingSetup& setup, double rate_scale) {
+  const ServingSetup scaled = with_arrivals(setup, rate_scale, 0);
+  const BatchReplay replay =
+      replay_batches(requests, step, speedup, scaled.scheduler, scaled.arrivals);
+  return slo_attainment(replay.timing, setup.slo);
+}
+
+}  // namespace
+
+std::optional<double> slo_attainment(const std::vector<RequestTiming>& timing, const Slo& slo) {
+  if (!slo.any()) return std::nullopt;
+  if (timing.empty()) return 0.0;
+  std::int64_t met = 0;
+  for (const RequestTiming& t : timing) {
+    // NaN compares false: a request that never produced a token meets no TTFT objective.
+    const bool ttft_ok = !slo.ttft_ms || static_cast<double>(t.ttft_ms) <= *slo.ttft_ms;
+    const bool tpot_ok =
+        !slo.tpot_ms || std::isnan(t.tpot_ms) || static_cast<double>(t.tpot_ms) <= *slo.tpot_ms;
+    met += ttft_ok && tpot_ok && !std::isnan(t.e2e_ms) ? 1 : 0;
+  }
+  return static_cast<double>(met) / static_cast<double>(timing.size());
+}
+
+ReplaySide summarise_replay(const std::vector<ReplayRequest>& requests, const BatchReplay& replay,
+                            const ServingSetup& setup) {
+  (void)requests;
+  ReplaySide side;
+  const std::vector<double>& points = setup.percentiles;
+  side.ttft_ms = timing_distribution(replay.timing, &RequestTiming::ttft_ms, points);
+  side.tpot_ms = timing_distribution(replay.timing, &RequestTiming::tpot_ms, points);
+  side.e2e_ms = timing_distribution(replay.timing, &RequestTiming::e2e_ms, points);
+  side.queue_ms = timing_distribution(replay.timing, &RequestTiming::queue_ms, points);
+  side.itl_ms = itl_distribution(replay.totals.itl, points);
+  for (const RequestTiming& t : replay.timing) {
+    side.requests_preempted += t.preemptions > 0 ? 1 : 0;
+  }
+  const ReplayTotals& totals = replay.totals;
+  side.preemptions = totals.preemptions;
+  side.attainment = slo_attainment(replay.timing, setup.slo);
+  const auto count = static_cast<std::int64_t>(replay.timing.size());
+  const double arrival_span_s = totals.last_arrival_s - totals.first_arrival_s;
+  const double busy_span_s = totals.last_completion_s - totals.first_arrival_s;
+  side.achieved_rate_per_s = span_rate(count, busy_span_s);
+  side.offered_rate_per_s =
+      setup.arrivals.concurrency > 0 ? side.achieved_rate_per_s : span_rate(count, arrival_span_s);
+  side.output_tokens_per_s = span_rate(totals.output_tokens, busy_span_s);
+  side.output_tokens_per_s_per_replica =
+      side.output_tokens_per_s /
+      static_cast<double>(std::max<std::int64_t>(1, setup.arrivals.replicas));
+  side.mean_batch_sequences = totals.mean_running;
+  side.max_batch_sequences = totals.max_running;
+  side.attention_fraction = totals.busy_ms > 0 ? totals.attention_ms / totals.busy_ms : 0.0;
+  side.totals = totals;
+  side.totals.itl = {};  // its bins are summarised in itl_ms
+  return side;
+}
+
+double saturation_rate(const std::vector<ReplayRequest>& requests, const StepModel& step,
+                       const AttentionSpeedup& speedup, const ServingSetup& setup) {
+  if (requests.empty()) return 0.0;
+  // Every replica's batch full: as many clients as the replicas can run at once.
+  const std::int64_t clients =
+      setup.scheduler.max_seqs * std::max<std::int64_t>(1, setup.arrivals.replicas);
+  const ServingSetup full = with_arrivals(setup, 1.0, clients);
+  const BatchReplay replay = replay_batches(requests, step, speedup, full.scheduler, full.arrivals);
+  // While every client is busy, each completion sends the next request: by the last send,
+  // n - clients requests have completed. That steady window excludes the drain at the end, where
+  // the batch empties; a log of fewer than two batches has no such window and is timed whole.
+  const auto n = static_cast<std::int64_t>(requests.size());
+  if (n > 2 * clients && replay.totals.last_arrival_s > 0) {
+    return span_rate(n - clients, replay.totals.last_arrival_s);
+  }
+  return span_rate(n, replay.totals.last_completion_s);
+}
+
+Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepModel& step,
+                       const AttentionSpeedup& speedup, const ServingSetup& setup,
+                       double saturation_rate_per_s) {
+  Capacity out;
+  const double span_s =
+      requests.size() > 1 ? requests.back().arrival_s - requests.front().arrival_s : 0.0;
+  const double log_rate = span_rate(static_cast<std::int64_t>(requests.size()), span_s);
+  if (!(log_rate > 0) || !(saturation_rate_per_s > 0)) return out;
+  const double target = setup.slo.attainment_target;
+  auto meets = [&](double x, double& attained) {
+    ++out.replays;
+    attained = attainment_at(requests, step, speedup, setup, x).value_or(0.0);
+    return attained >= target;
+  };
+  // Bracket [low, high): low meets, high does not, starting at the saturation rate.
+  const double x_saturation = saturation_rate_per_s / log_rate;
+  double attained = 0;
+  double low = 0;
+  double low_attained = 0;
+  double high = x_saturation;
+  if (meets(high, attained)) {
+    low = high;
+    low_attained = attained;
+    high = low * 2;
+    while (meets(high, attained)) {
+      low = high;
+      low_attained = attained;
+      if (low >= kCapacityCeiling * x_saturation) {
+        out.status = CapacityStatus::above_range;
+        out.rate_scale = low;
+        out.requests_per_s = low * log_rate;
+        out.attainment = low_attained;
+        return out;
+      }
+      high = low * 2;
+    }
+  } else {
+    low = high / 2;
+    while (!meets(low, attained)) {
+      if (low <= kCapacityFloor * x_saturation) return out;  // unreachable
+      high = low;
+      low /= 2;
+    }
+    low_attained = attained;
+  }
+  while (high / low - 1 > kCapacityTolerance) {
+    const double mid = std::sqrt(low * high);
+    if (meets(mid, attained)) {
+      low = mid;
+      low_attained = attained;
+    } else {
+      high = mid;
+    }
+  }
+  out.status = CapacityStatus::found;
+  out.rate_scale = low;
+  out.requests_per_s = low * log_rate;
+  out.attainment = low_attained;
+  return out;
+}
+
+ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
+                             PerRequestReplay& per_request) {
+  ServingReplay out;
+  out.requests = static_cast<std::int64_t>(requests.size());
+  const AttentionSpeedup none;
+  struct Side {
+    const AttentionSpeedup* speedup;
+    ReplaySide* summary;
+    ReplaySide* alone;
+    std::optional<Capacity>* capacity;
+    std::vector<RequestTiming>* timing;
+  };
+  const Side sides[] = {
+      {&none, &out.before, &out.alone_before, &out.capacity_before, &per_request.before},
+      {&setup.speedup, &out.after, &out.alone_after, &out.capacity_after, &per_request.after}};
+  for (const Side& side : sides) {
+    BatchReplay replay =
+        replay_batches(requests, setup.step, *side.speedup, setup.scheduler, setup.arrivals);
+    *side.summary = summarise_replay(requests, replay, setup);
+    *side.timing = std::move(replay.timing);
+    const ServingSetup alone = with_arrivals(setup, 1.0, 1);
+    const BatchReplay alone_replay =
+        replay_batches(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
+    *side.alone = summarise_replay(requests, alone_replay, alone);
+    const double saturation = saturation_rate(requests, setup.step, *side.speedup, setup);
+    side.summary->saturation_rate_per_s = saturation;
+    if (setup.arrivals.concurrency == 0 && saturation > 0) {
+      side.summary->load = side.summary->offered_rate_per_s / saturation;
+      if (setup.slo.any()) {
+        *side.capacity = find_capacity(requests, setup.step, *side.speedup, setup, saturation);
+      }
+    }
+  }
+  return out;
+}
+
+ServingReplay replay_serving(const std::vector<ReplayRequest>& requests,
+                             const ServingSetup& setup) {
+  PerRequestReplay per_request;
+  return replay_serving(requests, setup, per_request);
+}
+
+}  // namespace kspeed::engine

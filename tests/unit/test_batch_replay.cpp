@@ -1,0 +1,291 @@
+// The continuous-batching replay: the queueing limits against their closed forms (M/D/1 by
+// Pollaczek-Khinchine, M/M/1, M/M/c by Erlang C), then the scheduler's rules one at a time on
+// logs small enough to work out by hand.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kspeed/engine/batch_replay.hpp"
+#include "kspeed/engine/serving_replay.hpp"
+
+using namespace kspeed::engine;
+
+namespace {
+
+// Poisson arrivals at `rate_per_s`; each request's prompt from `prompt_of` (one step each when
+// the scheduler runs one request at a time without chunking). A fixed seed and hand-made
+// exponentials keep the test identical across standard libraries.
+template <class Prompt>
+std::vector<ReplayRequest> poisson_log(std::size_t n, double rate_per_s, Prompt prompt_of,
+                                       std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  auto uniform = [&random] {
+    return (static_cast<double>(random() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+  };
+  std::vector<ReplayRequest> log;
+  log.reserve(n);
+  double t = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    t += -std::log(uniform()) / rate_per_s;  // exponential inter-arrival time
+    log.push_back({t, prompt_of(uniform), 1, 0});
+  }
+  return log;
+}
+
+// One request at a time per replica, whole prompts: each request is one step of service.
+SchedulerOptions one_at_a_time() {
+  SchedulerOptions scheduler;
+  scheduler.max_seqs = 1;
+  scheduler.max_batched_tokens = 1 << 30;
+  scheduler.chunked_prefill = false;
+  return scheduler;
+}
+
+double mean_queue_ms(const BatchReplay& replay) {
+  double sum = 0;
+  for (const RequestTiming& t : replay.timing) sum += static_cast<double>(t.queue_ms);
+  return sum / static_cast<double>(replay.timing.size());
+}
+
+// Erlang C: the probability that an arrival waits in M/M/c with offered load a = lambda/mu.
+double erlang_c(int servers, double offered) {
+  double term = 1;  // a^k / k!
+  double sum = 0;
+  for (int k = 0; k < servers; ++k) {
+    sum += term;
+    term *= offered / (k + 1);
+  }
+  const double rho = offered / servers;
+  const double top = term / (1 - rho);
+  return top / (sum + top);
+}
+
+}  // namespace
+
+TEST_CASE("batch size 1 with deterministic service is M/D/1 (Pollaczek-Khinchine)",
+          "[batch_replay][queueing]") {
+  // Service S = 10 ms (the fixed term alone), rho = 0.7: Wq = rho S / (2 (1 - rho)) = 11.667 ms.
+  const StepModel step{10, 0, 0, 0, 0};
+  const double rate = 70;  // per second
+  const auto log = poisson_log(
+      200000, rate, [](auto&) { return 100; }, 17);
+  const BatchReplay replay = replay_batches(log, step, {}, one_at_a_time(), {});
+  const double rho = rate * 0.010;
+  CHECK(mean_queue_ms(replay) == Approx(rho * 10 / (2 * (1 - rho))).epsilon(0.01));  // 11.662
+  CHECK(replay.timing[0].ttft_ms == Approx(10.0));  // the first arrival finds the server idle
+}
+
+TEST_CASE("batch size 1 with exponential service is M/M/1", "[batch_replay][queueing]") {
+  // Service = 0.01 ms per prompt token, prompts geometric with mean 1000: exponential with mean
+  // S = 10 ms to within the 0.05% of rounding to whole tokens. Wq = rho S / (1 - rho).
+  const StepModel step{0, 0, 0.01, 0, 0};
+  const double rate = 60;
+  const auto prompt = [](auto& uniform) {
+    return static_cast<std::int32_t>(std::ceil(-1000.0 * std::log(uniform())));
+  };
+  const auto log = poisson_log(300000, rate, prompt, 23);
+  const BatchReplay replay = replay_batches(log, step, {}, one_at_a_time(), {});
+  double service = 0;
+  for (const ReplayRequest& r : log) service += r.prompt_tokens * 0.01;
+  service /= static_cast<double>(log.size());
+  const double rho = rate * service / 1000;
+  CHECK(mean_queue_ms(replay) == Approx(rho * service / (1 - rho)).epsilon(0.02));  // 14.839
+}
+
+TEST_CASE("c replicas behind one queue, batch size 1, exponential service is M/M/c (Erlang C)",
+          "[batch_replay][queueing]") {
+  // c = 4, S = 10 ms, lambda = 320/s: a = 3.2, rho = 0.8; Wq = C(c, a) / (c mu - lambda).
+  const StepModel step{0, 0, 0.01, 0, 0};
+  const double rate = 320;
+  const auto prompt = [](auto& uniform) {
+    return static_cast<std::int32_t>(std::ceil(-1000.0 * std::log(uniform())));
+  };
+  const auto log = poisson_log(400000, rate, prompt, 29);
+  ArrivalOptions arrivals;
+  arrivals.replicas = 4;
+  arrivals.routing = Routing::shared_queue;
+  const BatchReplay replay = replay_batches(log, step, {}, one_at_a_time(), arrivals);
+  const double mu = 1000.0 / 10.005;  // mean of ceil(exponential(1000)) ≈ 1000.5 tokens
+  const double wait_s = erlang_c(4, rate / mu) / (4 * mu - rate);
+  CHECK(mean_queue_ms(replay) == Approx(wait_s * 1000).epsilon(0.02));  // 7.437
+  // Routing at arrival instead (each replica its own queue) waits longer than one shared queue.
+  arrivals.routing = Routing::round_robin;
+  const BatchReplay split = replay_batches(log, step, {}, one_at_a_time(), arrivals);
+  CHECK(mean_queue_ms(split) > 1.5 * mean_queue_ms(replay));
+}
+
+TEST_CASE("decodes share steps: two requests arriving together batch", "[batch_replay]") {
+  // Each step costs 1 ms + 0.1 ms per sequence decoding (weights floor 0, per token 0.1 ms).
+  const StepModel step{1, 0, 0.1, 0, 0};
+  const std::vector<ReplayRequest> log{{0, 10, 5, 0}, {0, 10, 5, 0}};
+  const BatchReplay replay = replay_batches(log, step, {}, SchedulerOptions{}, {});
+  // Step 1: both prompts, 20 tokens: 3 ms, first tokens out. Steps 2-5: 2 decodes: 1.2 ms each.
+  for (const RequestTiming& t : replay.timing) {
+    CHECK(t.ttft_ms == Approx(3.0));
+    CHECK(t.e2e_ms == Approx(3.0 + 4 * 1.2));
+    CHECK(t.tpot_ms == Approx(1.2));
+    CHECK(t.queue_ms == Approx(0.0));
+  }
+  CHECK(replay.totals.steps == 5);
+  CHECK(replay.totals.output_tokens == 10);
+  CHECK(replay.totals.max_running == 2);
+  CHECK(replay.totals.itl.total == 8);
+  CHECK(replay.totals.itl.percentile(50) == Approx(1.2).epsilon(0.003));
+}
+
+TEST_CASE("decode attention reads the growing context; prefill attention counts causal pairs",
+          "[batch_replay]") {
+  // One request, prompt 4, 3 tokens: prefill pairs 4·5/2 = 10; decodes read 5 then 6 tokens.
+  const StepModel step{0, 0, 0, 1, 0.5};
+  const BatchReplay replay = replay_batches({{0, 4, 3, 0}}, step, {}, SchedulerOptions{}, {});
+  CHECK(replay.timing[0].ttft_ms == Approx(10.0));
+  CHECK(replay.timing[0].e2e_ms == Approx(10.0 + 2.5 + 3.0));
+  // A 2× kernel on both parts halves all of it; on prefill only, the decode part stays.
+  const BatchReplay both = replay_batches({{0, 4, 3, 0}}, step, {2, 2}, SchedulerOptions{}, {});
+  CHECK(both.timing[0].e2e_ms == Approx(15.5 / 2));
+  const BatchReplay prefill = replay_batches({{0, 4, 3, 0}}, step, {2, 1}, SchedulerOptions{}, {});
+  CHECK(prefill.timing[0].e2e_ms == Approx(5.0 + 5.5));
+  // A cached prefix of 2: the prefill computes 2 tokens after 2 cached: 2·2 + 2·3/2 = 7 pairs.
+  const BatchReplay cached = replay_batches({{0, 4, 3, 2}}, step, {}, SchedulerOptions{}, {});
+  CHECK(cached.timing[0].ttft_ms == Approx(7.0));
+}
+
+TEST_CASE("chunked prefill splits a long prompt over steps; without it the prompt waits whole",
+          "[batch_replay]") {
+  const StepModel step{1, 0, 0.01, 0, 0};
+  SchedulerOptions scheduler;
+  scheduler.max_batched_tokens = 40;
+  // 100 tokens in chunks of 40, 40, 20: three steps of 1.4, 1.4, 1.2 ms.
+  const BatchReplay chunked = replay_batches({{0, 100, 1, 0}}, step, {}, scheduler, {});
+  CHECK(chunked.timing[0].ttft_ms == Approx(4.0));
+  CHECK(chunked.totals.steps == 3);
+  // A running decode takes its token first: the prompt arriving beside it gets 39 per step.
+  const BatchReplay beside =
+      replay_batches({{0, 10, 10, 0}, {0.0001, 100, 1, 0}}, step, {}, scheduler, {});
+  // Step 1 (0-1.1 ms) runs the first prompt; the second (arrived at 0.1 ms) gets 39 + 39 + 22
+  // tokens beside one decode in steps of 1.4, 1.4 and 1.23 ms.
+  CHECK(beside.timing[1].ttft_ms == Approx(1.1 + 1.4 + 1.4 + 1.23 - 0.1));
+  // Without chunking a prompt over the budget can never run: dropped and counted, not a hang.
+  scheduler.chunked_prefill = false;
+  const BatchReplay whole =
+      replay_batches({{0, 100, 1, 0}, {0, 10, 2, 0}}, step, {}, scheduler, {});
+  CHECK(whole.totals.unschedulable == 1);
+  CHECK(std::isnan(whole.timing[0].ttft_ms));
+  CHECK(whole.timing[1].e2e_ms > 0);
+}
+
+TEST_CASE("prefill first: a new prompt stalls the running decodes for a step", "[batch_replay]") {
+  const StepModel step{1, 0, 0.01, 0, 0};
+  const std::vector<ReplayRequest> log{{0, 10, 4, 0}, {0.0015, 100, 2, 0}};
+  SchedulerOptions scheduler;
+  const BatchReplay mixed = replay_batches(log, step, {}, scheduler, {});
+  scheduler.policy = SchedulerPolicy::prefill_first;
+  const BatchReplay first = replay_batches(log, step, {}, scheduler, {});
+  // Mixed: step 1 (1.1 ms), step 2 decode (1.01), step 3 decode + 100-token prompt (2.01): the
+  // second prompt's first token at 4.12 ms. Prefill first: step 3 is the prompt alone (2.0 ms)
+  // and the first request's decodes wait for it.
+  CHECK(mixed.timing[1].ttft_ms == Approx(4.12 - 1.5));
+  CHECK(first.timing[1].ttft_ms == Approx(4.11 - 1.5));
+  CHECK(first.timing[0].e2e_ms > mixed.timing[0].e2e_ms);
+  CHECK(first.totals.steps > mixed.totals.steps);
+}
+
+TEST_CASE("max_seqs caps the batch; later requests queue", "[batch_replay]") {
+  const StepModel step{1, 0, 0, 0, 0};
+  SchedulerOptions scheduler;
+  scheduler.max_seqs = 2;
+  const std::vector<ReplayRequest> log(3, ReplayRequest{0, 8, 4, 0});
+  const BatchReplay replay = replay_batches(log, step, {}, scheduler, {});
+  CHECK(replay.timing[0].e2e_ms == Approx(4.0));
+  CHECK(replay.timing[1].e2e_ms == Approx(4.0));
+  CHECK(replay.timing[2].queue_ms == Approx(4.0));
+  CHECK(replay.timing[2].e2e_ms == Approx(8.0));
+  CHECK(replay.totals.max_running == 2);
+}
+
+TEST_CASE("a full KV cache preempts the latest request, which recomputes", "[batch_replay]") {
+  // Blocks of 16, 6 blocks: two requests of 16 prompt + 40 tokens each need 4 blocks at the end.
+  const StepModel step{1, 0, 0, 0, 0};
+  SchedulerOptions scheduler;
+  scheduler.kv_blocks = 6;
+  const std::vector<ReplayRequest> log{{0, 16, 40, 0}, {0, 16, 40, 0}};
+  const BatchReplay replay = replay_batches(log, step, {}, scheduler, {});
+  CHECK(replay.totals.preemptions >= 1);
+  CHECK(replay.timing[1].preemptions >= 1);
+  CHECK(replay.timing[0].preemptions == 0);
+  CHECK(replay.totals.output_tokens == 80);
+  // The recomputation shows: more prompt tokens run than the log's 32.
+  CHECK(replay.totals.prompt_tokens_computed > 32);
+  // With room for both, nobody is preempted and both finish together.
+  scheduler.kv_blocks = 8;
+  const BatchReplay roomy = replay_batches(log, step, {}, scheduler, {});
+  CHECK(roomy.totals.preemptions == 0);
+  CHECK(roomy.timing[1].e2e_ms == Approx(40.0));
+}
+
+TEST_CASE("replicas: round robin alternates, least outstanding balances", "[batch_replay]") {
+  const StepModel step{1, 0, 0, 0, 0};
+  const std::vector<ReplayRequest> log{{0, 8, 10, 0}, {0, 8, 1, 0}, {0.0015, 8, 1, 0}};
+  ArrivalOptions arrivals;
+  arrivals.replicas = 2;
+  const BatchReplay rr = replay_batches(log, step, {}, SchedulerOptions{}, arrivals);
+  CHECK(rr.timing[0].replica == 0);
+  CHECK(rr.timing[1].replica == 1);
+  CHECK(rr.timing[2].replica == 0);
+  arrivals.routing = Routing::least_outstanding;
+  const BatchReplay lo = replay_batches(log, step, {}, SchedulerOptions{}, arrivals);
+  CHECK(lo.timing[2].replica == 1);  // replica 1 finished its one-token request at 1 ms
+}
+
+TEST_CASE("closed loop: one client sends each request when the previous returns",
+          "[batch_replay]") {
+  const StepModel step{1, 0, 0, 0, 0};
+  std::vector<ReplayRequest> log(4, ReplayRequest{100.0, 8, 3, 0});  // arrival times ignored
+  ArrivalOptions arrivals;
+  arrivals.concurrency = 1;
+  SchedulerOptions scheduler;
+  scheduler.request_overhead_ms = 2;  // outside the engine: delays the next send, never queued
+  const BatchReplay replay = replay_batches(log, step, {}, scheduler, arrivals);
+  for (const RequestTiming& t : replay.timing) CHECK(t.e2e_ms == Approx(5.0));
+  CHECK(replay.totals.last_completion_s == Approx((3 * 5.0 + 3.0) / 1000));
+  arrivals.concurrency = 4;
+  const BatchReplay four = replay_batches(log, step, {}, scheduler, arrivals);
+  CHECK(four.totals.steps == 3);
+}
+
+TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-queue answer",
+          "[batch_replay][serving]") {
+  // An 8B-class model on one H100, roughly: 5 ms weights floor, 2 ms fixed.
+  ServingSetup setup;
+  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.speedup = {2, 2};
+  setup.slo.ttft_ms = 200;
+  setup.slo.tpot_ms = 30;
+  std::vector<ReplayRequest> log;
+  std::mt19937_64 random(5);
+  double t = 0;
+  for (int i = 0; i < 3000; ++i) {
+    t += -std::log((static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0) / 20.0;
+    log.push_back({t, 200 + static_cast<std::int32_t>(random() % 2000),
+                   1 + static_cast<std::int32_t>(random() % 300), 0});
+  }
+  const ServingReplay replay = replay_serving(log, setup);
+  CHECK(replay.after.ttft_ms.mean <= replay.before.ttft_ms.mean);
+  CHECK(replay.after.e2e_ms.percentiles[2] <= replay.before.e2e_ms.percentiles[2]);
+  CHECK(replay.alone_before.ttft_ms.mean <= replay.before.ttft_ms.mean);
+  CHECK(replay.alone_before.queue_ms.max == 0);
+  REQUIRE(replay.capacity_before);
+  REQUIRE(replay.capacity_after);
+  CHECK(replay.capacity_before->status == CapacityStatus::found);
+  CHECK(replay.capacity_after->requests_per_s >= replay.capacity_before->requests_per_s);
+  CHECK(replay.capacity_before->attainment >= 0.9);
+  CHECK(replay.before.saturation_rate_per_s > 0);
+  CHECK(replay.before.load ==
+        Approx(replay.before.offered_rate_per_s / replay.before.saturation_rate_per_s));
+  // Just above capacity the target is missed.
+  ServingSetup above = setup;
+  above.arrivals.rate_scale = replay.capacity_before->rate_scale * 1.01;
+  const BatchReplay over = replay_batches(log, setup.step, {}, above.scheduler, above.arrivals);
+  CHECK(*slo_attainment(over.timing, setup.slo) < 0.9);
+}

@@ -264,10 +264,12 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
   if (workload.decode_shares.empty() && options.step_model) {
     // The mean decode step of the response (its KV read grows linearly, so the mean step is the
     // step at the mean context): attention's share of its whole time.
-    const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).decode_step;
-    return WithProvenance<double>{
-        deployment_share(step.attention_ms(), step.total_ms(), options.tpot_ms),
-        options.step_model->calibration};
+    // Per output token both are over τ (speculation), which matters against a wall TPOT.
+    const RequestLatency latency = deployment_latency(options, prompt_tokens, response_tokens);
+    const StepTime& step = latency.decode_step;
+    return WithProvenance<double>{deployment_share(step.attention_ms() / latency.mean_accepted,
+                                                   latency.tpot_ms(), options.tpot_ms),
+                                  options.step_model->calibration};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model

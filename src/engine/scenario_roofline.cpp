@@ -58,15 +58,28 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
 }
 
 // τ (--spec-accept) divides every decode time the model gives per output token, attention and
-// weights alike: the shares and speedups are ratios it leaves unchanged, so the note shows the
-// one figure it moves, the modelled decode time per output token at the prompt's context.
-void add_speculation_note(const Scenario& s, const Platform& platform, std::vector<Warning>& out) {
+// weights alike: the decode share and speedup are ratios it leaves unchanged, so the note shows
+// the figure it moves, the decode time per output token. With the deployment's step model it is
+// that model's mean decode step (the one the modelled TPOT comes from), else the decode
+// roofline's step at the prompt's context.
+void add_speculation_note(const EstimateOptions& options, const Scenario& s,
+                          const Platform& platform, std::vector<Warning>& out) {
   if (platform.spec_mean_accepted.provenance != Provenance::given || s.phase == Phase::prefill) {
     return;
   }
-  const DecodeStepTime step = decode_step_time(platform, s.prompt_tokens.value);
-  const double step_ms = step.attention_ms + step.other_ms;
   const double tau = platform.spec_mean_accepted.value;
+  double context_tokens = static_cast<double>(s.prompt_tokens.value);
+  double step_ms = 0;
+  if (options.step_model) {
+    const double response = static_cast<double>(s.response_tokens.value);
+    const RequestLatency latency = request_latency(*options.step_model, context_tokens, response,
+                                                   static_cast<double>(platform.batch.value));
+    step_ms = latency.decode_step.total_ms();
+    context_tokens += response / 2;  // the mean decode step's context (decode_batch)
+  } else {
+    const DecodeStepTime step = decode_step_time(platform, s.prompt_tokens.value);
+    step_ms = step.attention_ms + step.other_ms;
+  }
   Warning note;
   note.code = WarningCode::speculation_acceptance;
   note.phase = Phase::decode;
@@ -74,7 +87,7 @@ void add_speculation_note(const Scenario& s, const Platform& platform, std::vect
   // per token = step / τ: about n / τ steps serve n tokens
   note.numbers = {{"tokens_per_step", platform.spec_tokens_per_step.value},
                   {"mean_accepted", tau},
-                  {"context_tokens", static_cast<double>(s.prompt_tokens.value)},
+                  {"context_tokens", context_tokens},
                   {"step_ms", step_ms},
                   {"ms_per_token", step_ms / tau}};
   out.push_back(std::move(note));
@@ -109,7 +122,7 @@ void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {
     add_lever_warnings(scenario, platform, scenario.warnings);
   }
   add_memory_warning(scenario, platform, scenario.warnings);
-  add_speculation_note(scenario, platform, scenario.notes);
+  add_speculation_note(options, scenario, platform, scenario.notes);
 }
 
 double phase_attention_speedup(const Scenario& scenario, Phase phase) {

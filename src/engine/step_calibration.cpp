@@ -173,8 +173,10 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
     scaled.ms_per_window_decode_sequence *= scale;
     scaled.fixed_ms = 0;
     const LatencyObservation& p = *used[i];
-    return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency))
-        .total_ms();
+    return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency,
+                                          out.spec_tokens_per_step))
+               .total_ms() /
+           out.spec_mean_accepted;
   };
   // Two points whose modelled decode steps differ can separate the fixed cost from the reads.
   bool distinct = false;
@@ -289,6 +291,8 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
       bytes_ms(full_layers * per_position.bytes, roof, efficiency.bandwidth);
   out.model.fixed_ms = 0;
   out.request_overhead_ms = 0;
+  out.spec_tokens_per_step = platform.spec_tokens_per_step.value;
+  out.spec_mean_accepted = platform.spec_mean_accepted.value;
 
   out.efficiency = efficiency;
   out.origins.weights = modelled("weight bytes / (HBM bandwidth * eta_bandwidth)");
@@ -312,10 +316,13 @@ BatchComposition prefill_batch(double prompt_tokens, double concurrency) {
   return batch;
 }
 
-BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency) {
+BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency,
+                              double tokens_per_step) {
   BatchComposition batch;
   batch.decode_sequences = static_cast<std::int64_t>(std::llround(concurrency));
+  batch.decode_queries = tokens_per_step;
   // Step k (1 .. n_out - 1) reads L + k cached tokens: the mean over the steps is L + n_out / 2.
+  // With speculation the context grows by τ per step over n_out / τ steps: the same mean.
   batch.decode_kv_tokens = concurrency * (prompt_tokens + response_tokens / 2.0);
   return batch;
 }
@@ -325,11 +332,13 @@ RequestLatency request_latency(const CalibratedStepModel& calibrated, double pro
                                double attention_speedup) {
   RequestLatency latency;
   latency.overhead_ms = calibrated.request_overhead_ms;
+  latency.mean_accepted = calibrated.spec_mean_accepted;
   latency.prefill_step =
       step_time(calibrated.model, prefill_batch(prompt_tokens, concurrency), attention_speedup);
-  latency.decode_step =
-      step_time(calibrated.model, decode_batch(prompt_tokens, response_tokens, concurrency),
-                attention_speedup);
+  latency.decode_step = step_time(
+      calibrated.model,
+      decode_batch(prompt_tokens, response_tokens, concurrency, calibrated.spec_tokens_per_step),
+      attention_speedup);
   return latency;
 }
 

@@ -112,6 +112,15 @@ std::string coefficient(double value, const char* unit, const engine::Coefficien
   return fmt::format("{:.4g} {} ({})", value, unit, to_string(origin.provenance));
 }
 
+// Speculative decoding in the step model: a decode step's GEMM tokens are batch · q, TPOT the
+// step over τ. Empty without speculation.
+std::string speculation_text(const engine::CalibratedStepModel& m) {
+  if (m.spec_tokens_per_step == 1 && m.spec_mean_accepted == 1) return {};
+  return "; decode steps verify " + human_plain(m.spec_tokens_per_step) +
+         " tokens a sequence (batch · q GEMM tokens), TPOT = step / " +
+         human_plain(m.spec_mean_accepted) + " accepted";
+}
+
 // The step model behind the answer, coefficient by coefficient with its provenance.
 void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
   const engine::StepModelOrigins& o = m.origins;
@@ -121,7 +130,8 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
                 coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
                 coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
                 coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
-                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead));
+                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead) +
+                speculation_text(m));
   view.fact("calibration", m.calibration_source);
   add_residual_facts(view, m.residuals);
 }

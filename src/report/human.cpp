@@ -50,6 +50,14 @@ std::string human_ms(double milliseconds) {
   if (std::fabs(milliseconds) >= 1000) {
     return three_significant(milliseconds / 1000.0) + " s";
   }
+  // Below a millisecond in microseconds ("134 µs", not "0.134 ms"), as kernel times print; what
+  // rounds to 1,000 µs prints as 1.00 ms.
+  if (std::fabs(milliseconds) < 1) {
+    if (std::fabs(milliseconds) * 1000 < 999.5) {
+      return three_significant(milliseconds * 1000) + " µs";
+    }
+    return three_significant(std::copysign(1.0, milliseconds)) + " ms";
+  }
   return three_significant(milliseconds) + " ms";
 }
 

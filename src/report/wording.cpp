@@ -400,9 +400,9 @@ std::string warning_sentence(const Warning& w) {
              human_ms(w.number("step_ms")) + " at " +
              human_count(static_cast<std::int64_t>(w.number("context_tokens"))) +
              " tokens of context gives " + human_ms(w.number("ms_per_token")) +
-             " per token. The shares and speedups are ratios of decode times it divides alike, "
-             "so it leaves them unchanged, and a measured TPOT already holds the acceptance it "
-             "was measured with";
+             " per token (the modelled TPOT). Attention's share of decode and the decode "
+             "speedup are ratios of times it divides alike, so it leaves them unchanged; a "
+             "measured TPOT already holds the acceptance it was measured with";
   }
   return std::string(to_string(w.code));
 }

@@ -23,7 +23,11 @@ TEST_CASE("numbers for people", "[report]") {
   CHECK(human_ms(45.0) == "45.0 ms");
   CHECK(human_ms(500.0) == "500 ms");
   CHECK(human_ms(6850.0) == "6.85 s");
-  CHECK(human_ms(0.25) == "0.250 ms");
+  CHECK(human_ms(0.25) == "250 µs");
+  CHECK(human_ms(0.134) == "134 µs");  // issue 20: "saved 0.134 ms" in the headline
+  CHECK(human_ms(0.0004) == "0.400 µs");
+  CHECK(human_ms(0.99996) == "1.00 ms");  // rounds up to the next unit, not "1000 µs"
+  CHECK(human_ms(-0.5) == "-500 µs");
   CHECK(human_ms(0.0) == "0 ms");
   CHECK(human_ms(-607.0) == "-607 ms");
   CHECK(human_percent(0.18) == "18.0%");

@@ -67,11 +67,18 @@ TEST_CASE("BurstGPT CSV with a model column", "[requests]") {
       "5,ChatGPT,472,18,490,Conversation log\n"
       "45,GPT-4,1087,0,1087,Conversation log\n");
   CHECK(r.report.format == RequestFormat::burstgpt_csv);
-  REQUIRE(r.requests.size() == 2);
+  REQUIRE(r.requests.size() == 1);
   CHECK(r.requests[0].model == "ChatGPT");
-  CHECK(*r.requests[1].arrival_s == 40.0);
-  CHECK(r.requests[1].response_tokens == 0);
-  CHECK(r.report.zero_response == 1);  // kept, counted
+  CHECK(r.requests[0].prompt_tokens == 472);
+  // Response tokens = 0 is a failed request in BurstGPT (HPMLL/BurstGPT README): skipped and
+  // counted with its reason and line, never kept as a success.
+  CHECK(r.report.zero_response == 0);
+  CHECK(r.report.records == 2);
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "failed request");
+  CHECK(r.report.skipped[0].count == 1);
+  CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{3});
+  CHECK_THAT(r.report.skipped[0].first_detail, Contains("'Response tokens' is 0"));
 }
 
 TEST_CASE("Mooncake JSONL with hash ids and millisecond timestamps", "[requests]") {

@@ -208,3 +208,73 @@ TEST_CASE("--strict on the bare estimate names the illustrative and clamped inpu
   CHECK_THROWS_WITH(parse_input_filter("clampd", "--fail-on"),
                     Catch::Contains("unknown provenance 'clampd'"));
 }
+
+TEST_CASE("speculative decoding through the step model: q tokens of work, τ tokens a step",
+          "[step_model][speculation]") {
+  // DeepSeek-R1 on 8 × H200, batch 32, 8K prompt, 128 out: the deployment of issue 21's note.
+  const auto deployment = [](double tokens, double accepted) {
+    PlatformChoice choice;
+    choice.model = {io::load_model("deepseek-r1"), Provenance::given};
+    choice.gpu = {io::load_gpu("h200-sxm"), Provenance::given};
+    choice.tensor_parallel = {8, Provenance::given};
+    choice.batch = {32, Provenance::given};
+    choice.spec_tokens = tokens;
+    choice.spec_accept = accepted;
+    return make_platform(choice);
+  };
+  const CalibratedStepModel m = modelled_step_model(deployment(2, 1.8));
+  CHECK(m.spec_tokens_per_step == 2);
+  CHECK(m.spec_mean_accepted == 1.8);
+  const RequestLatency latency = request_latency(m, 8192, 128, 32);
+  // The step verifies 32 · 2 tokens of GEMM work; attention reads each sequence's KV once at
+  // the mean context 8,192 + 64.
+  CHECK(latency.decode_step.other_ms ==
+        Approx(std::max(m.model.weights_ms, 64 * m.model.ms_per_token)));
+  CHECK(latency.decode_step.decode_attention_ms == Approx(32 * 8256 * m.model.ms_per_kv_token));
+  CHECK(latency.tpot_ms() == Approx(latency.decode_step.total_ms() / 1.8));
+  // By hand (python over the presets): per GPU, (61 MLA attention blocks + 3 dense FFNs + 58 ·
+  // (222.44 routed experts read by 64 tokens + 1 shared) + routers) in FP8 and the BF16 head, / 8
+  // = 73.16 GB at 4.8 TB/s · 0.58: 26.2800 ms; KV 61 · 576 · 2 B / (4.8 TB/s · 0.58) = 2.5241e-5
+  // ms a token: 26.2800 + 32 · 8,256 · 2.5241e-5 = 32.9486 ms a step, 18.3048 ms a token at 1.8.
+  CHECK(latency.decode_step.total_ms() == Approx(32.9486).margin(0.0001));
+  CHECK(latency.tpot_ms() == Approx(18.3048).margin(0.0001));
+
+  // τ moves the estimate's modelled TPOT and nothing divides it twice: 1, 1.5, 2 differ.
+  const Workload lengths = request_lengths_only(io::load_workload("deepseek-r1-fp8"));
+  std::vector<double> tpots;
+  for (const double tau : {1.0, 1.5, 2.0}) {
+    EstimateOptions options;
+    options.prompt_tokens = 8192;
+    options.response_tokens = 128;
+    options.phase = Phase::decode;
+    options.platform = deployment(2, tau);
+    options.step_model = modelled_step_model(*options.platform);
+    const Estimate e = run_estimate(lengths, options);
+    CHECK(e.scenario.tpot_ms.value == Approx(32.9486 / tau).margin(0.0001));
+    // The speculation note quotes the same step and the same TPOT.
+    bool noted = false;
+    for (const Warning& note : e.scenario.notes) {
+      if (note.code != WarningCode::speculation_acceptance) continue;
+      noted = true;
+      CHECK(note.number("step_ms") == Approx(latency.decode_step.total_ms()));
+      CHECK(note.number("ms_per_token") == Approx(e.scenario.tpot_ms.value));
+      CHECK(note.number("context_tokens") == 8256);
+    }
+    CHECK(noted);
+    tpots.push_back(e.scenario.tpot_ms.value);
+  }
+  CHECK(tpots[0] > tpots[1]);
+  CHECK(tpots[1] > tpots[2]);
+
+  // A TPOT measured with speculation is per output token: calibrating to the modelled value
+  // itself leaves the bandwidth side where it was.
+  LatencyObservation point;
+  point.label = "tpot";
+  point.prompt_tokens = 8192;
+  point.response_tokens = 128;
+  point.concurrency = 32;
+  point.tpot_ms = latency.tpot_ms();
+  const CalibratedStepModel fitted = calibrate_to_latencies(m, {point}, "self");
+  CHECK(fitted.model.weights_ms == Approx(m.model.weights_ms).epsilon(1e-4));
+  CHECK(request_latency(fitted, 8192, 128, 32).tpot_ms() == Approx(latency.tpot_ms()));
+}

@@ -91,6 +91,11 @@ struct CalibratedStepModel {
   /// wait for the step to start), ms >= 0; added once per request.
   double request_overhead_ms = 0;
   StepModelOrigins origins;
+  /// Speculative decoding of the deployment (the platform's --spec-tokens, --spec-accept): each
+  /// decode step verifies q tokens per sequence and accepts τ of them on average (1 and 1
+  /// without), so a request's TPOT is its decode step over τ.
+  double spec_tokens_per_step = 1;  ///< q >= 1
+  double spec_mean_accepted = 1;    ///< τ in [1, q]
   /// The roofline efficiencies the coefficients imply: the defaults when modelled; divided by
   /// each fitted factor after a calibration (a fit to latencies keeps each <= 1).
   StepEfficiency efficiency;
@@ -109,6 +114,7 @@ struct CalibratedStepModel {
 ///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
 ///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
 ///   fixed_ms = request_overhead_ms = 0: a roofline has no CPU term (default, not modelled).
+/// q and τ are the platform's (weights_ms already reads the MoE experts of batch · q tokens).
 CalibratedStepModel modelled_step_model(const Platform& platform,
                                         const StepEfficiency& efficiency = {});
 
@@ -126,25 +132,31 @@ struct LatencyObservation {
 /// Request-level latency of `concurrency` identical requests started together:
 ///   TTFT = request overhead + one step prefilling all c prompts (c·L tokens, c·L(L+1)/2 pairs)
 ///   TPOT = one decode step of c sequences at the mean context over the response, L + n_out/2
-///          (the step time is linear in the KV tokens, so that is the mean over the steps).
+///          (the step time is linear in the KV tokens, so that is the mean over the steps),
+///          verifying q tokens per sequence, over the τ tokens it emits per sequence.
 struct RequestLatency {
   StepTime prefill_step;
   StepTime decode_step;  ///< the mean decode step
   double overhead_ms = 0;
+  double mean_accepted = 1;  ///< τ: output tokens per sequence per decode step
   double ttft_ms() const { return overhead_ms + prefill_step.total_ms(); }
-  double tpot_ms() const { return decode_step.total_ms(); }
+  double tpot_ms() const { return decode_step.total_ms() / mean_accepted; }
 };
 
 /// Prefill and decode batch compositions of `concurrency` identical requests.
 BatchComposition prefill_batch(double prompt_tokens, double concurrency);
-BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency);
+/// Each decode sequence verifies `tokens_per_step` (q) tokens in its step.
+BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency,
+                              double tokens_per_step = 1);
 
-/// The requests' latencies under the model; `attention_speedup` divides the attention parts.
+/// The requests' latencies under the model (with its q and τ); `attention_speedup` divides the
+/// attention parts.
 RequestLatency request_latency(const CalibratedStepModel& calibrated, double prompt_tokens,
                                double response_tokens, double concurrency = 1,
                                double attention_speedup = 1.0);
 
-/// Fits `prior` to measured latencies, labelled with `source` (a file name). TPOT points fit the
+/// Fits `prior` to measured latencies, labelled with `source` (a file name); a TPOT point is per
+/// output token, so it is fitted as the decode step (q tokens verified) over τ. TPOT points fit the
 /// bandwidth side (weights_ms and ms_per_kv_token by one factor) and, with two or more points of
 /// different modelled decode time, the per-step fixed cost; TTFT points then fit the request
 /// overhead and, with two or more prompt lengths (or when one point is below the modelled prefill

@@ -14,6 +14,11 @@
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
 //
+// With speculative decoding each decode sequence verifies q tokens in a step: q tokens of GEMM
+// work each, while attention still reads the sequence's cached KV once for its q queries. The
+// step emits τ <= q tokens per sequence on average, so a token's time is the step's over τ
+// (step_calibration.hpp's RequestLatency::tpot_ms).
+//
 // A kernel speedup divides the attention parts (or the part it targets); nothing else moves.
 // The coefficients come from a calibration (step_calibration.hpp); this header only evaluates.
 
@@ -30,8 +35,13 @@ struct BatchComposition {
   double prefill_pairs = 0;
   std::int64_t decode_sequences = 0;  ///< sequences producing one token each in this step
   double decode_kv_tokens = 0;        ///< Σ over those sequences of the KV tokens each reads
+  /// q: tokens each decode sequence verifies in this step (1 + draft tokens; 1 without
+  /// speculative decoding). Each is GEMM work; the KV is read once for all q queries.
+  double decode_queries = 1;
 
-  double tokens() const { return prefill_tokens + static_cast<double>(decode_sequences); }
+  double tokens() const {
+    return prefill_tokens + static_cast<double>(decode_sequences) * decode_queries;
+  }
 };
 
 /// Causal pairs of a chunk of `chunk` tokens after `cached` tokens of its prompt.

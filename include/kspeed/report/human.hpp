@@ -16,8 +16,9 @@ std::string human_speedup(double speedup);
 /// A ceiling: human_speedup, or "∞" when unbounded.
 std::string human_ceiling(const std::optional<double>& ceiling);
 
-/// Milliseconds with three significant digits: "45.0 ms", "500 ms", "0.250 ms"; seconds from
-/// 1,000 ms on: "6.85 s".
+/// A duration given in milliseconds, three significant digits: "45.0 ms", "500 ms"; seconds
+/// from 1,000 ms on: "6.85 s"; microseconds below 1 ms: "250 µs". The one duration format of
+/// tables and sentences alike.
 std::string human_ms(double milliseconds);
 
 /// A kernel's time: microseconds below a millisecond ("29.6 µs"), else human_ms.

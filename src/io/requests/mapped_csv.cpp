@@ -186,6 +186,12 @@ bool read_mapped_csv(LogInput& input, const ColumnMapping& mapping, bool force) 
       input.skip(line, problem);
       continue;
     }
+    if (mapping.zero_response_failed && request.response_tokens == 0) {
+      input.skip(line,
+                 {"failed request", "the request failed ('" + excerpt(mapping.response.column) +
+                                        "' is 0, this format's mark of a failed request)"});
+      continue;
+    }
     if (request.cached_tokens && *request.cached_tokens >= request.prompt_tokens) {
       request.cached_tokens = request.prompt_tokens - 1;  // the last token is always computed
     }

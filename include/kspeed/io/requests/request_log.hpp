@@ -71,6 +71,8 @@ struct ColumnMapping {
   std::optional<ColumnSpec> e2e;
   std::optional<ColumnSpec> model;    ///< model name (text)
   std::optional<ColumnSpec> success;  ///< rows whose value is false/0/no are failed requests
+  /// A response of 0 tokens is a failed request, not a prefill-only one (BurstGPT's convention).
+  bool zero_response_failed = false;
 };
 
 /// Parses "prompt=input_tokens,response=output_tokens_actual,ttft=ttft:s". Keys: arrival,

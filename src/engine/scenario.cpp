@@ -264,12 +264,16 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
   if (workload.decode_shares.empty() && options.step_model) {
     // The mean decode step of the response (its KV read grows linearly, so the mean step is the
     // step at the mean context): attention's share of its whole time.
-    // Per output token both are over τ (speculation), which matters against a wall TPOT.
+    // A wall TPOT (--tpot) is per output token; the step emits τ of them, so the step's wall
+    // time is τ · TPOT.
     const RequestLatency latency = deployment_latency(options, prompt_tokens, response_tokens);
     const StepTime& step = latency.decode_step;
-    return WithProvenance<double>{deployment_share(step.attention_ms() / latency.mean_accepted,
-                                                   latency.tpot_ms(), options.tpot_ms),
-                                  options.step_model->calibration};
+    const std::optional<double> step_wall_ms =
+        options.tpot_ms ? std::optional<double>(*options.tpot_ms * latency.mean_accepted)
+                        : std::nullopt;
+    return WithProvenance<double>{
+        deployment_share(step.attention_ms(), step.total_ms(), step_wall_ms),
+        options.step_model->calibration};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model

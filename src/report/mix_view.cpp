@@ -382,7 +382,8 @@ std::string scheduler_text(const MixResult& r) {
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
-      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks" : std::string("unlimited"),
+      (s.kv_blocks ? human_count(*s.kv_blocks) + " blocks" : std::string("unlimited")) +
+          (r.kv_blocks_source.empty() ? std::string() : " (" + r.kv_blocks_source + ")"),
       s.block_tokens, human_plain(s.request_overhead_ms),
       setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"
       : setup.arrivals.routing == engine::Routing::least_outstanding ? "least outstanding"

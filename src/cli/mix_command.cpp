@@ -655,7 +655,7 @@ class MixCommand final : public Command {
     const std::string budget = report::human_plain(platform->gpu.value.memory_gb) + " GB × " +
                                report::human_plain(utilization) +
                                (utilization_given ? " (given)" : " (vLLM's default)");
-    const std::string weights = report::human_plain(kv.weight_bytes / 1e9) + " GB";
+    const std::string weights = report::human_fixed(kv.weight_bytes / 1e9, 2) + " GB";
     if (kv.blocks < 1) {
       throw InputError("--replay: " + platform->model.value.name + "'s weights take " + weights +
                        " per GPU, leaving no KV cache in " + budget +

@@ -341,9 +341,11 @@ class MixCommand final : public Command {
                    "Replay the log through a continuous-batching engine, step by step, before and "
                    "after: queues, batches, TTFT/TPOT/ITL/E2E under load, SLO attainment, "
                    "capacity (docs/mix.md)");
-    app_->add_option("--step-model", flags_.step_model,
-                     "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
-                     "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay)")
+    app_->add_option(
+            "--step-model", flags_.step_model,
+            "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
+            "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay; instead of the one --model "
+            "and --gpu model or --calibrate fits)")
         ->type_name("COEFFS");
     app_->add_option("--replicas", flags_.replicas, "Engine replicas (with --replay). Default: 1")
         ->type_name("N");

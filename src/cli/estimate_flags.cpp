@@ -141,6 +141,10 @@ void add_provenance_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_flag("--strict", flags.strict,
                "Exit 2, writing nothing, when an input that reaches the answer is illustrative, "
                "clamped, extrapolated or borrowed from another model (stderr names them)");
+  add_fail_on_flag(app, flags);
+}
+
+void add_fail_on_flag(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--fail-on", flags.fail_on,
                  "Exit 2 when an input that reaches the answer has one of these provenances "
                  "(comma-separated: illustrative, clamped, extrapolated, borrowed, scaled, "

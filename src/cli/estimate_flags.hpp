@@ -77,5 +77,9 @@ void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& 
 void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep);
 /// Registers --strict and --fail-on (estimate registers them with its gates).
 void add_provenance_flags(CLI::App& app, EstimateFlags& flags);
+/// Registers --fail-on alone (mix's --strict also stops at a log's first bad row).
+void add_fail_on_flag(CLI::App& app, EstimateFlags& flags);
+/// Registers --calibrate and --calibrate-concurrency (part of add_estimate_flags).
+void add_calibration_flags(CLI::App& app, EstimateFlags& flags);
 
 }  // namespace kspeed::cli

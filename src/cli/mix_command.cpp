@@ -7,8 +7,12 @@
 
 #include "choice.hpp"
 #include "command.hpp"
+#include "estimate_flags.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/kv_capacity.hpp"
 #include "kspeed/engine/mix.hpp"
 #include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
@@ -25,7 +29,6 @@ namespace kspeed::cli {
 
 namespace {
 
-constexpr const char* kDefaultWorkload = "deepseek-r1-fp8";
 constexpr int kMaxReplicas = 1000000;
 
 // Flag values exactly as typed; parsed by kspeed's own parsers so every error names its flag.
@@ -48,7 +51,17 @@ struct MixFlags {
   std::string workload = kDefaultWorkload;
   std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
   std::string ttft, ctx, tpot;
+  /// The deployment the replay runs on, parsed by estimate's code: --model, --gpu, --tp,
+  /// --kv-dtype, ... (platform), --calibrate, --calibrate-concurrency and --fail-on.
+  EstimateFlags deployment;
+  std::string gpu_memory_utilization;
   OutputOptions output;
+};
+
+// The replay's step model and KV capacity, with where each came from.
+struct ReplayDeployment {
+  std::string step_model_source;
+  std::string kv_blocks_source;
 };
 
 template <class T, class Parse>
@@ -188,6 +201,7 @@ class MixCommand final : public Command {
     add_log_flags();
     add_cache_flags();
     add_replay_flags();
+    add_deployment_flags();
     add_change_flags();
     add_report_flags();
     add_output_options(*app_, flags_.output);
@@ -216,7 +230,12 @@ class MixCommand final : public Command {
         flags_.by, "--by", "grouping",
         {{"bucket", report::MixGrouping::bucket}, {"model", report::MixGrouping::model}});
     const engine::Slo slo = parse_slo();
-    engine::ServingSetup serving = parse_replay();
+    reject_replay_flags_without_replay();
+    const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
+    const std::optional<engine::Platform> platform =
+        resolve_platform(flags_.deployment.platform, {});
+    ReplayDeployment deployment;
+    engine::ServingSetup serving = parse_replay(platform, calibration, deployment);
     serving.slo = slo;
     serving.percentiles = percentiles;
     check_output_options(flags_.output);
@@ -249,9 +268,12 @@ class MixCommand final : public Command {
                        "bucket");
     }
     result.slo = slo;
+    // Before anything is written: --strict and --fail-on over what reaches this answer.
+    check_mix_inputs(mix_inputs(scenario, result.summary, deployment));
     if (flags_.replay) {
       serving.speedup = engine::attention_speedup(run.model());
-      result.step_model_source = "given: --step-model";
+      result.step_model_source = deployment.step_model_source;
+      result.kv_blocks_source = deployment.kv_blocks_source;
       result.replay = engine::replay_run(
           run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
           flags_.per_request.empty() ? nullptr : &replay_order_);
@@ -298,7 +320,8 @@ class MixCommand final : public Command {
         ->type_name("MAP");
     app_->add_flag("--strict", flags_.strict,
                    "Stop at the first bad row (exit 2, file:line) instead of skipping and "
-                   "counting it");
+                   "counting it; and exit 2, writing nothing, when an input that reaches the "
+                   "answer is illustrative, clamped, extrapolated or borrowed (stderr names them)");
   }
 
   void add_cache_flags() {
@@ -318,9 +341,11 @@ class MixCommand final : public Command {
                    "Replay the log through a continuous-batching engine, step by step, before and "
                    "after: queues, batches, TTFT/TPOT/ITL/E2E under load, SLO attainment, "
                    "capacity (docs/mix.md)");
-    app_->add_option("--step-model", flags_.step_model,
-                     "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
-                     "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay)")
+    app_->add_option(
+            "--step-model", flags_.step_model,
+            "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
+            "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay; instead of the one --model "
+            "and --gpu model or --calibrate fits)")
         ->type_name("COEFFS");
     app_->add_option("--replicas", flags_.replicas, "Engine replicas (with --replay). Default: 1")
         ->type_name("N");
@@ -356,7 +381,8 @@ class MixCommand final : public Command {
         ->capture_default_str();
     app_->add_option("--kv-blocks", flags_.kv_blocks,
                      "KV cache per replica in blocks (vLLM logs 'GPU KV cache size'); full: the "
-                     "latest request is preempted and recomputed. Default: unlimited")
+                     "latest request is preempted and recomputed. Default: what --model on --gpu "
+                     "leaves beside the weights (--gpu-memory-utilization), else unlimited")
         ->type_name("N");
     app_->add_option("--block-size", flags_.block_size,
                      "Tokens per KV block (vLLM --block-size). Default: 16")
@@ -375,6 +401,18 @@ class MixCommand final : public Command {
                      "Capacity's target: the fraction of requests that must meet both SLOs "
                      "(0.9 or 90%). Default: 90%")
         ->type_name("P");
+  }
+
+  // The deployment the replay runs on, registered by the code estimate and sweep use.
+  void add_deployment_flags() {
+    add_platform_flags(*app_, flags_.deployment.platform);
+    add_calibration_flags(*app_, flags_.deployment);
+    app_->add_option("--gpu-memory-utilization", flags_.gpu_memory_utilization,
+                     "With --replay on --model/--gpu and no --kv-blocks: the fraction of each "
+                     "GPU's memory the engine takes; the KV cache is what the weights leave of it "
+                     "(vLLM --gpu-memory-utilization). Default: 0.9, vLLM's")
+        ->type_name("F");
+    add_fail_on_flag(*app_, flags_.deployment);
   }
 
   void add_change_flags() {
@@ -475,37 +513,51 @@ class MixCommand final : public Command {
     return scheduler;
   }
 
-  engine::ServingSetup parse_replay() const {
-    engine::ServingSetup setup;
-    if (!flags_.replay) {
-      for (const auto& [flag, value] : {std::pair{"--replicas", &flags_.replicas},
-                                        {"--rate-scale", &flags_.rate_scale},
-                                        {"--concurrency", &flags_.concurrency},
-                                        {"--step-model", &flags_.step_model},
-                                        {"--max-batched-tokens", &flags_.max_batched_tokens},
-                                        {"--max-seqs", &flags_.max_seqs},
-                                        {"--kv-blocks", &flags_.kv_blocks},
-                                        {"--block-size", &flags_.block_size},
-                                        {"--request-overhead", &flags_.request_overhead},
-                                        {"--slo-ttft", &flags_.slo_ttft},
-                                        {"--slo-tpot", &flags_.slo_tpot},
-                                        {"--attainment", &flags_.attainment}}) {
-        if (!value->empty()) {
-          throw InputError(std::string(flag) +
-                           " describes the batching replay: add --replay (SLO attainment and "
-                           "capacity come from replaying the log's requests)");
-        }
+  // Flags that only the replay reads, given without --replay.
+  void reject_replay_flags_without_replay() const {
+    if (flags_.replay) return;
+    const PlatformFlags& platform = flags_.deployment.platform;
+    for (const auto& [flag, value] :
+         {std::pair{"--replicas", &flags_.replicas},
+          {"--rate-scale", &flags_.rate_scale},
+          {"--concurrency", &flags_.concurrency},
+          {"--step-model", &flags_.step_model},
+          {"--max-batched-tokens", &flags_.max_batched_tokens},
+          {"--max-seqs", &flags_.max_seqs},
+          {"--kv-blocks", &flags_.kv_blocks},
+          {"--block-size", &flags_.block_size},
+          {"--request-overhead", &flags_.request_overhead},
+          {"--slo-ttft", &flags_.slo_ttft},
+          {"--slo-tpot", &flags_.slo_tpot},
+          {"--attainment", &flags_.attainment},
+          {"--model", &platform.model},
+          {"--gpu", &platform.gpu},
+          {"--batch", &platform.batch},
+          {"--tp", &platform.tp},
+          {"--kv-dtype", &platform.kv_dtype},
+          {"--kv-layout", &platform.kv_layout},
+          {"--precision", &platform.precision},
+          {"--spec-tokens", &platform.spec_tokens},
+          {"--spec-accept", &platform.spec_accept},
+          {"--calibrate", &flags_.deployment.calibrate},
+          {"--calibrate-concurrency", &flags_.deployment.calibrate_concurrency},
+          {"--gpu-memory-utilization", &flags_.gpu_memory_utilization}}) {
+      if (!value->empty()) {
+        throw InputError(std::string(flag) +
+                         " describes the batching replay: add --replay (SLO attainment and "
+                         "capacity come from replaying the log's requests)");
       }
-      return setup;
     }
-    if (flags_.step_model.empty()) {
-      throw InputError(
-          "--replay needs the deployment's step time: --step-model fixed_ms=..,weights_ms=..,"
-          "ms_per_token=..,ms_per_prefill_pair=..,ms_per_kv_token=.. (docs/mix.md shows how "
-          "to read them off a measured run)");
-    }
-    setup.step = parse_step_model(flags_.step_model);
+  }
+
+  engine::ServingSetup parse_replay(const std::optional<engine::Platform>& platform,
+                                    const std::optional<io::CalibrationFile>& calibration,
+                                    ReplayDeployment& deployment) const {
+    engine::ServingSetup setup;
+    if (!flags_.replay) return setup;
     setup.scheduler = parse_scheduler();
+    deployment.step_model_source = choose_step_model(setup, platform, calibration);
+    deployment.kv_blocks_source = choose_kv_blocks(setup, platform);
     if (!flags_.replicas.empty()) {
       setup.arrivals.replicas =
           parse_whole(flags_.replicas, "--replicas", "a number of engine replicas", kMaxReplicas);
@@ -528,6 +580,157 @@ class MixCommand final : public Command {
                                        {"least-outstanding", engine::Routing::least_outstanding},
                                        {"shared-queue", engine::Routing::shared_queue}});
     return setup;
+  }
+
+  // The replay's step model: --step-model as given, else the deployment's, modelled from its
+  // roofline and fitted to --calibrate's file. A calibration's request overhead is time outside
+  // the engine: it joins TTFT and E2E, never the queue (--request-overhead overrides it).
+  std::string choose_step_model(engine::ServingSetup& setup,
+                                const std::optional<engine::Platform>& platform,
+                                const std::optional<io::CalibrationFile>& calibration) const {
+    if (!flags_.step_model.empty()) {
+      if (calibration) {
+        throw InputError("--step-model and --calibrate " + flags_.deployment.calibrate +
+                         " both set the replay's step model (--step-model states it, --calibrate "
+                         "fits it to measured latencies): pass one");
+      }
+      setup.step = parse_step_model(flags_.step_model);
+      return "given: --step-model";
+    }
+    if (!platform) {
+      throw InputError(
+          "--replay needs the deployment's step time: name the deployment with --model NAME "
+          "--gpu NAME (modelled from its roofline; kspeed models, kspeed gpus list them), add "
+          "--calibrate FILE to fit it to latencies measured on it, or state it with --step-model "
+          "fixed_ms=..,weights_ms=..,ms_per_token=..,ms_per_prefill_pair=..,ms_per_kv_token=.. "
+          "(docs/mix.md)");
+    }
+    engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
+    if (calibration) {
+      step = engine::calibrate_to_latencies(step, calibration->points, calibration->source);
+    }
+    setup.step = step.model;
+    if (flags_.request_overhead.empty()) {
+      setup.scheduler.request_overhead_ms = step.request_overhead_ms;
+    }
+    const std::string deployment = platform->model.value.name + " on " +
+                                   (platform->tensor_parallel.value > 1
+                                        ? std::to_string(platform->tensor_parallel.value) + "× "
+                                        : std::string()) +
+                                   platform->gpu.value.name;
+    if (calibration) return "fitted: " + deployment + " to " + calibration->source;
+    return "modelled: " + deployment + " roofline at the cited default efficiencies";
+  }
+
+  // KV blocks per replica: --kv-blocks as given, else what the deployment's GPU memory holds
+  // beside its weights (kv_capacity.hpp), else unlimited.
+  std::string choose_kv_blocks(engine::ServingSetup& setup,
+                               const std::optional<engine::Platform>& platform) const {
+    const bool utilization_given = !flags_.gpu_memory_utilization.empty();
+    if (!flags_.kv_blocks.empty()) {
+      if (utilization_given) {
+        throw InputError(
+            "--gpu-memory-utilization sizes the KV cache from the GPU's memory and --kv-blocks "
+            "states it: pass one");
+      }
+      return "given: --kv-blocks";
+    }
+    if (!platform) {
+      if (utilization_given) {
+        throw InputError(
+            "--gpu-memory-utilization sizes the KV cache from the deployment's GPU memory: name "
+            "it with --model NAME --gpu NAME, or state the cache with --kv-blocks N");
+      }
+      return "default: unlimited";
+    }
+    double utilization = engine::kDefaultGpuMemoryUtilization;
+    if (utilization_given) {
+      utilization = io::parse_share(flags_.gpu_memory_utilization, "--gpu-memory-utilization");
+      if (utilization <= 0) {
+        throw InputError("--gpu-memory-utilization: '" + flags_.gpu_memory_utilization +
+                         "' leaves the engine no memory: pass a fraction above 0 and at most 1, "
+                         "e.g. 0.9 or 90%");
+      }
+    }
+    const engine::KvCapacity kv =
+        engine::kv_cache_capacity(*platform, utilization, setup.scheduler.block_tokens);
+    const std::string budget = report::human_plain(platform->gpu.value.memory_gb) + " GB × " +
+                               report::human_plain(utilization) +
+                               (utilization_given ? " (given)" : " (vLLM's default)");
+    const std::string weights = report::human_fixed(kv.weight_bytes / 1e9, 2) + " GB";
+    if (kv.blocks < 1) {
+      throw InputError("--replay: " + platform->model.value.name + "'s weights take " + weights +
+                       " per GPU, leaving no KV cache in " + budget +
+                       ": split them with --tp N, raise --gpu-memory-utilization, or state the "
+                       "cache with --kv-blocks N");
+    }
+    setup.scheduler.kv_blocks = kv.blocks;
+    return "modelled: (" + budget + " − " + weights + " weights) / " +
+           report::human_count(std::llround(kv.kv_bytes_per_token)) + " bytes per token / " +
+           std::to_string(kv.block_tokens) + " tokens";
+  }
+
+  // The inputs that reach mix's answer, named as the output names them: the kernel speedup and
+  // shares of the targeted phases; the workload's TTFT and TPOT when some request lacks a
+  // measured one; with --replay, the step model and the KV capacity. The log's lengths are
+  // measured.
+  static std::vector<engine::AnswerInput> mix_inputs(const engine::Scenario& scenario,
+                                                     const engine::MixSummary& summary,
+                                                     const ReplayDeployment& deployment) {
+    std::vector<engine::AnswerInput> inputs;
+    for (const engine::AnswerInput& input : engine::answer_inputs(scenario)) {
+      const bool from_log = input.name == "prompt" || input.name == "response" ||
+                            (input.name == "TTFT" && summary.ttft_modelled == 0) ||
+                            (input.name == "TTFT fixed term" && summary.ttft_modelled == 0) ||
+                            (input.name == "TPOT" && summary.tpot_from_workload == 0);
+      if (!from_log) inputs.push_back(input);
+    }
+    if (!deployment.step_model_source.empty()) {
+      inputs.push_back({"replay step model", provenance_of(deployment.step_model_source)});
+      inputs.push_back({"replay KV capacity", provenance_of(deployment.kv_blocks_source)});
+    }
+    return inputs;
+  }
+
+  // "modelled: ..." -> modelled: the sources chosen above start with their provenance.
+  static engine::Provenance provenance_of(const std::string& source) {
+    const std::string word = source.substr(0, source.find(':'));
+    if (word == "modelled") return engine::Provenance::modelled;
+    if (word == "fitted") return engine::Provenance::fitted;
+    if (word == "default") return engine::Provenance::default_value;
+    return engine::Provenance::given;
+  }
+
+  // --strict (illustrative, clamped, extrapolated, borrowed) and --fail-on: exit 2 naming the
+  // refused inputs, with fixes mix takes.
+  void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs) const {
+    if (flags_.strict) refuse(inputs, engine::strict_filter(), "--strict");
+    if (!flags_.deployment.fail_on.empty()) {
+      refuse(inputs, engine::parse_input_filter(flags_.deployment.fail_on, "--fail-on"),
+             "--fail-on");
+    }
+  }
+
+  static void refuse(const std::vector<engine::AnswerInput>& inputs,
+                     const engine::InputFilter& filter, const char* flag) {
+    std::string list;
+    int count = 0;
+    for (const engine::AnswerInput& input : inputs) {
+      const bool listed = std::find(filter.provenances.begin(), filter.provenances.end(),
+                                    input.provenance) != filter.provenances.end();
+      if (!listed && !(filter.borrowed && input.borrowed)) continue;
+      list += (list.empty() ? "" : ", ") + input.name + " (" +
+              (input.borrowed ? "borrowed from another model, " : "") +
+              std::string(engine::to_string(input.provenance)) + ")";
+      ++count;
+    }
+    if (count == 0) return;
+    throw InputError(std::string(flag) + ": the answer stands on " + std::to_string(count) +
+                     (count == 1 ? " input" : " inputs") + " it refuses: " + list +
+                     ": give them (--ttft with --ctx, --tpot, --share, --decode-share, "
+                     "--kernel-speedup), a log with measured latencies, or a workload measured "
+                     "on this deployment (--workload); for the replay, --calibrate FILE with "
+                     "--model and --gpu, --step-model, --kv-blocks");
   }
 
   // One NDJSON line per request in log order, handed over as it is made; with --replay, its
@@ -559,6 +762,12 @@ class MixCommand final : public Command {
            "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
            "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5 --slo-ttft 2.5s --slo-tpot 60ms\n"
            "                                                   batching, SLO attainment, capacity\n"
+           "  kspeed mix azure.csv --replay --model llama-3.1-8b --gpu h100-sxm --slo-ttft 2s\n"
+           "                                                   the deployment's step model and KV\n"
+           "  kspeed mix azure.csv --replay --model llama-3.1-8b --gpu h100-sxm --calibrate "
+           "result.json\n"
+           "                                                   ... fitted to latencies measured on "
+           "it\n"
            "  kspeed mix profile_export.jsonl --format json    a log with measured latencies\n"
            "  kspeed mix results.csv --columns prompt=input_tokens,response=output_tokens_actual,"
            "ttft=ttft:s\n"

@@ -232,6 +232,7 @@ ordered_json replay_inputs_json(const MixResult& r) {
                       {"chunked_prefill", sched.chunked_prefill},
                       {"block_tokens", sched.block_tokens},
                       {"kv_blocks", or_null(sched.kv_blocks)},
+                      {"kv_blocks_source", r.kv_blocks_source},
                       {"request_overhead_ms", sched.request_overhead_ms}};
   const engine::ArrivalOptions& arrivals = setup.arrivals;
   out["arrivals"] = {{"mode", arrivals.concurrency > 0 ? "closed_loop" : "open_loop"},

@@ -365,6 +365,12 @@ std::string arrivals_text(const MixResult& r) {
                      replicas);
 }
 
+// A step-model coefficient to four significant digits ("4.8", "7.725", "7.5e-07"): a modelled
+// or fitted one is not known to more; the JSON keeps every digit.
+std::string coefficient(double ms) {
+  return fmt::format("{:.4g}", ms);
+}
+
 std::string scheduler_text(const MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::SchedulerOptions& s = setup.scheduler;
@@ -375,15 +381,16 @@ std::string scheduler_text(const MixResult& r) {
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
-      r.step_model_source, human_plain(m.fixed_ms), human_plain(m.weights_ms),
-      human_plain(m.ms_per_token), human_plain(m.ms_per_prefill_pair),
-      human_plain(m.ms_per_kv_token), human_plain(setup.speedup.prefill),
+      r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
+      coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
+      coefficient(m.ms_per_kv_token), human_plain(setup.speedup.prefill),
       human_plain(setup.speedup.decode),
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
-      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks" : std::string("unlimited"),
-      s.block_tokens, human_plain(s.request_overhead_ms),
+      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + r.kv_blocks_source + ")"
+                  : std::string("unlimited"),
+      s.block_tokens, coefficient(s.request_overhead_ms),
       setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"
       : setup.arrivals.routing == engine::Routing::least_outstanding ? "least outstanding"
                                                                      : "shared queue");

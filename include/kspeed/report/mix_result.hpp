@@ -24,6 +24,7 @@ struct MixResult {
   MixGrouping grouping = MixGrouping::bucket;
   std::optional<engine::MixReplay> replay;  ///< with --replay
   std::string step_model_source;  ///< where the replay's step model came from (its provenance)
+  std::string kv_blocks_source;   ///< where the replay's KV capacity came from (its provenance)
   engine::Slo slo;
 };
 

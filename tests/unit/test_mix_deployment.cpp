@@ -1,0 +1,174 @@
+// mix --replay on the user's deployment: the KV capacity its GPU memory leaves beside the
+// weights, and the step model modelled from --model/--gpu or fitted to --calibrate's file, run
+// through the command itself. The AccelMark result (../shared/data) is used when present.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kspeed/cli/app.hpp"
+#include "kspeed/engine/kv_capacity.hpp"
+#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/io/calibration_reader.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/model_reader.hpp"
+
+using namespace kspeed;
+using namespace kspeed::engine;
+
+namespace {
+
+const std::string kShared = std::string(KSPEED_SOURCE_DIR) + "/../shared/data/";
+const std::string kLog = std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/mix/azure-sample.csv";
+
+Platform platform_for(const std::string& model, const std::string& gpu, std::int64_t tp = 1) {
+  PlatformChoice choice;
+  choice.model = {io::load_model(model), Provenance::given};
+  choice.gpu = {io::load_gpu(gpu), Provenance::given};
+  choice.tensor_parallel = {tp, Provenance::given};
+  return make_platform(choice);
+}
+
+// Runs `kspeed mix` with JSON to a file; returns the document and the exit code.
+nlohmann::json run_mix(std::vector<std::string> args, int& exit_code) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / "kspeed-mix-deployment.json";
+  std::filesystem::remove(out);
+  args.insert(args.begin(), {"kspeed", "mix", kLog});
+  for (const char* extra : {"--format", "json", "-o"}) args.emplace_back(extra);
+  args.push_back(out.string());
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  exit_code = cli::run(static_cast<int>(argv.size()), argv.data());
+  if (!std::filesystem::exists(out)) return nullptr;
+  std::ifstream in(out);
+  nlohmann::json document = nlohmann::json::parse(in);
+  std::filesystem::remove(out);
+  return document;
+}
+
+}  // namespace
+
+TEST_CASE("KV capacity of Llama-3.1-8B on one H100: (80 GB x 0.9 - weights) / KV per block",
+          "[kv_capacity]") {
+  const KvCapacity kv =
+      kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm"), kDefaultGpuMemoryUtilization, 16);
+  CHECK(kv.budget_bytes == Approx(72e9));
+  // 8,029,995,008 parameters from config.json's shapes (untied embeddings) in BF16: the
+  // checkpoint's 8,030,261,248 less its 65 RMSNorm vectors of 4,096, which the shapes omit
+  CHECK(kv.weight_bytes == Approx(8029995008.0 * 2).epsilon(1e-12));
+  // K and V, 8 KV heads of 128 in BF16, 32 layers
+  CHECK(kv.kv_bytes_per_token == Approx(2.0 * 8 * 128 * 2 * 32));
+  // (72e9 - 16,059,990,016) / (131,072 · 16) = 26,674.3: checked in python
+  CHECK(kv.blocks == 26674);
+}
+
+TEST_CASE("KV capacity splits weights and KV heads over tensor parallelism; no room is 0 blocks",
+          "[kv_capacity]") {
+  const KvCapacity tp2 = kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm", 2),
+                                           kDefaultGpuMemoryUtilization, 16);
+  CHECK(tp2.kv_bytes_per_token == Approx(65536));
+  CHECK(tp2.blocks == 61006);  // (72e9 - 8,029,995,008) / (65,536 · 16) = 61,006.5
+  // Llama-3.1-70B's 141 GB of BF16 weights do not fit one 80 GB GPU
+  CHECK(kv_cache_capacity(platform_for("llama-3.1-70b", "h100-sxm"), 0.9, 16).blocks == 0);
+}
+
+TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's KV blocks",
+          "[mix][kv_capacity]") {
+  int exit_code = -1;
+  const nlohmann::json doc =
+      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, exit_code);
+  REQUIRE(exit_code == 0);
+  const nlohmann::json& replay = doc["replay"];
+  const CalibratedStepModel modelled =
+      modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  CHECK(replay["step_model"]["weights_ms"].get<double>() == Approx(modelled.model.weights_ms));
+  CHECK(replay["step_model"]["ms_per_kv_token"].get<double>() ==
+        Approx(modelled.model.ms_per_kv_token));
+  CHECK(replay["step_model"]["source"].get<std::string>().rfind("modelled: llama-3.1-8b on", 0) ==
+        0);
+  CHECK(replay["scheduler"]["kv_blocks"] == 26674);
+  CHECK(replay["scheduler"]["kv_blocks_source"].get<std::string>().rfind(
+            "modelled: (80 GB × 0.9 (vLLM's default) − 16.06 GB weights)", 0) == 0);
+  CHECK(replay["scheduler"]["request_overhead_ms"] == 0);
+
+  // --kv-blocks and --step-model override, each labelled given
+  const nlohmann::json given =
+      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--kv-blocks", "500",
+               "--step-model",
+               "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,"
+               "ms_per_kv_token=3.9e-5"},
+              exit_code);
+  REQUIRE(exit_code == 0);
+  CHECK(given["replay"]["scheduler"]["kv_blocks"] == 500);
+  CHECK(given["replay"]["scheduler"]["kv_blocks_source"] == "given: --kv-blocks");
+  CHECK(given["replay"]["step_model"]["source"] == "given: --step-model");
+  CHECK(given["replay"]["step_model"]["weights_ms"] == 4.8);
+}
+
+TEST_CASE("mix --replay refuses what it cannot run, naming flags it takes", "[mix]") {
+  int exit_code = -1;
+  // No step model: exit 2 and nothing written
+  CHECK(run_mix({"--replay"}, exit_code).is_null());
+  CHECK(exit_code == 2);
+  // Weights that leave no KV cache
+  CHECK(
+      run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm"}, exit_code).is_null());
+  CHECK(exit_code == 2);
+  // ... that --tp 4 splits: the run proceeds
+  CHECK_FALSE(
+      run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4"}, exit_code)
+          .is_null());
+  CHECK(exit_code == 0);
+  // --strict: the default workload's illustrative reference latencies reach the answer
+  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strict"}, exit_code)
+            .is_null());
+  CHECK(exit_code == 2);
+  // --fail-on modelled: the modelled step model reaches the replay
+  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft", "500ms",
+                 "--ctx", "4k", "--tpot", "20ms", "--share", "0.3", "--fail-on", "modelled"},
+                exit_code)
+            .is_null());
+  CHECK(exit_code == 2);
+  CHECK_FALSE(
+      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft", "500ms",
+               "--ctx", "4k", "--tpot", "20ms", "--share", "0.3", "--fail-on", "illustrative"},
+              exit_code)
+          .is_null());
+  CHECK(exit_code == 0);
+}
+
+TEST_CASE("mix --replay --calibrate: AccelMark's H100 run fits the step model and its overhead",
+          "[mix][calibration]") {
+  const std::string path =
+      kShared + "serving/accelmark-h100-llama3-8b-vllm0.7.3/result/interactive/result.json";
+  if (!std::filesystem::exists(path)) {
+    WARN("skipped: " << path << " is not present (../shared/data holds the real files)");
+    return;
+  }
+  int exit_code = -1;
+  const nlohmann::json doc = run_mix(
+      {"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibrate", path}, exit_code);
+  REQUIRE(exit_code == 0);
+  const CalibratedStepModel fit =
+      calibrate_to_latencies(modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm")),
+                             io::read_calibration_file(path).points, path);
+  const nlohmann::json& replay = doc["replay"];
+  CHECK(replay["step_model"]["source"].get<std::string>().rfind("fitted: llama-3.1-8b on", 0) == 0);
+  CHECK(replay["step_model"]["weights_ms"].get<double>() == Approx(fit.model.weights_ms));
+  // The overhead the fit found (12.3 ms: test_calibration_files) is outside the queue
+  CHECK(fit.request_overhead_ms == Approx(20.08 - 7.711 - 0.028).epsilon(1e-3));
+  CHECK(replay["scheduler"]["request_overhead_ms"].get<double>() ==
+        Approx(fit.request_overhead_ms));
+  // --step-model and --calibrate both set the step model: refused
+  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibrate", path,
+                 "--step-model",
+                 "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,"
+                 "ms_per_kv_token=3.9e-5"},
+                exit_code)
+            .is_null());
+  CHECK(exit_code == 2);
+}

@@ -158,7 +158,8 @@ TEST_CASE("sweep chart: prefill and request series over the context, ceiling, me
   CHECK(chart->series[0].points.size() == 6);
   // The first line is TTFT's: the fitted fixed term (T0 = 242 ms) dilutes prefill's 1.739×
   // at 128K to 1.722×, and the ceiling to 1/(1 − p_eff) = 6.19×, p_eff = 0.85 · 17.41 / 17.65.
-  const engine::SweepRow& last = seed_sweep().rows.back();
+  const engine::Sweep sweep = seed_sweep();  // kept alive: `last` refers into it
+  const engine::SweepRow& last = sweep.rows.back();
   REQUIRE(last.result.ttft.has_value());
   CHECK(chart->series[0].name == "TTFT");
   CHECK(chart->series[0].points.back().y == Approx(last.result.ttft->speedup));
@@ -168,7 +169,7 @@ TEST_CASE("sweep chart: prefill and request series over the context, ceiling, me
   // The workload's measured contexts between 4K and 128K, on the TTFT line.
   REQUIRE(!chart->measured.empty());
   CHECK(chart->measured.front().context_tokens == 4096);
-  CHECK(chart->measured.front().speedup == Approx(seed_sweep().rows.front().result.ttft->speedup));
+  CHECK(chart->measured.front().speedup == Approx(sweep.rows.front().result.ttft->speedup));
 }
 
 TEST_CASE("kernel speedup table: log-log between rows, held outside, given at a row") {

@@ -47,16 +47,7 @@ class EstimateCommand final : public Command {
       io::check_output_path(plot_path_, "--plot");
     }
     check_title_option(plot_title_, plot_path_);
-    if (flags_.ncu.file.empty()) {
-      for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
-                                       {flags_.ncu.launch, "--launch"},
-                                       {flags_.ncu.mma_shape, "--mma-shape"}}) {
-        if (!text.empty()) {
-          throw InputError(std::string(flag) +
-                           " reads an Nsight Compute export's launches: it needs --ncu FILE");
-        }
-      }
-    }
+    check_ncu_flags_need_file(flags_.ncu);
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_);
     const engine::Workload workload = load_estimate_workload(flags_, calibration);

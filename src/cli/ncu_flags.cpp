@@ -1,6 +1,7 @@
 #include "ncu_flags.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/ncu_reader.hpp"
@@ -31,6 +32,18 @@ void add_ncu_flags(CLI::App& command, NcuFlags& flags) {
                   "Hopper HMMA.16816: 16x8x16), turning the tensor-pipe instruction count into "
                   "FLOPs (2·M·N·K each); without it the FLOPs miss the tensor-core work")
       ->type_name("MxNxK");
+}
+
+void check_ncu_flags_need_file(const NcuFlags& flags) {
+  if (!flags.file.empty()) return;
+  for (const auto& [text, flag] : {std::pair{flags.kernel, "--kernel"},
+                                   {flags.launch, "--launch"},
+                                   {flags.mma_shape, "--mma-shape"}}) {
+    if (!text.empty()) {
+      throw InputError(std::string(flag) +
+                       " reads an Nsight Compute export's launches: it needs --ncu FILE");
+    }
+  }
 }
 
 namespace {

@@ -17,6 +17,10 @@ struct NcuFlags {
 
 void add_ncu_flags(CLI::App& command, NcuFlags& flags);
 
+/// Without --ncu, --kernel, --launch and --mma-shape have no export to read: InputError naming
+/// the first one given and the fix.
+void check_ncu_flags_need_file(const NcuFlags& flags);
+
 /// The export's launches, measured and matched against --kernel, and the levers as the measured
 /// roofline prices them (--bandwidth-efficiency's AFTER; its BEFORE is the measurement). The roof
 /// and the model are the caller's. Throws InputError for an unreadable or broken export, a bad

@@ -144,14 +144,7 @@ class RooflineCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
     if (!flags_.ncu.file.empty()) return execute_ncu();
-    for (const auto& [text, flag] : {std::pair{flags_.ncu.kernel, "--kernel"},
-                                     {flags_.ncu.launch, "--launch"},
-                                     {flags_.ncu.mma_shape, "--mma-shape"}}) {
-      if (!text.empty()) {
-        throw InputError(std::string(flag) +
-                         " reads an Nsight Compute export's launches: it needs --ncu FILE");
-      }
-    }
+    check_ncu_flags_need_file(flags_.ncu);
 
     engine::RooflineQuery query;
     const engine::Gpu gpu = resolve_roof(flags_, query);

@@ -214,8 +214,8 @@ class MixCommand final : public Command {
     if (flags_.log.empty()) {
       throw InputError(
           "kspeed mix needs a request log: kspeed mix FILE (Azure or BurstGPT CSV, Mooncake "
-          "JSONL, vllm bench serve --save-detailed JSON, AIPerf profile_export.jsonl, a "
-          "per-request CSV with --columns; see kspeed mix --help)");
+          "JSONL, vllm bench serve --save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM "
+          "benchmarks.json, a per-request CSV with --columns; see kspeed mix --help)");
     }
     // Every flag is checked before the log is read, so a typo fails in milliseconds.
     const engine::EstimateOptions estimate_options = to_estimate_options(flags_);
@@ -310,8 +310,9 @@ class MixCommand final : public Command {
     app_->add_option("log", flags_.log,
                      "A request log; the format is detected by content (gzip too): Azure LLM "
                      "inference trace CSV, BurstGPT CSV, Mooncake JSONL, vllm bench serve "
-                     "--save-detailed JSON, AIPerf profile_export.jsonl, InferenceX trace-replay "
-                     "CSV, or any CSV with --columns")
+                     "--save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM benchmarks.json "
+                     "(one benchmark with its requests), InferenceX trace-replay CSV, or any CSV "
+                     "with --columns")
         ->type_name("FILE");
     app_->add_option("--columns", flags_.columns,
                      "Which CSV column holds each field: prompt=COL,response=COL[,arrival=COL:s|"

@@ -196,6 +196,7 @@ class RooflineCommand final : public Command {
     const std::string svg = flags_.plot_path.empty()
                                 ? std::string()
                                 : report::measured_roofline_svg(result, flags_.plot_title);
+    stage_plot(flags_.plot_path, svg);  // written with the report, atomically, or not at all
     render_and_emit(report::make_report(result, report::ncu_view, report::ncu_document),
                     flags_.output);
     write_plot(flags_.plot_path, svg);

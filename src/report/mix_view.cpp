@@ -427,9 +427,10 @@ std::string skipped_text(const io::SkippedRows& rows) {
 
 void add_log_facts(View& view, const MixResult& r) {
   const io::RequestLogReport& log = r.log;
-  view.fact("log", fmt::format("{} ({}): {} records, {} requests used, {} skipped", log.source,
+  view.fact("log", fmt::format("{} ({}): {} record{}, {} request{} used, {} skipped", log.source,
                                io::to_string(log.format), human_count(log.records),
-                               human_count(log.requests), human_count(log.skipped_total())));
+                               log.records == 1 ? "" : "s", human_count(log.requests),
+                               log.requests == 1 ? "" : "s", human_count(log.skipped_total())));
   for (const io::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
   if (log.zero_response > 0) {
     view.fact("kept", human_count(log.zero_response) +

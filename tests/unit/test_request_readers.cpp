@@ -151,6 +151,117 @@ TEST_CASE("vllm --save-detailed JSON: per-request arrays in seconds, failures sk
   CHECK_THAT(r.report.skipped[0].first_detail, Contains("request #2"));
 }
 
+// GuideLLM's benchmarks.json as GenerativeRequestStats serialises each request
+// (vllm-project/guidellm src/guidellm/schemas/request_stats.py: the computed fields prompt_tokens,
+// output_tokens, request_start_time in Unix s, time_to_first_token_ms, inter_token_latency_ms,
+// request_latency in s), grouped by status under benchmarks[].requests (benchmark/schemas/report.py).
+namespace {
+
+std::string guidellm_report(const std::string& successful, const std::string& errored,
+                            int run_successful) {
+  return R"({"metadata": {"version": 2}, "benchmarks": [{"type_": "generative_benchmark",
+    "config": {"strategy": {"type_": "concurrent", "streams": 2}},
+    "metrics": {"request_totals": {"successful": )" +
+         std::to_string(run_successful) + R"(, "errored": 1, "incomplete": 0, "total": )" +
+         std::to_string(run_successful + 1) + R"(}},
+    "requests": {"successful": [)" +
+         successful + R"(], "errored": [)" + errored + R"(], "incomplete": []}}]})";
+}
+
+const std::string kGuidellmRequests =
+    R"({"request_id": "5b0c", "request_start_time": 1733000000.25, "request_latency": 0.15,
+        "prompt_tokens": 100, "output_tokens": 11, "time_to_first_token_ms": 50.0,
+        "inter_token_latency_ms": 10.0, "time_per_output_token_ms": 13.6},
+       {"request_id": "9e1f", "request_start_time": 1733000000.75, "request_latency": 0.04,
+        "prompt_tokens": 120, "output_tokens": 1, "time_to_first_token_ms": 40.0,
+        "inter_token_latency_ms": null})";
+const std::string kGuidellmErrored =
+    R"({"request_id": "c3d2", "request_start_time": 1733000000.5, "request_latency": 0.01,
+        "prompt_tokens": 90, "output_tokens": 0, "time_to_first_token_ms": null})";
+
+}  // namespace
+
+TEST_CASE("GuideLLM benchmarks.json: each successful request's stats, errored ones counted",
+          "[requests][guidellm]") {
+  const Read r = read(guidellm_report(kGuidellmRequests, kGuidellmErrored, 2));
+  CHECK(r.report.format == RequestFormat::guidellm_json);
+  CHECK(to_string(r.report.format) == "guidellm");
+  CHECK(r.report.records == 3);
+  REQUIRE(r.requests.size() == 2);
+  CHECK(r.requests[0].prompt_tokens == 100);
+  CHECK(r.requests[0].response_tokens == 11);
+  CHECK(*r.requests[0].ttft_ms == 50.0);
+  CHECK(*r.requests[0].tpot_ms == 10.0);  // inter_token_latency_ms: vLLM's TPOT
+  CHECK(*r.requests[0].e2e_ms == Approx(150.0));  // request_latency is in seconds
+  CHECK(*r.requests[0].arrival_s == 0.0);
+  CHECK(*r.requests[1].arrival_s == Approx(0.5));
+  CHECK_FALSE(r.requests[1].tpot_ms);  // null for a one-token response: not a zero
+  CHECK(r.requests[1].id == "9e1f");
+  REQUIRE(r.report.skipped.size() == 1);
+  CHECK(r.report.skipped[0].reason == "errored request");
+  CHECK(r.report.skipped[0].count == 1);
+}
+
+TEST_CASE("GuideLLM: a sample of the run's requests is counted; sweeps and empty reports refused",
+          "[requests][guidellm]") {
+  // Two of the run's ten successful requests were saved (--sample-requests 2).
+  const Read sample = read(guidellm_report(kGuidellmRequests, "", 10));
+  CHECK(sample.requests.size() == 2);
+  CHECK(sample.report.records == 10);
+  REQUIRE(sample.report.skipped.size() == 1);
+  CHECK(sample.report.skipped[0].reason == "successful request not kept in the report (a sample)");
+  CHECK(sample.report.skipped[0].count == 8);
+  CHECK_THAT(sample.report.skipped[0].first_detail, Contains("GuideLLM kept 2 of the run's 10"));
+  ReadOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(guidellm_report(kGuidellmRequests, "", 10), strict),
+             Contains("log:1: GuideLLM kept 2 of the run's 10 successful requests"));
+
+  // Saved with --sample-requests 0: aggregates only.
+  CHECK_THAT(error_of(guidellm_report("", "", 500)),
+             Contains("log:1: a GuideLLM report that keeps no successful request's stats "
+                      "(metrics.request_totals.successful is 500") &&
+                 Contains("--sample-requests 0") && Contains("kspeed diff or kspeed audit"));
+  // A sweep: each benchmark ran at its own load, so their requests are not one log.
+  const std::string one = R"({"config": {"strategy": {"type_": "synchronous"}}, "metrics": {},
+    "requests": {"successful": [)" + kGuidellmRequests + R"(]}})";
+  const std::string two = R"({"config": {"strategy": {"type_": "constant", "rate": 2.5}},
+    "metrics": {}, "requests": {"successful": [)" + kGuidellmRequests + R"(]}})";
+  CHECK_THAT(error_of(R"({"benchmarks": [)" + one + ", " + two + "]}"),
+             Contains("log:1: a GuideLLM report with 2 benchmarks (a sweep: synchronous, "
+                      "constant)") &&
+                 Contains("jq '.benchmarks |= [.[0]]' log > run0.json"));
+  CHECK_THAT(error_of(R"({"metadata": {"version": 2}, "benchmarks": []})"),
+             Contains("log:1: a GuideLLM report with no benchmarks"));
+  // A request without its prompt length is a counted bad row, not a crash.
+  const Read bad = read(guidellm_report(
+      R"({"prompt_tokens": null, "output_tokens": 3}, )" + kGuidellmRequests, "", 3));
+  REQUIRE(bad.requests.size() == 2);
+  CHECK(bad.report.skipped[0].reason == "prompt_tokens is not a whole number >= 1");
+  CHECK_THAT(bad.report.skipped[0].first_detail, Contains("requests.successful[0]: prompt_tokens"));
+}
+
+TEST_CASE("llm-d benchmark reports state aggregates only: mix says what it needs",
+          "[requests][llm-d]") {
+  const std::string fixtures = std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/llm-d/";
+  for (const char* name : {"report-v0.1.json", "report-v0.2.json"}) {
+    CAPTURE(name);
+    try {
+      read_request_log(fixtures + name, {}, [](const Request&) {});
+      FAIL("an llm-d report was read as a request log");
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      CHECK_THAT(message, Contains("an llm-d benchmark report (version 0.") &&
+                              Contains("states aggregates only") &&
+                              Contains("no request's prompt and output lengths") &&
+                              Contains("vllm bench serve --save-detailed"));
+    }
+  }
+  CHECK_THAT(error_of(R"({"version": "0.2", "scenario": {}, "results": {}})"),
+             Contains("log:1: an llm-d benchmark report (version 0.2) states aggregates only "
+                      "(results.request_performance.aggregate and time_series)"));
+}
+
 TEST_CASE("trace-replay CSV: quoted JSON lists with commas and newlines, cache hits in blocks",
           "[requests]") {
   const Read r = read(
@@ -268,7 +379,7 @@ TEST_CASE("Infinity and NaN in JSON and CSV are reported, not crashed on", "[req
 }
 
 TEST_CASE("the format list names every reader", "[requests]") {
-  CHECK(request_formats().size() == 7);
+  CHECK(request_formats().size() == 8);
   CHECK(to_string(RequestFormat::aiperf_jsonl) == "aiperf");
 }
 

@@ -120,4 +120,22 @@ std::optional<std::int64_t> json_timestamp_ns(const nlohmann::json* value, doubl
   return static_cast<std::int64_t>(std::llround(number));
 }
 
+bool read_json_document(LogInput& input) {
+  std::string document_text = input.head;
+  std::string line;
+  while (input.rest->next(line)) {
+    if (document_text.size() + line.size() >= input.rest->limit()) {
+      input.rest->refuse_long(input.head_line);
+    }
+    document_text += '\n';
+    document_text += line;
+  }
+  RowProblem problem;
+  const std::optional<nlohmann::json> document = parse_json_text(document_text, problem);
+  if (!document) return false;
+  // Tried last among the JSON readers: deciding needs the whole document.
+  return read_vllm_json(input, *document) || read_guidellm_json(input, *document) ||
+         refuse_llmd_report(input, *document);
+}
+
 }  // namespace kspeed::io::requests

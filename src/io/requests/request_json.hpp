@@ -38,4 +38,12 @@ std::optional<std::int64_t> json_timestamp_ns(const nlohmann::json* value, doubl
 /// Short text of a JSON value for error messages.
 std::string json_excerpt(const nlohmann::json& value);
 
+// Readers of logs that are one JSON document, handed the parsed document by read_json_document;
+// each declines (false) what is not its format.
+bool read_vllm_json(LogInput& input, const nlohmann::json& document);
+/// GuideLLM's benchmarks.json: one benchmark's per-request stats (benchmark_report_json.cpp).
+bool read_guidellm_json(LogInput& input, const nlohmann::json& document);
+/// An llm-d benchmark report states aggregates only: throws the error that says so.
+bool refuse_llmd_report(const LogInput& input, const nlohmann::json& document);
+
 }  // namespace kspeed::io::requests

@@ -30,6 +30,8 @@ const std::vector<RequestFormatInfo>& request_formats() {
        "vllm bench serve --save-detailed JSON (input_lens, output_lens, ttfts, itls)"},
       {RequestFormat::aiperf_jsonl, "aiperf",
        "AIPerf profile_export.jsonl (metadata, metrics, error per request)"},
+      {RequestFormat::guidellm_json, "guidellm",
+       "GuideLLM benchmarks.json (one benchmark, its requests' stats kept)"},
       {RequestFormat::trace_replay_csv, "trace-replay",
        "per-request CSV (input_tokens, output_tokens_actual, cache_hit_blocks, ttft, itl)"},
       {RequestFormat::mapped_csv, "columns",
@@ -190,7 +192,7 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
     }
     read = read_mapped_csv(input, *options.columns, true);
   } else if (json) {
-    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) || read_vllm_json(input);
+    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) || read_json_document(input);
   } else {
     read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input);
   }

@@ -1,8 +1,8 @@
 // `vllm bench serve --save-result --save-detailed` (vllm/benchmarks/serve.py): one JSON object
 // whose per-request arrays `input_lens`, `output_lens`, `ttfts` (s), `itls` (a list of
 // inter-token gaps per request, s) and `errors` (empty string on success) run in parallel. A
-// single JSON value, so this reader holds the document in memory (unlike the line formats); it
-// is tried last among the JSON readers because deciding needs the whole document.
+// single JSON value, so this reader is handed the whole document (read_json_document, which
+// holds it in memory unlike the line formats).
 #include "kspeed/error.hpp"
 #include "request_json.hpp"
 
@@ -75,41 +75,28 @@ void read_request(LogInput& input, const nlohmann::json& document, std::size_t i
 
 }  // namespace
 
-bool read_vllm_json(LogInput& input) {
-  std::string document_text = input.head;
-  std::string line;
-  while (input.rest->next(line)) {
-    if (document_text.size() + line.size() >= input.rest->limit()) {
-      input.rest->refuse_long(input.head_line);
-    }
-    document_text += '\n';
-    document_text += line;
-  }
-  RowProblem problem;
-  const std::optional<nlohmann::json> document = parse_json_text(document_text, problem);
-  if (!document || !document->is_object() || member(*document, {"input_lens"}) == nullptr) {
-    return false;
-  }
+bool read_vllm_json(LogInput& input, const nlohmann::json& document) {
+  if (!document.is_object() || member(document, {"input_lens"}) == nullptr) return false;
   input.report->format = RequestFormat::vllm_json;
-  const nlohmann::json& lens = (*document)["input_lens"];
+  const nlohmann::json& lens = document["input_lens"];
   if (!lens.is_array()) {
     throw InputError(input.source + ":" + std::to_string(input.head_line) +
                      ": 'input_lens' is not a list: expected one prompt length per request");
   }
   const std::size_t n = lens.size();
-  if (array_member(*document, "output_lens", n, input) == nullptr) {
+  if (array_member(document, "output_lens", n, input) == nullptr) {
     throw InputError(input.source + ":" + std::to_string(input.head_line) +
                      ": 'input_lens' without 'output_lens': expected the --save-detailed "
                      "per-request arrays");
   }
-  const nlohmann::json* errors = array_member(*document, "errors", n, input);
-  const nlohmann::json* ttfts = array_member(*document, "ttfts", n, input);
-  const nlohmann::json* itls = array_member(*document, "itls", n, input);
-  const nlohmann::json* model_id = member(*document, {"model_id"});
+  const nlohmann::json* errors = array_member(document, "errors", n, input);
+  const nlohmann::json* ttfts = array_member(document, "ttfts", n, input);
+  const nlohmann::json* itls = array_member(document, "itls", n, input);
+  const nlohmann::json* model_id = member(document, {"model_id"});
   const std::string model =
       model_id != nullptr && model_id->is_string() ? model_id->get<std::string>() : "";
   for (std::size_t i = 0; i < n; ++i) {
-    read_request(input, *document, i, errors, ttfts, itls, model);
+    read_request(input, document, i, errors, ttfts, itls, model);
   }
   return true;
 }

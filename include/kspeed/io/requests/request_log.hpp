@@ -35,7 +35,8 @@ enum class RequestFormat {
   burstgpt_csv,  ///< BurstGPT: Timestamp,Model,Request tokens,Response tokens,...
   mooncake_jsonl,  ///< Mooncake: {"timestamp" (ms), "input_length", "output_length", "hash_ids"}
   vllm_json,       ///< vllm bench serve --save-detailed: input_lens, output_lens, ttfts, itls (s)
-  aiperf_jsonl,  ///< AIPerf profile_export.jsonl: {metadata, metrics: {tag: {value, unit}}, error}
+  aiperf_jsonl,   ///< AIPerf profile_export.jsonl: {metadata, metrics: {tag: {value, unit}}, error}
+  guidellm_json,  ///< GuideLLM benchmarks.json: one benchmark's requests.successful stats
   trace_replay_csv,  ///< per-request CSV as InferenceX trace replay writes it
   mapped_csv,        ///< any CSV through a column mapping
 };

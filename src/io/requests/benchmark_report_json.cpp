@@ -110,8 +110,8 @@ std::string strategies(const nlohmann::json& benchmarks) {
                         ", benchmarks[0].requests.successful is empty or absent"
                   : std::string("benchmarks[0].requests.successful is empty or absent")) +
       "): mix needs each request's prompt_tokens and output_tokens, which GuideLLM saves there "
-      "unless told not to (--sample-requests 0, --output-sampling 0 before); rerun guidellm "
-      "without it, or compare the report's aggregates with kspeed diff or kspeed audit");
+      "unless told not to (--sample-requests 0; --output-sampling 0 in older versions); rerun "
+      "guidellm without it, or compare the report's aggregates with kspeed diff or kspeed audit");
 }
 
 }  // namespace

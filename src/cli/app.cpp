@@ -107,6 +107,33 @@ void allow_extras_everywhere(CLI::App& app) {
   }
 }
 
+// A command's CLI11 app, which can set its registered options aside between flag groups
+// (end_flag_group, command.hpp) and put them back, in order, before parsing. A class of CLI11's
+// App because the options are its protected member.
+class CommandApp final : public CLI::App {
+ public:
+  CommandApp(std::string summary, std::string name, CLI::App* parent, bool check_every_name)
+      : CLI::App(std::move(summary), std::move(name), parent),
+        check_every_name_(check_every_name) {}
+
+  void set_aside() {
+    if (check_every_name_) return;  // CLI11 compares each name with every other
+    for (CLI::Option_p& option : options_) aside_.push_back(std::move(option));
+    options_.clear();
+  }
+
+  void restore() {
+    if (aside_.empty()) return;
+    for (CLI::Option_p& option : options_) aside_.push_back(std::move(option));
+    options_ = std::move(aside_);
+    aside_.clear();
+  }
+
+ private:
+  bool check_every_name_;
+  std::vector<CLI::Option_p> aside_;  ///< the earlier groups' options, in registration order
+};
+
 // Every command kspeed has, in --help order.
 struct CommandEntry {
   const char* name;
@@ -176,12 +203,15 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
   std::vector<std::unique_ptr<Command>> commands;
   for (const CommandEntry& entry : kCommands) {
     if (named && !describe_all && requested != entry.name) continue;
-    CLI::App* command = app.add_subcommand(entry.name, entry.summary);
+    auto owned = std::make_shared<CommandApp>(entry.summary, entry.name, &app, describe_all);
+    CommandApp& command = *owned;
+    app.add_subcommand(std::move(owned));
     if (entry.hidden) {
-      command->group("");
+      command.group("");
     }
     if (describe_all || requested == entry.name) {
-      commands.push_back(entry.make(*command));
+      commands.push_back(entry.make(command));
+      command.restore();
     }
   }
   return commands;
@@ -381,6 +411,10 @@ int run_command(int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+void end_flag_group(CLI::App& command) {
+  if (auto* const owned = dynamic_cast<CommandApp*>(&command)) owned->set_aside();
+}
 
 int run(int argc, const char* const* argv) {
   std::set_new_handler(out_of_memory);

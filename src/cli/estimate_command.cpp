@@ -29,6 +29,7 @@ class EstimateCommand final : public Command {
     add_estimate_flags(*app_, flags_);
     add_ncu_flags(*app_, flags_.ncu);
     add_gate_flags(*app_, flags_);
+    end_flag_group(*app_);
     add_output_options(*app_, flags_.output);
     add_plot_option(*app_, plot_path_,
                     "Also draw the dilution chain into FILE: time before and after at each "

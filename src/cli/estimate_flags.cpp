@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "choice.hpp"
+#include "command.hpp"
 #include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/units.hpp"
@@ -177,9 +178,13 @@ void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
   add_workload_flags(app, flags);
   add_calibration_flags(app, flags);
+  end_flag_group(app);
   add_change_flags(app, flags);
+  end_flag_group(app);
   add_platform_flags(app, flags.platform);
+  end_flag_group(app);
   add_lever_flags(app, flags.levers);
+  end_flag_group(app);
 }
 
 engine::EstimateOptions to_options(const EstimateFlags& flags) {

@@ -268,3 +268,25 @@ TEST_CASE("figures for docs/mix.md", "[.mixdocs]") {
     print_summary(summarise(load(path, builtin_model()).run));
   }
 }
+
+TEST_CASE("real results with aggregates only: mix names the per-request output it needs",
+          "[mix][real]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"bench/aiperf-gptoss20b-profile_export_aiperf.json",
+       "AIPerf's aggregate export (profile_export_aiperf.json): aggregates only"},
+      {"bench/aiperf-gptoss20b-profile_export_aiperf.csv",
+       "AIPerf's aggregate export (profile_export_aiperf.csv): aggregates only"},
+      {"bench/sglang-bench-h200-llama-405b-online-output.jsonl",
+       "an SGLang bench_serving result: aggregates only"},
+      {"bench/vllm-bench-gptoss120b-disagg-conc4.json",
+       "a vllm bench serve result saved without --save-detailed: aggregates only"},
+  };
+  for (const auto& [name, expected] : cases) {
+    const std::string path = shared(name);
+    if (!present(path)) continue;
+    CAPTURE(name);
+    CHECK_THROWS_WITH(io::read_request_log(path, {}, [](const Request&) {}),
+                      Catch::Contains(path + ":1: " + expected) &&
+                          Catch::Contains("kspeed diff and kspeed audit read this file"));
+  }
+}

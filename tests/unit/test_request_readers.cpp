@@ -154,7 +154,8 @@ TEST_CASE("vllm --save-detailed JSON: per-request arrays in seconds, failures sk
 // GuideLLM's benchmarks.json as GenerativeRequestStats serialises each request
 // (vllm-project/guidellm src/guidellm/schemas/request_stats.py: the computed fields prompt_tokens,
 // output_tokens, request_start_time in Unix s, time_to_first_token_ms, inter_token_latency_ms,
-// request_latency in s), grouped by status under benchmarks[].requests (benchmark/schemas/report.py).
+// request_latency in s), grouped by status under benchmarks[].requests
+// (benchmark/schemas/report.py).
 namespace {
 
 std::string guidellm_report(const std::string& successful, const std::string& errored,
@@ -191,7 +192,7 @@ TEST_CASE("GuideLLM benchmarks.json: each successful request's stats, errored on
   CHECK(r.requests[0].prompt_tokens == 100);
   CHECK(r.requests[0].response_tokens == 11);
   CHECK(*r.requests[0].ttft_ms == 50.0);
-  CHECK(*r.requests[0].tpot_ms == 10.0);  // inter_token_latency_ms: vLLM's TPOT
+  CHECK(*r.requests[0].tpot_ms == 10.0);          // inter_token_latency_ms: vLLM's TPOT
   CHECK(*r.requests[0].e2e_ms == Approx(150.0));  // request_latency is in seconds
   CHECK(*r.requests[0].arrival_s == 0.0);
   CHECK(*r.requests[1].arrival_s == Approx(0.5));
@@ -224,9 +225,11 @@ TEST_CASE("GuideLLM: a sample of the run's requests is counted; sweeps and empty
                  Contains("--sample-requests 0") && Contains("kspeed diff or kspeed audit"));
   // A sweep: each benchmark ran at its own load, so their requests are not one log.
   const std::string one = R"({"config": {"strategy": {"type_": "synchronous"}}, "metrics": {},
-    "requests": {"successful": [)" + kGuidellmRequests + R"(]}})";
+    "requests": {"successful": [)" +
+                          kGuidellmRequests + R"(]}})";
   const std::string two = R"({"config": {"strategy": {"type_": "constant", "rate": 2.5}},
-    "metrics": {}, "requests": {"successful": [)" + kGuidellmRequests + R"(]}})";
+    "metrics": {}, "requests": {"successful": [)" +
+                          kGuidellmRequests + R"(]}})";
   CHECK_THAT(error_of(R"({"benchmarks": [)" + one + ", " + two + "]}"),
              Contains("log:1: a GuideLLM report with 2 benchmarks (a sweep: synchronous, "
                       "constant)") &&
@@ -260,6 +263,38 @@ TEST_CASE("llm-d benchmark reports state aggregates only: mix says what it needs
   CHECK_THAT(error_of(R"({"version": "0.2", "scenario": {}, "results": {}})"),
              Contains("log:1: an llm-d benchmark report (version 0.2) states aggregates only "
                       "(results.request_performance.aggregate and time_series)"));
+}
+
+TEST_CASE("results with aggregates only are refused with the per-request output to give",
+          "[requests]") {
+  // vllm bench serve --save-result without --save-detailed (vllm/benchmarks/serve.py).
+  CHECK_THAT(error_of(R"({"date": "20250101-000000", "completed": 100, "mean_ttft_ms": 12.5,
+    "median_ttft_ms": 11.0, "p99_ttft_ms": 30.0})"),
+             Contains("log:1: a vllm bench serve result saved without --save-detailed: "
+                      "aggregates only") &&
+                 Contains("--save-result --save-detailed"));
+  // AIPerf 0.10's profile_export_aiperf.json, schema 1.3: metrics at the top level.
+  CHECK_THAT(error_of(R"({"schema_version": "1.3", "aiperf_version": "0.10.0",
+    "time_to_first_token": {"unit": "ms", "avg": 2400.0, "p50": 2369.3}})"),
+             Contains("AIPerf's aggregate export (profile_export_aiperf.json)") &&
+                 Contains("give profile_export.jsonl from the same artifact directory"));
+  // AIPerf's profile_export_aiperf.csv.
+  CHECK_THAT(error_of("Metric,avg,min,max,p1,p5,p25,p50,p75,p90,p95,p99,std\n"
+                      "Time to First Token (ms),2400.0,100,5000,1,2,3,4,5,6,7,8,9\n"),
+             Contains("log:1: AIPerf's aggregate export (profile_export_aiperf.csv)"));
+  // SGLang bench_serving JSONL, one run a line, without --output-details.
+  CHECK_THAT(
+      error_of("{\"backend\": \"sglang\", \"completed\": 50, \"mean_e2e_latency_ms\": 900.0}\n"
+               "{\"backend\": \"sglang\", \"completed\": 50, \"mean_e2e_latency_ms\": 950.0}\n"),
+      Contains("log:1: an SGLang bench_serving result: aggregates only") &&
+          Contains("--output-details"));
+  // With --output-details an SGLang line carries the per-request lists vLLM's reader takes.
+  const Read detailed = read(R"({"backend": "sglang", "completed": 2, "mean_e2e_latency_ms": 9.0,
+    "input_lens": [100, 200], "output_lens": [2, 3], "ttfts": [0.01, 0.02],
+    "itls": [[0.005], [0.004, 0.006]], "errors": ["", ""]})");
+  CHECK(detailed.report.format == RequestFormat::vllm_json);
+  REQUIRE(detailed.requests.size() == 2);
+  CHECK(*detailed.requests[1].e2e_ms == Approx(30.0));
 }
 
 TEST_CASE("trace-replay CSV: quoted JSON lists with commas and newlines, cache hits in blocks",

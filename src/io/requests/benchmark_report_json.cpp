@@ -10,10 +10,17 @@
 // GuideLLM saves every request unless --sample-requests N (--output-sampling before) keeps a
 // sample of N per status; the run's counts are metrics.request_totals.
 //
-// llm-d-benchmark's standard report (llm-d/llm-d-benchmark docs/benchmark_report.md,
-// llmdbenchmark/analysis/benchmark_report/schema_v0_1.py, schema_v0_2.py) states aggregates only
-// (statistics over the requests, and in 0.2 time series of them): no request's lengths, so mix
-// has nothing to replay and says what it needs instead.
+// Results that state aggregates only give mix no request to put through the chain; each is named
+// with the per-request output that would do (kspeed diff and audit read them as they are):
+// - llm-d-benchmark's standard report (llm-d/llm-d-benchmark docs/benchmark_report.md,
+//   llmdbenchmark/analysis/benchmark_report/schema_v0_1.py, schema_v0_2.py): statistics over the
+//   requests, and in 0.2 time series of them;
+// - `vllm bench serve --save-result` without --save-detailed (completed, mean_ttft_ms, ...);
+// - AIPerf's profile_export_aiperf.json (records and input_config, or schema 1.3's metrics at
+//   the top level) and profile_export_aiperf.csv ("Metric,avg,..."), beside the per-request
+//   profile_export.jsonl in the same artifact directory;
+// - SGLang bench_serving JSONL without --output-details (backend, completed, mean_e2e_latency_ms
+//   a line; with it each line also holds input_lens, output_lens, ttfts and itls).
 #include <cmath>
 
 #include "kspeed/error.hpp"
@@ -178,6 +185,70 @@ bool read_guidellm_json(LogInput& input, const nlohmann::json& document) {
     input.report->records += left_out;
   }
   return true;
+}
+
+namespace {
+
+[[noreturn]] void refuse_aggregates(const LogInput& input, const std::string& what,
+                                    const std::string& instead) {
+  throw InputError(where(input) + ": " + what +
+                   ": aggregates only, no request's prompt and response lengths, and mix puts "
+                   "each request through the chain; " +
+                   instead + " (kspeed diff and kspeed audit read this file as it is)");
+}
+
+bool is_aiperf_aggregate(const nlohmann::json& document) {
+  if (member(document, {"records"}) != nullptr) {
+    return member(document, {"input_config"}) != nullptr;
+  }
+  const nlohmann::json* latency =
+      member(document, {"request_latency", "time_to_first_token", "ttft"});
+  return latency != nullptr && member(*latency, {"unit"}) != nullptr &&
+         member(document, {"schema_version", "aiperf_version", "input_config"}) != nullptr;
+}
+
+bool is_sglang_run(const nlohmann::json& object) {
+  return member(object, {"backend"}) != nullptr && member(object, {"completed"}) != nullptr &&
+         member(object, {"mean_e2e_latency_ms", "median_e2e_latency_ms", "dataset_name"}) !=
+             nullptr;
+}
+
+}  // namespace
+
+bool refuse_aggregate_result(const LogInput& input, const nlohmann::json& document) {
+  if (member(document, {"input_lens"}) != nullptr) return false;  // per-request lists: not here
+  if (is_aiperf_aggregate(document)) {
+    refuse_aggregates(input, "AIPerf's aggregate export (profile_export_aiperf.json)",
+                      "give profile_export.jsonl from the same artifact directory, or the "
+                      "directory itself");
+  }
+  if (is_sglang_run(document)) {
+    refuse_aggregates(input, "an SGLang bench_serving result",
+                      "rerun bench_serving with --output-details, which adds input_lens, "
+                      "output_lens, ttfts and itls to each line (one run a file)");
+  }
+  if (member(document, {"completed"}) != nullptr &&
+      member(document, {"mean_ttft_ms", "median_ttft_ms"}) != nullptr) {
+    refuse_aggregates(input, "a vllm bench serve result saved without --save-detailed",
+                      "rerun with --save-result --save-detailed, which keeps input_lens, "
+                      "output_lens, ttfts and itls per request");
+  }
+  return false;
+}
+
+bool refuse_aggregate_line(const LogInput& input) {
+  const std::optional<nlohmann::json> head = json_object_or_none(input.head);
+  return head && refuse_aggregate_result(input, *head);
+}
+
+bool refuse_aggregate_csv(const LogInput& input) {
+  // TextLines has dropped a UTF-8 BOM already.
+  if (input.head.starts_with("Metric,avg,") || input.head.starts_with("Metric,Value")) {
+    refuse_aggregates(input, "AIPerf's aggregate export (profile_export_aiperf.csv)",
+                      "give profile_export.jsonl from the same artifact directory, or the "
+                      "directory itself");
+  }
+  return false;
 }
 
 bool refuse_llmd_report(const LogInput& input, const nlohmann::json& document) {

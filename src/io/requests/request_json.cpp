@@ -135,7 +135,7 @@ bool read_json_document(LogInput& input) {
   if (!document) return false;
   // Tried last among the JSON readers: deciding needs the whole document.
   return read_vllm_json(input, *document) || read_guidellm_json(input, *document) ||
-         refuse_llmd_report(input, *document);
+         refuse_llmd_report(input, *document) || refuse_aggregate_result(input, *document);
 }
 
 }  // namespace kspeed::io::requests

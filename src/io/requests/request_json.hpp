@@ -45,5 +45,8 @@ bool read_vllm_json(LogInput& input, const nlohmann::json& document);
 bool read_guidellm_json(LogInput& input, const nlohmann::json& document);
 /// An llm-d benchmark report states aggregates only: throws the error that says so.
 bool refuse_llmd_report(const LogInput& input, const nlohmann::json& document);
+/// vLLM without --save-detailed, AIPerf's aggregate JSON, an SGLang run: aggregates only, so
+/// throws the error that names the per-request output to give instead; false for anything else.
+bool refuse_aggregate_result(const LogInput& input, const nlohmann::json& document);
 
 }  // namespace kspeed::io::requests

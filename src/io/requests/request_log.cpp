@@ -192,9 +192,11 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
     }
     read = read_mapped_csv(input, *options.columns, true);
   } else if (json) {
-    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) || read_json_document(input);
+    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) || refuse_aggregate_line(input) ||
+           read_json_document(input);
   } else {
-    read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input);
+    read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input) ||
+           refuse_aggregate_csv(input);
   }
   if (!read && json) {
     if (const std::optional<std::string> number = number_beyond_double(input.head)) {

@@ -84,6 +84,10 @@ bool read_mooncake_jsonl(LogInput& input);
 /// A log that is one JSON document (vLLM --save-detailed, a GuideLLM report): reads it whole and
 /// offers it to the document readers in request_json.hpp.
 bool read_json_document(LogInput& input);
+/// A first line (an SGLang bench_serving run) or a CSV header (AIPerf's aggregate CSV) of a
+/// result that states aggregates only: throws the error that says what mix needs instead.
+bool refuse_aggregate_line(const LogInput& input);
+bool refuse_aggregate_csv(const LogInput& input);
 bool read_azure_csv(LogInput& input);
 bool read_burstgpt_csv(LogInput& input);
 bool read_trace_replay_csv(LogInput& input);

@@ -101,6 +101,12 @@ std::string memory_sentence(const Warning& w) {
          "the roofline)";
 }
 
+// "8,947,849×" rather than "8947849×": a ratio that large is read as a count of times.
+std::string times_text(double ratio) {
+  return std::isfinite(ratio) && ratio >= 1000 ? human_count(std::llround(ratio))
+                                               : human_figure(ratio);
+}
+
 // estimate --ncu: the launch's speedup goes to the workload's attention, at a shape the export
 // does not record.
 std::string measured_shape_sentence(const Warning& w) {
@@ -118,8 +124,8 @@ std::string measured_shape_sentence(const Warning& w) {
          " where one layer of "
          "that prefill does " +
          human_si(w.number("modelled_flops_per_layer"), "FLOP") + " (" +
-         (w.number("flops_ratio") < 1 ? human_figure(1 / w.number("flops_ratio")) + "× less"
-                                      : human_figure(w.number("flops_ratio")) + "× more") +
+         (w.number("flops_ratio") < 1 ? times_text(1 / w.number("flops_ratio")) + "× less"
+                                      : times_text(w.number("flops_ratio")) + "× more") +
          "): it was most likely profiled on another model or length, and the speedup it prices "
          "may not hold at this one";
 }

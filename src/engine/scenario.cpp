@@ -672,13 +672,14 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
         " to use the workload's measured latency");
   }
   // The one way a share changes kind (denominator.hpp): through the step's times under both.
+  // The wall time leaves out the profiler idle gap the trace flagged (0 in format-1 files).
+  const double wall_ms = std::max(gpu_ms, step->wall_ms - step->profiler_gap_ms);
   const Share<TimeBase::wall> wall_share =
       kernel_time
           ? convert_share(Share<TimeBase::kernel>{share.value},
-                          Time<TimeBase::kernel>{step->kernel_ms},
-                          Time<TimeBase::wall>{step->wall_ms})
+                          Time<TimeBase::kernel>{step->kernel_ms}, Time<TimeBase::wall>{wall_ms})
           : convert_share(Share<TimeBase::busy>{share.value}, Time<TimeBase::busy>{step->busy_ms},
-                          Time<TimeBase::wall>{step->wall_ms});
+                          Time<TimeBase::wall>{wall_ms});
   Warning warning;
   warning.code = WarningCode::latency_of_another_kind;
   warning.phase = phase;
@@ -686,7 +687,7 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
   warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
   warning.numbers = {{"share", share.value},
                      {"gpu_ms", gpu_ms},
-                     {"wall_ms", step->wall_ms},
+                     {"wall_ms", wall_ms},
                      {"converted_share", wall_share.fraction}};
   warnings.push_back(std::move(warning));
   share = {wall_share.fraction, Provenance::converted};
@@ -842,6 +843,45 @@ PhaseInput decode_input(const Scenario& scenario) {
   return input;
 }
 
+namespace {
+
+// A share is resampled when it came from the workload's measured table (read off a point, or
+// interpolated, clamped or extrapolated from its points); a latency when read from the
+// workload's measured request (or scaled from it). Given, converted, modelled and default
+// inputs are held fixed.
+bool from_measured_table(const Workload& workload, const WithProvenance<double>& share) {
+  if (workload.share_origin != Provenance::measured) return false;
+  switch (share.provenance) {
+    case Provenance::measured:
+    case Provenance::interpolated:
+    case Provenance::clamped:
+    case Provenance::extrapolated:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool from_measured_request(const Workload& workload, const WithProvenance<double>& latency) {
+  return workload.share_origin == Provenance::measured &&
+         (latency.provenance == Provenance::measured || latency.provenance == Provenance::scaled);
+}
+
+PredictionInterval estimate_interval(const Workload& workload, const Scenario& scenario) {
+  ResampledInputs inputs;
+  const bool prefill_used = scenario.ttft_ms.value > 0;
+  inputs.prefill_share = prefill_used && from_measured_table(workload, scenario.prefill_share);
+  inputs.ttft = prefill_used && from_measured_request(workload, scenario.ttft_ms);
+  inputs.decode_share = scenario.decode_share && scenario.response_tokens.value > 1 &&
+                        from_measured_table(workload, *scenario.decode_share);
+  inputs.tpot =
+      scenario.response_tokens.value > 1 && from_measured_request(workload, scenario.tpot_ms);
+  return step_bootstrap_interval(workload.profiled_steps, prefill_input(scenario),
+                                 decode_input(scenario), inputs);
+}
+
+}  // namespace
+
 Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
                       const GateThresholds& gates) {
   Estimate estimate;
@@ -851,6 +891,7 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
   estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
+  estimate.interval = estimate_interval(workload, estimate.scenario);
   return estimate;
 }
 

@@ -360,6 +360,29 @@ CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
   return out;
 }
 
+std::vector<StepObservation> step_observations(const std::vector<ProfiledStep>& steps) {
+  std::vector<StepObservation> out;
+  for (const ProfiledStep& step : steps) {
+    StepObservation observation;
+    observation.label = step.label;
+    BatchComposition& batch = observation.batch;
+    batch.prefill_tokens = static_cast<double>(step.prefill_tokens);
+    if (step.prefill_requests > 0 && step.prefill_tokens > 0) {
+      const auto requests = static_cast<double>(step.prefill_requests);
+      batch.prefill_pairs = requests * causal_pairs(batch.prefill_tokens / requests, 0);
+    }
+    batch.decode_sequences = step.decode_requests;
+    batch.decode_kv_tokens = static_cast<double>(step.decode_kv_tokens);
+    observation.attention_kernel_ms = step.attention_kernel_ms;
+    observation.other_kernel_ms = std::max(0.0, step.kernel_ms - step.attention_kernel_ms);
+    // The step's time on the workload's denominator, like its latencies: kernel or busy time
+    // leave the idle part out (no fixed cost is seen), wall time keeps it less the profiler gap.
+    observation.wall_ms = step.time_ms;
+    out.push_back(std::move(observation));
+  }
+  return out;
+}
+
 CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
                                        const std::vector<StepObservation>& steps,
                                        std::string_view source) {

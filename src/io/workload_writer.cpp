@@ -34,6 +34,38 @@ nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
     entry["busy_ms"] = ms_of(step.busy_ms);
     entry["wall_ms"] = ms_of(step.wall_ms);
     if (step.batch) entry["batch"] = *step.batch;
+    entry["profiler_gap_ms"] = ms_of(step.profiler_gap_ms);
+    steps.push_back(entry);
+  }
+  return steps;
+}
+
+nlohmann::ordered_json measures(const engine::ProfiledStep& step) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  if (step.measures_ttft) out.push_back("ttft");
+  if (step.measures_tpot) out.push_back("tpot");
+  return out;
+}
+
+// Every profiled step (format 2): composition, times, and which request latency it measures.
+nlohmann::ordered_json profiled_steps(const engine::Workload& workload) {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const engine::ProfiledStep& step : workload.profiled_steps) {
+    nlohmann::ordered_json entry;
+    entry["label"] = step.label;
+    entry["phase"] = std::string(engine::to_string(step.phase));
+    entry["prefill_requests"] = step.prefill_requests;
+    entry["prefill_tokens"] = step.prefill_tokens;
+    entry["decode_requests"] = step.decode_requests;
+    entry["decode_kv_tokens"] = step.decode_kv_tokens;
+    entry["kernel_ms"] = ms_of(step.kernel_ms);
+    entry["busy_ms"] = ms_of(step.busy_ms);
+    entry["wall_ms"] = ms_of(step.wall_ms);
+    entry["profiler_gap_ms"] = ms_of(step.profiler_gap_ms);
+    entry["time_ms"] = ms_of(step.time_ms);
+    entry["attention_ms"] = ms_of(step.attention_ms);
+    entry["attention_kernel_ms"] = ms_of(step.attention_kernel_ms);
+    entry["measures"] = measures(step);
     steps.push_back(entry);
   }
   return steps;
@@ -43,6 +75,7 @@ nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
 
 std::string workload_to_json_text(const engine::Workload& workload) {
   nlohmann::ordered_json out;
+  out["format_version"] = engine::kWorkloadFormatVersion;
   out["name"] = workload.name;
   out["description"] = workload.description;
   out["source"] = workload.source;
@@ -69,7 +102,12 @@ std::string workload_to_json_text(const engine::Workload& workload) {
   out["conditions"] = conditions;
   if (workload.batch) out["batch"] = *workload.batch;
   if (!workload.share_denominator.empty()) out["share_denominator"] = workload.share_denominator;
+  if (workload.model) out["model"] = *workload.model;
+  if (workload.gpu) out["gpu"] = *workload.gpu;
+  if (workload.tp) out["tp"] = *workload.tp;
   if (!workload.measured_steps.empty()) out["measured_steps"] = measured_steps(workload);
+  if (!workload.profiled_from.empty()) out["profiled_from"] = workload.profiled_from;
+  if (!workload.profiled_steps.empty()) out["steps"] = profiled_steps(workload);
   return out.dump(2) + "\n";
 }
 

@@ -18,9 +18,9 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {
-    "format_version", "name",          "description", "source", "share_origin",
-    "request",        "attention_share", "conditions", "model", "gpu",
-    "batch",          "tp",            "share_denominator", "measured_steps", "kv_dtype",
+    "name",           "description", "source",         "share_origin", "request",
+    "attention_share", "conditions", "model",          "gpu",          "batch",
+    "tp",             "share_denominator", "measured_steps", "kv_dtype", "format_version",
     "profiled_from",  "steps"};
 const std::vector<std::string> kProfiledStepKeys = {
     "label",     "phase",   "prefill_requests", "prefill_tokens",  "decode_requests",

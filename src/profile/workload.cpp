@@ -252,7 +252,7 @@ std::string source_text(const ProfileResult& result, ShareScope scope, const std
                      "decode step, mean over the steps at the request's context (steps[]), "
                      "under the same denominator";
   if (result.options.denominator == Denominator::wall_time) {
-    text += keep_idle_gaps ? "; profiler idle gaps kept in the wall time (--keep-idle-gaps)"
+    text += keep_idle_gaps ? "; profiler idle gaps kept in the wall time, as asked"
                            : "; profiler idle gaps (steps[].profiler_gap_ms) excluded from the "
                              "wall time";
   }

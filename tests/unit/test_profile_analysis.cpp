@@ -229,15 +229,18 @@ TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "
   ProfileResult result;
   FileResult file;
   file.source = "t.json";
-  ContextPoint all_attention;
-  all_attention.context_tokens = 128;
-  all_attention.steps = 1;
-  all_attention.share_times.scope_ns = {100, 100, 100};
-  all_attention.share_times.denominator_ns = 100;
-  ContextPoint half = all_attention;
-  half.context_tokens = 4096;
-  half.share_times.scope_ns = {50, 60, 70};
-  file.prefill_points = {all_attention, half};
+  // Two prefill steps of one request: 128 tokens all attention, 4,096 tokens 60% (core+kv).
+  StepResult all_attention;
+  all_attention.label.phase = kspeed::engine::Phase::prefill;
+  all_attention.label.context_requests = 1;
+  all_attention.label.context_tokens = 128;
+  all_attention.times.kernel_count = 2;
+  all_attention.times.kernel_ns = all_attention.times.busy_ns = all_attention.times.wall_ns = 100;
+  all_attention.times.scope_kernel_ns = {100, 100, 100};
+  StepResult half = all_attention;
+  half.label.context_tokens = 4096;
+  half.times.scope_kernel_ns = {50, 60, 70};
+  file.steps = {all_attention, half};
   result.files.push_back(file);
   const EmittedWorkload emitted = workload_from_profile(result, ShareScope::core_kv);
   REQUIRE(emitted.workload.prefill_shares.size() == 1);

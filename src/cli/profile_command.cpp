@@ -21,6 +21,7 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/workload.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
@@ -284,6 +285,28 @@ class ProfileCommand final : public Command {
     }
   }
 
+  // The profiler idle gaps the workload records: how many steps, the longest, and what the
+  // wall-time denominator does with them.
+  static void report_profiler_gaps(const engine::Workload& workload, bool kept) {
+    const engine::ProfiledStep* longest = nullptr;
+    std::int64_t steps = 0;
+    for (const engine::ProfiledStep& step : workload.profiled_steps) {
+      if (step.profiler_gap_ms <= 0) continue;
+      ++steps;
+      if (longest == nullptr || step.profiler_gap_ms > longest->profiler_gap_ms) longest = &step;
+    }
+    if (longest == nullptr) return;
+    std::cerr << "kspeed: --emit-workload: " << steps << " of " << workload.profiled_steps.size()
+              << " steps held a profiler idle gap (an idle stretch longer than all the step's "
+                 "GPU work); the longest, "
+              << report::human_ms(longest->profiler_gap_ms) << " in '" << longest->label
+              << "' (busy " << report::human_ms(longest->busy_ms) << "), is recorded as "
+              << "profiler_gap_ms and "
+              << (kept ? "kept in the wall time (--keep-idle-gaps)"
+                       : "left out of a wall-time denominator (--keep-idle-gaps keeps it)")
+              << "\n";
+  }
+
   // Built and validated before anything is written: the emitted file must read back.
   static std::string emitted_workload(const profile::ProfileResult& result,
                                       profile::ShareScope scope,
@@ -309,6 +332,7 @@ class ProfileCommand final : public Command {
     }
     for (const engine::Warning& note : emitted.notes)
       std::cerr << "kspeed: --emit-workload: " << report::warning_sentence(note) << "\n";
+    report_profiler_gaps(emitted.workload, deployment.keep_idle_gaps);
     std::string text = io::workload_to_json_text(emitted.workload);
     io::parse_workload(text, "emitted workload");  // a bug here must not produce a bad file
     return text;

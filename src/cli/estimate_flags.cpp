@@ -271,10 +271,9 @@ void attach_step_model(engine::EstimateOptions& options,
     options.step_model = engine::calibrate_to_latencies(*options.step_model, calibration->points,
                                                         calibration->source);
   } else if (!workload.profiled_steps.empty()) {
-    options.step_model =
-        engine::calibrate_to_steps(*options.step_model,
-                                   engine::step_observations(workload.profiled_steps),
-                                   workload.profiled_from);
+    options.step_model = engine::calibrate_to_steps(
+        *options.step_model, engine::step_observations(workload.profiled_steps),
+        workload.profiled_from);
   }
 }
 

@@ -257,9 +257,8 @@ class ProfileCommand final : public Command {
     std::string model, gpu, tp;
   };
   EmittedDeployment deployment_flags() const {
-    if (flags_.emit_workload.empty() &&
-        (!flags_.model.empty() || !flags_.gpu.empty() || !flags_.tp.empty() ||
-         flags_.keep_idle_gaps)) {
+    if (flags_.emit_workload.empty() && (!flags_.model.empty() || !flags_.gpu.empty() ||
+                                         !flags_.tp.empty() || flags_.keep_idle_gaps)) {
       throw InputError(
           "--model, --gpu, --tp and --keep-idle-gaps describe the workload profile writes: "
           "pass --emit-workload FILE too, or leave them out");

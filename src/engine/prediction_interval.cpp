@@ -43,8 +43,7 @@ struct StepValues {
 StepValues stratum(const std::vector<ProfiledStep>& steps, StepMeasures latency) {
   StepValues out;
   for (const ProfiledStep& step : steps) {
-    const bool measures =
-        latency == StepMeasures::ttft ? step.measures_ttft : step.measures_tpot;
+    const bool measures = latency == StepMeasures::ttft ? step.measures_ttft : step.measures_tpot;
     if (!measures || step.time_ms <= 0) continue;
     out.attention_ms.push_back(step.attention_ms);
     out.time_ms.push_back(step.time_ms);
@@ -125,8 +124,7 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
     out.reason = NoPredictionInterval::inputs_not_measured;
     return out;
   }
-  const bool prefill_spread =
-      (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_steps >= 2;
+  const bool prefill_spread = (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_steps >= 2;
   const bool decode_spread = (out.inputs.decode_share || out.inputs.tpot) && out.tpot_steps >= 2;
   if (!prefill_spread && !decode_spread) {
     out.reason = NoPredictionInterval::too_few_steps;

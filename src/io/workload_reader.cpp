@@ -17,15 +17,26 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {
-    "name",           "description", "source",         "share_origin", "request",
-    "attention_share", "conditions", "model",          "gpu",          "batch",
-    "tp",             "share_denominator", "measured_steps", "kv_dtype", "format_version",
-    "profiled_from",  "steps"};
-const std::vector<std::string> kProfiledStepKeys = {
-    "label",     "phase",   "prefill_requests", "prefill_tokens",  "decode_requests",
-    "decode_kv_tokens", "kernel_ms", "busy_ms", "wall_ms", "profiler_gap_ms",
-    "time_ms",   "attention_ms", "attention_kernel_ms", "measures"};
+const std::vector<std::string> kTopKeys = {"name",           "description", "source",
+                                           "share_origin",   "request",     "attention_share",
+                                           "conditions",     "model",       "gpu",
+                                           "batch",          "tp",          "share_denominator",
+                                           "measured_steps", "kv_dtype",    "format_version",
+                                           "profiled_from",  "steps"};
+const std::vector<std::string> kProfiledStepKeys = {"label",
+                                                    "phase",
+                                                    "prefill_requests",
+                                                    "prefill_tokens",
+                                                    "decode_requests",
+                                                    "decode_kv_tokens",
+                                                    "kernel_ms",
+                                                    "busy_ms",
+                                                    "wall_ms",
+                                                    "profiler_gap_ms",
+                                                    "time_ms",
+                                                    "attention_ms",
+                                                    "attention_kernel_ms",
+                                                    "measures"};
 const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
 const std::vector<std::string> kMeasuredStepKeys = {
     "phase", "context", "steps", "kernel_ms", "busy_ms", "wall_ms", "batch", "profiler_gap_ms"};
@@ -221,8 +232,8 @@ std::vector<engine::MeasuredStep> read_measured_steps(const JsonReader& reader, 
   return steps;
 }
 
-std::int64_t non_negative_count(const JsonReader& reader, const json& object,
-                                const std::string& at, const char* key) {
+std::int64_t non_negative_count(const JsonReader& reader, const json& object, const std::string& at,
+                                const char* key) {
   const std::string path = at + "." + key;
   const double value = reader.number_value(reader.required(object, at, key), path);
   if (!(value >= 0) || value != std::floor(value) || value > 9.0e15) {
@@ -247,8 +258,8 @@ void read_measures(const JsonReader& reader, const json& object, const std::stri
   const json& array = object["measures"];
   const std::string path = at + ".measures";
   if (!array.is_array()) {
-    reader.fail(path, "expected an array of \"ttft\" and \"tpot\", found " +
-                          describe_json_type(array));
+    reader.fail(path,
+                "expected an array of \"ttft\" and \"tpot\", found " + describe_json_type(array));
   }
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string value = reader.string_value(array[i], path + "[" + std::to_string(i) + "]");
@@ -287,8 +298,9 @@ std::vector<engine::ProfiledStep> read_profiled_steps(const JsonReader& reader, 
     step.attention_ms = non_negative_ms(reader, object, at, "attention_ms");
     step.attention_kernel_ms = non_negative_ms(reader, object, at, "attention_kernel_ms");
     if (step.attention_ms > step.time_ms) {
-      reader.fail(at + ".attention_ms", "the step's attention time exceeds its time_ms: "
-                                        "expected attention_ms <= time_ms (same denominator)");
+      reader.fail(at + ".attention_ms",
+                  "the step's attention time exceeds its time_ms: "
+                  "expected attention_ms <= time_ms (same denominator)");
     }
     read_measures(reader, object, at, step);
     steps.push_back(std::move(step));
@@ -301,8 +313,10 @@ void check_format_version(const JsonReader& reader, const json& value) {
   const double version = reader.number_value(value, "format_version");
   if (version != 1 && version != 2) {
     reader.fail("format_version",
-                "unsupported workload format " + value.dump() + ": this kspeed reads formats 1 "
-                "and " + std::to_string(engine::kWorkloadFormatVersion) +
+                "unsupported workload format " + value.dump() +
+                    ": this kspeed reads formats 1 "
+                    "and " +
+                    std::to_string(engine::kWorkloadFormatVersion) +
                     " (a newer kspeed wrote the file: upgrade kspeed, or re-emit it with this "
                     "one's kspeed profile --emit-workload)");
   }

@@ -244,9 +244,9 @@ void add_conditions(const ProfileResult& result, engine::Workload& workload) {
 std::string source_text(const ProfileResult& result, ShareScope scope, const std::string& files,
                         bool mixed_prefill, bool mixed_decode, bool keep_idle_gaps) {
   const std::string denominator(to_string(result.options.denominator));
-  std::string text = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " +
-                     files + "; share = " + std::string(to_string(scope)) +
-                     " attention kernel time / " + denominator +
+  std::string text = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
+                     "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
+                     denominator +
                      ", time-weighted over the steps at each context; request.ttft_ms is a "
                      "prefill request's share of its step by tokens and request.tpot_ms the "
                      "decode step, mean over the steps at the request's context (steps[]), "

@@ -204,8 +204,8 @@ ordered_json interval_json(const engine::PredictionInterval& interval) {
   out["ttft_steps"] = interval.ttft_steps;
   out["tpot_steps"] = interval.tpot_steps;
   out["inputs"] = interval.inputs.names();
-  out["no_interval_reason"] = has ? ordered_json(nullptr)
-                                  : ordered_json(engine::to_string(interval.reason));
+  out["no_interval_reason"] =
+      has ? ordered_json(nullptr) : ordered_json(engine::to_string(interval.reason));
   return out;
 }
 

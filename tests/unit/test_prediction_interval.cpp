@@ -41,8 +41,8 @@ ProfiledStep decode_step(double attention_ms, double other_ms) {
 
 std::vector<ProfiledStep> batched_steps() {
   return {prefill_step(0.300, 1.200), prefill_step(0.320, 1.180), prefill_step(0.280, 1.250),
-          prefill_step(0.310, 1.210), decode_step(0.200, 0.800), decode_step(0.220, 0.810),
-          decode_step(0.240, 0.790), decode_step(0.210, 0.820), decode_step(0.230, 0.800),
+          prefill_step(0.310, 1.210), decode_step(0.200, 0.800),  decode_step(0.220, 0.810),
+          decode_step(0.240, 0.790),  decode_step(0.210, 0.820),  decode_step(0.230, 0.800),
           decode_step(0.215, 0.805)};
 }
 
@@ -110,11 +110,11 @@ std::pair<double, double> independent_interval(const std::vector<ProfiledStep>& 
     for (auto& i : id) i = pick(g, 6);
     const auto sp = stats(pre, ip, 1.0 / 15);
     const auto sd = stats(dec, id, 1.0);
-    speedups.push_back(closed_form_speedup(
-        chain.prefill.time_before_ms * sp.second / whole_p.second,
-        chain.prefill.attention_share * sp.first / whole_p.first,
-        chain.decode.time_before_ms * sd.second / whole_d.second,
-        chain.decode.attention_share * sd.first / whole_d.first, 2.0));
+    speedups.push_back(
+        closed_form_speedup(chain.prefill.time_before_ms * sp.second / whole_p.second,
+                            chain.prefill.attention_share * sp.first / whole_p.first,
+                            chain.decode.time_before_ms * sd.second / whole_d.second,
+                            chain.decode.attention_share * sd.first / whole_d.first, 2.0));
   }
   std::sort(speedups.begin(), speedups.end());
   auto percentile = [&speedups](double q) {  // numpy's linear rule
@@ -151,10 +151,9 @@ TEST_CASE("prediction interval: the bootstrap over steps, computed a second way"
   CHECK(*interval.high == Approx(high).epsilon(1e-12));
   // The point estimate lies inside, and the interval has width: the steps differ.
   const double point = estimate_chain(chain.prefill, chain.decode).request.speedup;
-  CHECK(point == Approx(closed_form_speedup(chain.prefill.time_before_ms,
-                                            chain.prefill.attention_share,
-                                            chain.decode.time_before_ms,
-                                            chain.decode.attention_share, 2.0)));
+  CHECK(point == Approx(closed_form_speedup(
+                     chain.prefill.time_before_ms, chain.prefill.attention_share,
+                     chain.decode.time_before_ms, chain.decode.attention_share, 2.0)));
   CHECK(*interval.low < point);
   CHECK(point < *interval.high);
   CHECK(*interval.high - *interval.low > 1e-3);

@@ -63,8 +63,8 @@ enum class StepMeasures {
 /// batch composition and its times, so the request and the shares can be recomputed from it and
 /// the spread over steps carried to the estimate's prediction interval.
 struct ProfiledStep {
-  std::string label;            ///< the step's annotation
-  Phase phase = Phase::prefill;  ///< prefill, decode or mixed (chunked prefill)
+  std::string label;                  ///< the step's annotation
+  Phase phase = Phase::prefill;       ///< prefill, decode or mixed (chunked prefill)
   std::int64_t prefill_requests = 0;  ///< requests computing prompt tokens in the step
   std::int64_t prefill_tokens = 0;    ///< prompt tokens computed (all requests)
   std::int64_t decode_requests = 0;   ///< sequences producing a token

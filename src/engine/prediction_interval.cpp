@@ -10,12 +10,14 @@ std::string_view to_string(NoPredictionInterval reason) {
   switch (reason) {
     case NoPredictionInterval::none:
       return "none";
-    case NoPredictionInterval::no_profiled_steps:
-      return "no_profiled_steps";
+    case NoPredictionInterval::no_measured_spread:
+      return "no_measured_spread";
     case NoPredictionInterval::inputs_not_measured:
       return "inputs_not_measured";
     case NoPredictionInterval::too_few_steps:
       return "too_few_steps";
+    case NoPredictionInterval::exact_fit:
+      return "exact_fit";
     case NoPredictionInterval::no_resamples:
       return "no_resamples";
   }
@@ -102,6 +104,34 @@ double sorted_percentile(const std::vector<double>& sorted, double q) {
   return sorted[low] + (h - std::floor(h)) * (sorted[high] - sorted[low]);
 }
 
+// The interval's bounds from the resampled speedups.
+void set_bounds(std::vector<double>& speedups, const BootstrapOptions& options,
+                std::string_view method, PredictionInterval& out) {
+  std::sort(speedups.begin(), speedups.end());
+  const double tail = (1 - options.confidence) / 2;
+  out.low = sorted_percentile(speedups, tail);
+  out.high = sorted_percentile(speedups, 1 - tail);
+  out.resamples = options.resamples;
+  out.method = method;
+  out.reason = NoPredictionInterval::none;
+}
+
+// measured / predicted of each point of one kind: what a new measurement is of the model.
+std::vector<double> ratios_of(const std::vector<PointResidual>& residuals, LatencyKind kind) {
+  std::vector<double> ratios;
+  for (const PointResidual& point : residuals) {
+    if (point.kind == kind && point.predicted_ms > 0) {
+      ratios.push_back(point.measured_ms / point.predicted_ms);
+    }
+  }
+  return ratios;
+}
+
+bool has_spread(const std::vector<double>& ratios) {
+  return std::any_of(ratios.begin(), ratios.end(),
+                     [](double ratio) { return std::fabs(ratio - 1) > 1e-9; });
+}
+
 }  // namespace
 
 PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& steps,
@@ -112,20 +142,20 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
   out.confidence = options.confidence;
   const StepValues ttft = stratum(steps, StepMeasures::ttft);
   const StepValues tpot = stratum(steps, StepMeasures::tpot);
-  out.ttft_steps = static_cast<std::int64_t>(ttft.time_ms.size());
-  out.tpot_steps = static_cast<std::int64_t>(tpot.time_ms.size());
+  out.ttft_samples = static_cast<std::int64_t>(ttft.time_ms.size());
+  out.tpot_samples = static_cast<std::int64_t>(tpot.time_ms.size());
   // An input moves only when its steps exist; one step has no spread to resample.
-  out.inputs.prefill_share = inputs.prefill_share && out.ttft_steps > 0;
-  out.inputs.ttft = inputs.ttft && out.ttft_steps > 0;
-  out.inputs.decode_share = inputs.decode_share && out.tpot_steps > 0;
-  out.inputs.tpot = inputs.tpot && out.tpot_steps > 0;
+  out.inputs.prefill_share = inputs.prefill_share && out.ttft_samples > 0;
+  out.inputs.ttft = inputs.ttft && out.ttft_samples > 0;
+  out.inputs.decode_share = inputs.decode_share && out.tpot_samples > 0;
+  out.inputs.tpot = inputs.tpot && out.tpot_samples > 0;
   if (steps.empty()) return out;
   if (!out.inputs.any()) {
     out.reason = NoPredictionInterval::inputs_not_measured;
     return out;
   }
-  const bool prefill_spread = (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_steps >= 2;
-  const bool decode_spread = (out.inputs.decode_share || out.inputs.tpot) && out.tpot_steps >= 2;
+  const bool prefill_spread = (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_samples >= 2;
+  const bool decode_spread = (out.inputs.decode_share || out.inputs.tpot) && out.tpot_samples >= 2;
   if (!prefill_spread && !decode_spread) {
     out.reason = NoPredictionInterval::too_few_steps;
     return out;
@@ -161,12 +191,46 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
     }
     speedups.push_back(estimate_chain(p, d).request.speedup);
   }
-  std::sort(speedups.begin(), speedups.end());
-  const double tail = (1 - options.confidence) / 2;
-  out.low = sorted_percentile(speedups, tail);
-  out.high = sorted_percentile(speedups, 1 - tail);
-  out.resamples = options.resamples;
-  out.reason = NoPredictionInterval::none;
+  set_bounds(speedups, options, PredictionInterval::kStepMethod, out);
+  return out;
+}
+
+PredictionInterval residual_bootstrap_interval(const std::vector<PointResidual>& residuals,
+                                               const PhaseInput& prefill,
+                                               const PhaseInput& decode, bool ttft, bool tpot,
+                                               const BootstrapOptions& options) {
+  PredictionInterval out;
+  out.confidence = options.confidence;
+  const std::vector<double> ttft_ratios =
+      ttft ? ratios_of(residuals, LatencyKind::ttft) : std::vector<double>{};
+  const std::vector<double> tpot_ratios =
+      tpot ? ratios_of(residuals, LatencyKind::tpot) : std::vector<double>{};
+  out.ttft_samples = static_cast<std::int64_t>(ttft_ratios.size());
+  out.tpot_samples = static_cast<std::int64_t>(tpot_ratios.size());
+  out.inputs.ttft = !ttft_ratios.empty();
+  out.inputs.tpot = !tpot_ratios.empty();
+  if (!out.inputs.any()) return out;
+  const bool move_ttft = has_spread(ttft_ratios);
+  const bool move_tpot = has_spread(tpot_ratios);
+  if (!move_ttft && !move_tpot) {
+    out.reason = NoPredictionInterval::exact_fit;
+    return out;
+  }
+  if (options.resamples <= 0) {
+    out.reason = NoPredictionInterval::no_resamples;
+    return out;
+  }
+  std::mt19937_64 generator(options.seed);
+  std::vector<double> speedups;
+  speedups.reserve(static_cast<std::size_t>(options.resamples));
+  for (std::int64_t r = 0; r < options.resamples; ++r) {
+    PhaseInput p = prefill;
+    PhaseInput d = decode;
+    if (move_ttft) p.time_before_ms *= ttft_ratios[uniform_index(generator, ttft_ratios.size())];
+    if (move_tpot) d.time_before_ms *= tpot_ratios[uniform_index(generator, tpot_ratios.size())];
+    speedups.push_back(estimate_chain(p, d).request.speedup);
+  }
+  set_bounds(speedups, options, PredictionInterval::kResidualMethod, out);
   return out;
 }
 

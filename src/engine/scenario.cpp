@@ -876,8 +876,20 @@ PredictionInterval estimate_interval(const Workload& workload, const Scenario& s
                         from_measured_table(workload, *scenario.decode_share);
   inputs.tpot =
       scenario.response_tokens.value > 1 && from_measured_request(workload, scenario.tpot_ms);
-  return step_bootstrap_interval(workload.profiled_steps, prefill_input(scenario),
-                                 decode_input(scenario), inputs);
+  const PredictionInterval steps = step_bootstrap_interval(
+      workload.profiled_steps, prefill_input(scenario), decode_input(scenario), inputs);
+  if (steps.reason != NoPredictionInterval::no_measured_spread) return steps;
+  // No profiled step: a TTFT or TPOT the fitted step model supplied carries its residuals.
+  if (!scenario.step_model || scenario.step_model->calibration != Provenance::fitted) return steps;
+  const auto supplied = [&scenario](std::string_view input) {
+    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(),
+                     input) != scenario.deployment_inputs.end();
+  };
+  const bool ttft = prefill_used && supplied("ttft");
+  const bool tpot = scenario.response_tokens.value > 1 && supplied("tpot");
+  if (!ttft && !tpot) return steps;
+  return residual_bootstrap_interval(scenario.step_model->residuals, prefill_input(scenario),
+                                     decode_input(scenario), ttft, tpot);
 }
 
 }  // namespace

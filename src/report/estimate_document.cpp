@@ -199,10 +199,10 @@ ordered_json interval_json(const engine::PredictionInterval& interval) {
   out["request_speedup_low"] = has ? ordered_json(*interval.low) : ordered_json(nullptr);
   out["request_speedup_high"] = has ? ordered_json(*interval.high) : ordered_json(nullptr);
   out["confidence"] = has ? ordered_json(interval.confidence) : ordered_json(nullptr);
-  out["method"] = has ? ordered_json(engine::PredictionInterval::kMethod) : ordered_json(nullptr);
+  out["method"] = has ? ordered_json(interval.method) : ordered_json(nullptr);
   out["resamples"] = interval.resamples;
-  out["ttft_steps"] = interval.ttft_steps;
-  out["tpot_steps"] = interval.tpot_steps;
+  out["ttft_samples"] = interval.ttft_samples;
+  out["tpot_samples"] = interval.tpot_samples;
   out["inputs"] = interval.inputs.names();
   out["no_interval_reason"] =
       has ? ordered_json(nullptr) : ordered_json(engine::to_string(interval.reason));

@@ -423,12 +423,13 @@ std::string interval_bounds(double low, double high) {
 std::string interval_sentence(const Estimate& estimate) {
   const engine::PredictionInterval& interval = estimate.interval;
   if (interval.low && interval.high) {
+    const bool steps = interval.method == engine::PredictionInterval::kStepMethod;
     return fmt::format(
         " {:.0f}% prediction interval: {} ({}: {} resamples of the {} TTFT and {} TPOT "
-        "steps behind the {}).",
+        "{} behind the {}).",
         interval.confidence * 100, interval_bounds(*interval.low, *interval.high),
-        engine::PredictionInterval::kMethod, human_count(interval.resamples),
-        human_count(interval.ttft_steps), human_count(interval.tpot_steps),
+        interval.method, human_count(interval.resamples), human_count(interval.ttft_samples),
+        human_count(interval.tpot_samples), steps ? "steps" : "calibration points",
         fmt::join(input_words(interval.inputs), ", "));
   }
   switch (interval.reason) {

@@ -143,9 +143,10 @@ TEST_CASE("prediction interval: the bootstrap over steps, computed a second way"
   REQUIRE(interval.reason == NoPredictionInterval::none);
   REQUIRE(interval.low);
   REQUIRE(interval.high);
-  CHECK(interval.ttft_steps == 4);
-  CHECK(interval.tpot_steps == 6);
+  CHECK(interval.ttft_samples == 4);
+  CHECK(interval.tpot_samples == 6);
   CHECK(interval.resamples == 1000);
+  CHECK(interval.method == PredictionInterval::kStepMethod);
   const auto [low, high] = independent_interval(steps, chain, 1000);
   CHECK(*interval.low == Approx(low).epsilon(1e-12));
   CHECK(*interval.high == Approx(high).epsilon(1e-12));
@@ -180,7 +181,7 @@ TEST_CASE("prediction interval: none, with the reason, when no input has a sprea
     const PredictionInterval interval =
         step_bootstrap_interval({}, chain.prefill, chain.decode, all_inputs());
     CHECK_FALSE(interval.low);
-    CHECK(interval.reason == NoPredictionInterval::no_profiled_steps);
+    CHECK(interval.reason == NoPredictionInterval::no_measured_spread);
   }
   SECTION("every measured input replaced on the command line") {
     const PredictionInterval interval =
@@ -218,4 +219,54 @@ TEST_CASE("a prefill request's TTFT is its share of the step's tokens", "[predic
   mixed.time_ms = 1.16;
   CHECK(request_latency_ms(mixed, StepMeasures::ttft) == Approx(1.16 * 512 / 1054));
   CHECK(request_latency_ms(mixed, StepMeasures::tpot) == Approx(1.16));
+}
+
+TEST_CASE("prediction interval: a fitted calibration's residuals, computed a second way",
+          "[prediction_interval]") {
+  // Three TTFT and four TPOT points scattered around the fit (measured / predicted 0.9 ... 1.2)
+  const std::vector<PointResidual> residuals = {
+      {"ttft a", LatencyKind::ttft, 90, 100},  {"ttft b", LatencyKind::ttft, 110, 100},
+      {"ttft c", LatencyKind::ttft, 120, 100}, {"tpot a", LatencyKind::tpot, 9.5, 10},
+      {"tpot b", LatencyKind::tpot, 10.5, 10}, {"tpot c", LatencyKind::tpot, 11, 10},
+      {"tpot d", LatencyKind::tpot, 10, 10}};
+  const PhaseInput prefill{100, 0.2, 2.0, true, 0.0};
+  const PhaseInput decode{127 * 10.0, 0.3, 2.0, true, 0.0};
+  const PredictionInterval interval =
+      residual_bootstrap_interval(residuals, prefill, decode, true, true);
+  REQUIRE(interval.reason == NoPredictionInterval::none);
+  CHECK(interval.method == PredictionInterval::kResidualMethod);
+  CHECK(interval.ttft_samples == 3);
+  CHECK(interval.tpot_samples == 4);
+  // By the definition: per resample one TTFT ratio then one TPOT ratio (top 53 bits of
+  // mt19937_64, seed kBootstrapSeed) scale each phase's time; Amdahl in closed form.
+  const std::vector<double> ttft = {0.9, 1.1, 1.2}, tpot = {0.95, 1.05, 1.1, 1.0};
+  std::mt19937_64 g(kBootstrapSeed);
+  auto pick = [&g](std::size_t n) {
+    const double u = static_cast<double>(g() >> 11U) / 9007199254740992.0;
+    return std::min(n - 1, static_cast<std::size_t>(u * static_cast<double>(n)));
+  };
+  std::vector<double> speedups;
+  for (int r = 0; r < 1000; ++r) {
+    const double tp = 100 * ttft[pick(3)];
+    const double td = 1270 * tpot[pick(4)];
+    speedups.push_back(closed_form_speedup(tp, 0.2, td, 0.3, 2.0));
+  }
+  std::sort(speedups.begin(), speedups.end());
+  const auto percentile = [&speedups](double q) {
+    const double h = 999 * q;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    return speedups[lo] + (h - std::floor(h)) * (speedups[lo + 1] - speedups[lo]);
+  };
+  CHECK(*interval.low == Approx(percentile(0.025)).epsilon(1e-12));
+  CHECK(*interval.high == Approx(percentile(0.975)).epsilon(1e-12));
+  CHECK(*interval.low < *interval.high);
+
+  SECTION("a fit that meets every point has no spread") {
+    const std::vector<PointResidual> exact = {{"ttft", LatencyKind::ttft, 20.1, 20.1},
+                                              {"tpot", LatencyKind::tpot, 7.74, 7.74}};
+    const PredictionInterval none =
+        residual_bootstrap_interval(exact, prefill, decode, true, true);
+    CHECK_FALSE(none.low);
+    CHECK(none.reason == NoPredictionInterval::exact_fit);
+  }
 }

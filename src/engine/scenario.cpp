@@ -44,6 +44,17 @@ RequestLatency deployment_latency(const EstimateOptions& options, double prompt_
   return request_latency(*options.step_model, prompt_tokens, response_tokens, concurrency);
 }
 
+// The provenance of an input the deployment's step model supplied for `phase`. A model
+// calibrated on profiled steps measured only the phases its steps ran: a decode trace says
+// nothing of prefill attention, so a prefill input of it is the roofline's (modelled).
+Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) {
+  if (model.calibration != Provenance::measured) return model.calibration;
+  const CoefficientOrigin& attention =
+      phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;
+  return attention.provenance == Provenance::measured ? Provenance::measured
+                                                      : Provenance::modelled;
+}
+
 // A share of the step's own time, for a phase whose latency is the step's (the deployment's
 // TTFT or TPOT), or converted to a share of the wall latency the user gave (--ttft, --tpot):
 // the step's attention time over that latency (denominator.hpp).
@@ -61,7 +72,7 @@ WithProvenance<double> deployment_prefill_share(const EstimateOptions& options,
                                                 double prompt_tokens, double response_tokens) {
   const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).prefill_step;
   return {deployment_share(step.prefill_attention_ms, step.gpu_ms(), options.ttft_ms),
-          options.step_model->calibration};
+          deployment_provenance(*options.step_model, Phase::prefill)};
 }
 
 // A workload that measured decode and nothing of prefill (no prefill table, no TTFT): what a
@@ -273,7 +284,7 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
                         : std::nullopt;
     return WithProvenance<double>{
         deployment_share(step.attention_ms(), step.total_ms(), step_wall_ms),
-        options.step_model->calibration};
+        deployment_provenance(*options.step_model, Phase::decode)};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
@@ -403,7 +414,7 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
     scenario.ttft_fixed_ms = WithProvenance<double>{fixed, options.step_model->calibration};
   }
   scenario.deployment_inputs.emplace_back("ttft");
-  return {latency.ttft_ms(), options.step_model->calibration};
+  return {latency.ttft_ms(), deployment_provenance(*options.step_model, Phase::prefill)};
 }
 
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
@@ -762,7 +773,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
         deployment_latency(options, static_cast<double>(scenario.prompt_tokens.value),
                            static_cast<double>(scenario.response_tokens.value))
             .tpot_ms(),
-        options.step_model->calibration};
+        deployment_provenance(*options.step_model, Phase::decode)};
     scenario.deployment_inputs.emplace_back("tpot");
   }
   scenario.step_model = options.step_model;

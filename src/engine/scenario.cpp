@@ -51,8 +51,7 @@ Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) 
   if (model.calibration != Provenance::measured) return model.calibration;
   const CoefficientOrigin& attention =
       phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;
-  return attention.provenance == Provenance::measured ? Provenance::measured
-                                                      : Provenance::modelled;
+  return attention.provenance == Provenance::measured ? Provenance::measured : Provenance::modelled;
 }
 
 // A share of the step's own time, for a phase whose latency is the step's (the deployment's

@@ -61,7 +61,7 @@ class EstimateCommand final : public Command {
     options.platform =
         resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                                     workload.kv_dtype, engine::workload_model_label(workload)});
-    attach_step_model(options, calibration);
+    attach_step_model(options, calibration, workload);
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);

@@ -268,12 +268,17 @@ std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags) 
 }
 
 void attach_step_model(engine::EstimateOptions& options,
-                       const std::optional<io::CalibrationFile>& calibration) {
+                       const std::optional<io::CalibrationFile>& calibration,
+                       const engine::Workload& workload) {
   if (!options.platform) return;
   options.step_model = engine::modelled_step_model(*options.platform);
   if (calibration) {
     options.step_model = engine::calibrate_to_latencies(*options.step_model, calibration->points,
                                                         calibration->source);
+  } else if (!workload.profiled_steps.empty()) {
+    options.step_model = engine::calibrate_to_steps(
+        *options.step_model, engine::step_observations(workload.profiled_steps),
+        workload.profiled_from);
   }
 }
 

@@ -67,9 +67,12 @@ std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);
 
 /// With a platform, its step model (engine/step_calibration.hpp) answers what the flags and
 /// the workload leave open: modelled from the roofline at the cited default efficiencies, then
-/// fitted to --calibrate's file. Throws InputError for --calibrate without a platform.
+/// fitted to --calibrate's file, or else to the profiled steps `workload` carries (kspeed
+/// profile --emit-workload: provenance measured, source the trace files). Throws InputError for
+/// --calibrate without a platform.
 void attach_step_model(engine::EstimateOptions& options,
-                       const std::optional<io::CalibrationFile>& calibration);
+                       const std::optional<io::CalibrationFile>& calibration,
+                       const engine::Workload& workload);
 
 /// --strict and --fail-on: throws InputError (exit 2) naming the refused inputs of `scenario`.
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "estimate_flags.hpp"
 #include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/kv_capacity.hpp"
 #include "kspeed/engine/mix.hpp"
 #include "kspeed/engine/scenario.hpp"
@@ -232,10 +233,16 @@ class MixCommand final : public Command {
     const engine::Slo slo = parse_slo();
     reject_replay_flags_without_replay();
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
-    const std::optional<engine::Platform> platform =
-        resolve_platform(flags_.deployment.platform, {});
+    const engine::Workload workload = io::load_workload(flags_.workload);
+    // The replay runs on the workload's deployment when the flags name none (a workload kspeed
+    // profile emitted with --model states it, with the steps to calibrate it on).
+    const std::optional<engine::Platform> platform = resolve_platform(
+        flags_.deployment.platform,
+        flags_.replay ? PlatformDefaults{workload.model, workload.gpu, workload.batch, workload.tp,
+                                         workload.kv_dtype, engine::workload_model_label(workload)}
+                      : PlatformDefaults{});
     ReplayDeployment deployment;
-    engine::ServingSetup serving = parse_replay(platform, calibration, deployment);
+    engine::ServingSetup serving = parse_replay(platform, calibration, workload, deployment);
     serving.slo = slo;
     serving.percentiles = percentiles;
     check_output_options(flags_.output);
@@ -245,7 +252,6 @@ class MixCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
 
-    const engine::Workload workload = io::load_workload(flags_.workload);
     const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
     engine::MixModel model =
         engine::make_mix_model(workload, scenario, estimate_options.extrapolation);
@@ -553,11 +559,12 @@ class MixCommand final : public Command {
 
   engine::ServingSetup parse_replay(const std::optional<engine::Platform>& platform,
                                     const std::optional<io::CalibrationFile>& calibration,
+                                    const engine::Workload& workload,
                                     ReplayDeployment& deployment) const {
     engine::ServingSetup setup;
     if (!flags_.replay) return setup;
     setup.scheduler = parse_scheduler();
-    deployment.step_model_source = choose_step_model(setup, platform, calibration);
+    deployment.step_model_source = choose_step_model(setup, platform, calibration, workload);
     deployment.kv_blocks_source = choose_kv_blocks(setup, platform);
     if (!flags_.replicas.empty()) {
       setup.arrivals.replicas =
@@ -588,7 +595,8 @@ class MixCommand final : public Command {
   // the engine: it joins TTFT and E2E, never the queue (--request-overhead overrides it).
   std::string choose_step_model(engine::ServingSetup& setup,
                                 const std::optional<engine::Platform>& platform,
-                                const std::optional<io::CalibrationFile>& calibration) const {
+                                const std::optional<io::CalibrationFile>& calibration,
+                                const engine::Workload& workload) const {
     if (!flags_.step_model.empty()) {
       if (calibration) {
         throw InputError("--step-model and --calibrate " + flags_.deployment.calibrate +
@@ -609,6 +617,9 @@ class MixCommand final : public Command {
     engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
     if (calibration) {
       step = engine::calibrate_to_latencies(step, calibration->points, calibration->source);
+    } else if (!workload.profiled_steps.empty()) {
+      step = engine::calibrate_to_steps(step, engine::step_observations(workload.profiled_steps),
+                                        workload.profiled_from);
     }
     setup.step = step.model;
     if (flags_.request_overhead.empty()) {
@@ -620,6 +631,9 @@ class MixCommand final : public Command {
                                         : std::string()) +
                                    platform->gpu.value.name;
     if (calibration) return "fitted: " + deployment + " to " + calibration->source;
+    if (!workload.profiled_steps.empty()) {
+      return "measured: " + deployment + " calibrated on the steps of " + workload.profiled_from;
+    }
     return "modelled: " + deployment + " roofline at the cited default efficiencies";
   }
 
@@ -698,6 +712,7 @@ class MixCommand final : public Command {
     const std::string word = source.substr(0, source.find(':'));
     if (word == "modelled") return engine::Provenance::modelled;
     if (word == "fitted") return engine::Provenance::fitted;
+    if (word == "measured") return engine::Provenance::measured;
     if (word == "default") return engine::Provenance::default_value;
     return engine::Provenance::given;
   }

@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/pattern_reader.hpp"
 #include "kspeed/io/suggest.hpp"
@@ -20,6 +21,7 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/io/workload_writer.hpp"
 #include "kspeed/profile/workload.hpp"
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
@@ -37,6 +39,10 @@ struct ProfileFlags {
   std::string top = "5";
   std::string emit_workload;
   std::string emit_share = "core";
+  bool keep_idle_gaps = false;
+  std::string model;  ///< the deployment the trace ran, recorded in the emitted workload
+  std::string gpu;
+  std::string tp;
   bool merge = false;
   OutputOptions output;
 };
@@ -128,6 +134,22 @@ class ProfileCommand final : public Command {
                      "Which share the emitted workload carries: core, core+kv, core+kv+rope")
         ->type_name("SHARE")
         ->capture_default_str();
+    app_->add_flag("--keep-idle-gaps", flags_.keep_idle_gaps,
+                   "Keep profiler idle gaps (an idle stretch longer than all the step's GPU "
+                   "work) in the emitted workload's wall-time denominator; excluded by default");
+    app_->add_option("--model", flags_.model,
+                     "The model the trace ran (a preset name or config file), recorded in the "
+                     "emitted workload so estimate and mix calibrate its step model on the "
+                     "trace's steps")
+        ->type_name("NAME");
+    app_->add_option("--gpu", flags_.gpu,
+                     "The GPU preset of the emitted workload (default: the trace's device, "
+                     "when a preset matches it)")
+        ->type_name("NAME");
+    app_->add_option("--tp", flags_.tp,
+                     "Tensor parallelism of the emitted workload (default: the trace's "
+                     "distributed world size, with --model)")
+        ->type_name("N");
     app_->add_flag("--merge", flags_.merge,
                    "Average files whose device, engine or world size differ (labelled in the "
                    "output); without it such files are an error");
@@ -166,7 +188,8 @@ class ProfileCommand final : public Command {
     // The emitted workload is written to its temporary file before -o is touched, and renamed
     // into place with it: a run that fails on either file leaves both previous files intact.
     if (!flags_.emit_workload.empty()) {
-      stage_side_output(flags_.emit_workload, "--emit-workload", emitted_workload(result, scope));
+      stage_side_output(flags_.emit_workload, "--emit-workload",
+                        emitted_workload(result, scope, deployment_flags()));
     }
     render_and_emit(report::make_report(result, report::profile_view, report::profile_document),
                     flags_.output);
@@ -229,10 +252,68 @@ class ProfileCommand final : public Command {
     }
   }
 
+  struct EmittedDeployment {
+    bool keep_idle_gaps = false;
+    std::string model, gpu, tp;
+  };
+  EmittedDeployment deployment_flags() const {
+    if (flags_.emit_workload.empty() && (!flags_.model.empty() || !flags_.gpu.empty() ||
+                                         !flags_.tp.empty() || flags_.keep_idle_gaps)) {
+      throw InputError(
+          "--model, --gpu, --tp and --keep-idle-gaps describe the workload profile writes: "
+          "pass --emit-workload FILE too, or leave them out");
+    }
+    return {flags_.keep_idle_gaps, flags_.model, flags_.gpu, flags_.tp};
+  }
+
+  // The deployment the steps ran on: --gpu, else the trace's device when a preset matches it;
+  // --tp, else the trace's world size (with a model: the step model needs both).
+  static void add_deployment(const profile::ProfileResult& result,
+                             const EmittedDeployment& deployment, engine::Workload& workload) {
+    if (!deployment.model.empty()) workload.model = deployment.model;
+    if (!deployment.gpu.empty()) {
+      workload.gpu = deployment.gpu;
+    } else if (!result.files.empty()) {
+      workload.gpu = io::gpu_preset_for_device(result.files.front().info.gpu);
+    }
+    if (!deployment.tp.empty()) {
+      workload.tp = io::parse_count(deployment.tp, "--tp");
+    } else if (workload.model && !result.files.empty() &&
+               result.files.front().info.world_size.value_or(1) > 1) {
+      workload.tp = *result.files.front().info.world_size;
+    }
+  }
+
+  // The profiler idle gaps the workload records: how many steps, the longest, and what the
+  // wall-time denominator does with them.
+  static void report_profiler_gaps(const engine::Workload& workload, bool kept) {
+    const engine::ProfiledStep* longest = nullptr;
+    std::int64_t steps = 0;
+    for (const engine::ProfiledStep& step : workload.profiled_steps) {
+      if (step.profiler_gap_ms <= 0) continue;
+      ++steps;
+      if (longest == nullptr || step.profiler_gap_ms > longest->profiler_gap_ms) longest = &step;
+    }
+    if (longest == nullptr) return;
+    std::cerr << "kspeed: --emit-workload: " << steps << " of " << workload.profiled_steps.size()
+              << " steps held a profiler idle gap (an idle stretch longer than all the step's "
+                 "GPU work); the longest, "
+              << report::human_ms(longest->profiler_gap_ms) << " in '" << longest->label
+              << "' (busy " << report::human_ms(longest->busy_ms) << "), is recorded as "
+              << "profiler_gap_ms and "
+              << (kept ? "kept in the wall time (--keep-idle-gaps)"
+                       : "left out of a wall-time denominator (--keep-idle-gaps keeps it)")
+              << "\n";
+  }
+
   // Built and validated before anything is written: the emitted file must read back.
   static std::string emitted_workload(const profile::ProfileResult& result,
-                                      profile::ShareScope scope) {
-    profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope);
+                                      profile::ShareScope scope,
+                                      const EmittedDeployment& deployment) {
+    profile::EmitOptions options;
+    options.keep_idle_gaps = deployment.keep_idle_gaps;
+    profile::EmittedWorkload emitted = profile::workload_from_profile(result, scope, options);
+    add_deployment(result, deployment, emitted.workload);
     for (auto& [key, value] : emitted.workload.conditions) {
       if (key == "token_counts") value = report::token_counts_condition(emitted.workload);
     }
@@ -250,6 +331,7 @@ class ProfileCommand final : public Command {
     }
     for (const engine::Warning& note : emitted.notes)
       std::cerr << "kspeed: --emit-workload: " << report::warning_sentence(note) << "\n";
+    report_profiler_gaps(emitted.workload, deployment.keep_idle_gaps);
     std::string text = io::workload_to_json_text(emitted.workload);
     io::parse_workload(text, "emitted workload");  // a bug here must not produce a bad file
     return text;

@@ -136,7 +136,7 @@ class SweepCommand final : public Command {
     options.platform = resolve_platform(
         flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                          workload.kv_dtype, engine::workload_model_label(workload)});
-    attach_step_model(options, calibration);
+    attach_step_model(options, calibration, workload);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);

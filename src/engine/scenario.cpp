@@ -44,6 +44,16 @@ RequestLatency deployment_latency(const EstimateOptions& options, double prompt_
   return request_latency(*options.step_model, prompt_tokens, response_tokens, concurrency);
 }
 
+// The provenance of an input the deployment's step model supplied for `phase`. A model
+// calibrated on profiled steps measured only the phases its steps ran: a decode trace says
+// nothing of prefill attention, so a prefill input of it is the roofline's (modelled).
+Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) {
+  if (model.calibration != Provenance::measured) return model.calibration;
+  const CoefficientOrigin& attention =
+      phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;
+  return attention.provenance == Provenance::measured ? Provenance::measured : Provenance::modelled;
+}
+
 // A share of the step's own time, for a phase whose latency is the step's (the deployment's
 // TTFT or TPOT), or converted to a share of the wall latency the user gave (--ttft, --tpot):
 // the step's attention time over that latency (denominator.hpp).
@@ -61,7 +71,7 @@ WithProvenance<double> deployment_prefill_share(const EstimateOptions& options,
                                                 double prompt_tokens, double response_tokens) {
   const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).prefill_step;
   return {deployment_share(step.prefill_attention_ms, step.gpu_ms(), options.ttft_ms),
-          options.step_model->calibration};
+          deployment_provenance(*options.step_model, Phase::prefill)};
 }
 
 // A workload that measured decode and nothing of prefill (no prefill table, no TTFT): what a
@@ -273,7 +283,7 @@ std::optional<WithProvenance<double>> resolve_decode_share(const Workload& workl
                         : std::nullopt;
     return WithProvenance<double>{
         deployment_share(step.attention_ms(), step.total_ms(), step_wall_ms),
-        options.step_model->calibration};
+        deployment_provenance(*options.step_model, Phase::decode)};
   }
   if (workload.decode_shares.empty()) {
     return modelled_decode_share(options, prompt_tokens, response_tokens);  // nullopt: no model
@@ -403,7 +413,7 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
     scenario.ttft_fixed_ms = WithProvenance<double>{fixed, options.step_model->calibration};
   }
   scenario.deployment_inputs.emplace_back("ttft");
-  return {latency.ttft_ms(), options.step_model->calibration};
+  return {latency.ttft_ms(), deployment_provenance(*options.step_model, Phase::prefill)};
 }
 
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
@@ -672,13 +682,14 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
         " to use the workload's measured latency");
   }
   // The one way a share changes kind (denominator.hpp): through the step's times under both.
+  // The wall time leaves out the profiler idle gap the trace flagged (0 in format-1 files).
+  const double wall_ms = std::max(gpu_ms, step->wall_ms - step->profiler_gap_ms);
   const Share<TimeBase::wall> wall_share =
       kernel_time
           ? convert_share(Share<TimeBase::kernel>{share.value},
-                          Time<TimeBase::kernel>{step->kernel_ms},
-                          Time<TimeBase::wall>{step->wall_ms})
+                          Time<TimeBase::kernel>{step->kernel_ms}, Time<TimeBase::wall>{wall_ms})
           : convert_share(Share<TimeBase::busy>{share.value}, Time<TimeBase::busy>{step->busy_ms},
-                          Time<TimeBase::wall>{step->wall_ms});
+                          Time<TimeBase::wall>{wall_ms});
   Warning warning;
   warning.code = WarningCode::latency_of_another_kind;
   warning.phase = phase;
@@ -686,7 +697,7 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
   warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
   warning.numbers = {{"share", share.value},
                      {"gpu_ms", gpu_ms},
-                     {"wall_ms", step->wall_ms},
+                     {"wall_ms", wall_ms},
                      {"converted_share", wall_share.fraction}};
   warnings.push_back(std::move(warning));
   share = {wall_share.fraction, Provenance::converted};
@@ -761,7 +772,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
         deployment_latency(options, static_cast<double>(scenario.prompt_tokens.value),
                            static_cast<double>(scenario.response_tokens.value))
             .tpot_ms(),
-        options.step_model->calibration};
+        deployment_provenance(*options.step_model, Phase::decode)};
     scenario.deployment_inputs.emplace_back("tpot");
   }
   scenario.step_model = options.step_model;
@@ -842,6 +853,57 @@ PhaseInput decode_input(const Scenario& scenario) {
   return input;
 }
 
+namespace {
+
+// A share is resampled when it came from the workload's measured table (read off a point, or
+// interpolated, clamped or extrapolated from its points); a latency when read from the
+// workload's measured request (or scaled from it). Given, converted, modelled and default
+// inputs are held fixed.
+bool from_measured_table(const Workload& workload, const WithProvenance<double>& share) {
+  if (workload.share_origin != Provenance::measured) return false;
+  switch (share.provenance) {
+    case Provenance::measured:
+    case Provenance::interpolated:
+    case Provenance::clamped:
+    case Provenance::extrapolated:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool from_measured_request(const Workload& workload, const WithProvenance<double>& latency) {
+  return workload.share_origin == Provenance::measured &&
+         (latency.provenance == Provenance::measured || latency.provenance == Provenance::scaled);
+}
+
+PredictionInterval estimate_interval(const Workload& workload, const Scenario& scenario) {
+  ResampledInputs inputs;
+  const bool prefill_used = scenario.ttft_ms.value > 0;
+  inputs.prefill_share = prefill_used && from_measured_table(workload, scenario.prefill_share);
+  inputs.ttft = prefill_used && from_measured_request(workload, scenario.ttft_ms);
+  inputs.decode_share = scenario.decode_share && scenario.response_tokens.value > 1 &&
+                        from_measured_table(workload, *scenario.decode_share);
+  inputs.tpot =
+      scenario.response_tokens.value > 1 && from_measured_request(workload, scenario.tpot_ms);
+  const PredictionInterval steps = step_bootstrap_interval(
+      workload.profiled_steps, prefill_input(scenario), decode_input(scenario), inputs);
+  if (steps.reason != NoPredictionInterval::no_measured_spread) return steps;
+  // No profiled step: a TTFT or TPOT the fitted step model supplied carries its residuals.
+  if (!scenario.step_model || scenario.step_model->calibration != Provenance::fitted) return steps;
+  const auto supplied = [&scenario](std::string_view input) {
+    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(),
+                     input) != scenario.deployment_inputs.end();
+  };
+  const bool ttft = prefill_used && supplied("ttft");
+  const bool tpot = scenario.response_tokens.value > 1 && supplied("tpot");
+  if (!ttft && !tpot) return steps;
+  return residual_bootstrap_interval(scenario.step_model->residuals, prefill_input(scenario),
+                                     decode_input(scenario), ttft, tpot);
+}
+
+}  // namespace
+
 Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
                       const GateThresholds& gates) {
   Estimate estimate;
@@ -851,6 +913,7 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
   estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
+  estimate.interval = estimate_interval(workload, estimate.scenario);
   return estimate;
 }
 

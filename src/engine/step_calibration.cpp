@@ -360,6 +360,29 @@ CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
   return out;
 }
 
+std::vector<StepObservation> step_observations(const std::vector<ProfiledStep>& steps) {
+  std::vector<StepObservation> out;
+  for (const ProfiledStep& step : steps) {
+    StepObservation observation;
+    observation.label = step.label;
+    BatchComposition& batch = observation.batch;
+    batch.prefill_tokens = static_cast<double>(step.prefill_tokens);
+    if (step.prefill_requests > 0 && step.prefill_tokens > 0) {
+      const auto requests = static_cast<double>(step.prefill_requests);
+      batch.prefill_pairs = requests * causal_pairs(batch.prefill_tokens / requests, 0);
+    }
+    batch.decode_sequences = step.decode_requests;
+    batch.decode_kv_tokens = static_cast<double>(step.decode_kv_tokens);
+    observation.attention_kernel_ms = step.attention_kernel_ms;
+    observation.other_kernel_ms = std::max(0.0, step.kernel_ms - step.attention_kernel_ms);
+    // The step's time on the workload's denominator, like its latencies: kernel or busy time
+    // leave the idle part out (no fixed cost is seen), wall time keeps it less the profiler gap.
+    observation.wall_ms = step.time_ms;
+    out.push_back(std::move(observation));
+  }
+  return out;
+}
+
 CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
                                        const std::vector<StepObservation>& steps,
                                        std::string_view source) {
@@ -371,7 +394,11 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
   double measured_other = 0;
   double modelled_other = 0;
   double idle = 0;
+  bool saw_prefill = false;  // a coefficient moves only when some step exercised it
+  bool saw_decode = false;
   for (const StepObservation& step : steps) {
+    saw_prefill = saw_prefill || step.batch.prefill_tokens > 0;
+    saw_decode = saw_decode || step.batch.decode_sequences > 0;
     const double kernels = step.attention_kernel_ms + step.other_kernel_ms;
     if (!(kernels > 0) || step.attention_kernel_ms < 0 || step.other_kernel_ms < 0) {
       throw InputError(std::string(source) + ": step '" + step.label +
@@ -388,16 +415,22 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
   CalibratedStepModel out = prior;
   const std::string label(source);
   const CoefficientOrigin measured{Provenance::measured, label};
-  // One factor per class: measured kernel time over the modelled, summed over the steps.
+  // One factor per class: measured kernel time over the modelled, summed over the steps. The
+  // attention factor moves the prefill coefficients only when a step prefilled, the decode ones
+  // only when a step decoded: a decode trace measures nothing of prefill attention.
   if (modelled_attention > 0 && measured_attention > 0) {
     const double scale = measured_attention / modelled_attention;
-    out.model.ms_per_prefill_pair *= scale;
-    out.model.ms_per_kv_token *= scale;
-    out.model.ms_per_window_prefill_token *= scale;
-    out.model.ms_per_window_decode_sequence *= scale;
-    out.efficiency.attention_compute /= scale;
-    out.origins.prefill_pair = measured;
-    out.origins.kv_token = measured;
+    if (saw_prefill) {
+      out.model.ms_per_prefill_pair *= scale;
+      out.model.ms_per_window_prefill_token *= scale;
+      out.efficiency.attention_compute /= scale;
+      out.origins.prefill_pair = measured;
+    }
+    if (saw_decode) {
+      out.model.ms_per_kv_token *= scale;
+      out.model.ms_per_window_decode_sequence *= scale;
+      out.origins.kv_token = measured;
+    }
   }
   if (modelled_other > 0) {
     const double scale = measured_other / modelled_other;

@@ -16,6 +16,16 @@ std::vector<std::string> missing_conditions(const Workload& workload) {
   return missing;
 }
 
+double request_latency_ms(const ProfiledStep& step, StepMeasures latency) {
+  if (latency != StepMeasures::ttft) return step.time_ms;
+  if (step.prefill_requests <= 0 || step.prefill_tokens <= 0) return step.time_ms;
+  const double per_request =
+      static_cast<double>(step.prefill_tokens) / static_cast<double>(step.prefill_requests);
+  const double step_tokens =
+      static_cast<double>(step.prefill_tokens) + static_cast<double>(step.decode_requests);
+  return step.time_ms * per_request / step_tokens;
+}
+
 Workload request_lengths_only(const Workload& workload) {
   Workload lengths;
   lengths.name = workload.name;

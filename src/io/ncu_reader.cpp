@@ -513,12 +513,13 @@ struct DevicePreset {
 
 // The display names of the exact parts the presets describe (SXM boards): a PCIe or NVL part has
 // other clocks and bandwidth, so it maps to no preset.
-constexpr std::array<DevicePreset, 5> kDevicePresets{{
+constexpr std::array<DevicePreset, 6> kDevicePresets{{
     {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb", "8.0"},
     {"NVIDIA H100 80GB HBM3", "h100-sxm", "9.0"},
     {"NVIDIA H100 SXM5 80GB", "h100-sxm", "9.0"},
     {"NVIDIA H200", "h200-sxm", "9.0"},
     {"NVIDIA B200", "b200", "10.0"},
+    {"AMD Instinct MI300X", "mi300x", ""},  // a Kineto trace's device name; no CUDA capability
 }};
 
 }  // namespace
@@ -532,7 +533,9 @@ std::optional<std::string> gpu_preset_for_device(std::string_view display_name) 
 
 std::optional<std::string> compute_capability_of_preset(std::string_view preset) {
   for (const DevicePreset& device : kDevicePresets) {
-    if (device.preset == preset) return std::string(device.compute_capability);
+    if (device.preset == preset && !device.compute_capability.empty()) {
+      return std::string(device.compute_capability);
+    }
   }
   return std::nullopt;
 }

@@ -17,13 +17,29 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {
-    "name",           "description", "source", "share_origin", "request", "attention_share",
-    "conditions",     "model",       "gpu",    "batch",        "tp",      "share_denominator",
-    "measured_steps", "kv_dtype"};
+const std::vector<std::string> kTopKeys = {"name",           "description", "source",
+                                           "share_origin",   "request",     "attention_share",
+                                           "conditions",     "model",       "gpu",
+                                           "batch",          "tp",          "share_denominator",
+                                           "measured_steps", "kv_dtype",    "format_version",
+                                           "profiled_from",  "steps"};
+const std::vector<std::string> kProfiledStepKeys = {"label",
+                                                    "phase",
+                                                    "prefill_requests",
+                                                    "prefill_tokens",
+                                                    "decode_requests",
+                                                    "decode_kv_tokens",
+                                                    "kernel_ms",
+                                                    "busy_ms",
+                                                    "wall_ms",
+                                                    "profiler_gap_ms",
+                                                    "time_ms",
+                                                    "attention_ms",
+                                                    "attention_kernel_ms",
+                                                    "measures"};
 const std::vector<std::string> kDenominators = {"kernel-time", "busy-time", "wall-time"};
-const std::vector<std::string> kMeasuredStepKeys = {"phase",   "context", "steps", "kernel_ms",
-                                                    "busy_ms", "wall_ms", "batch"};
+const std::vector<std::string> kMeasuredStepKeys = {
+    "phase", "context", "steps", "kernel_ms", "busy_ms", "wall_ms", "batch", "profiler_gap_ms"};
 const std::vector<std::string> kRequestKeys = {
     "prompt_tokens", "response_tokens",        "ttft_ms",     "tpot_ms",
     "ttft_points",   "ttft_points_conditions", "illustrative"};
@@ -208,9 +224,102 @@ std::vector<engine::MeasuredStep> read_measured_steps(const JsonReader& reader, 
     step.wall_ms = non_negative_ms(reader, object, at, "wall_ms");
     if (object.contains("batch"))
       step.batch = positive_count(reader, object["batch"], at + ".batch");
+    if (object.contains("profiler_gap_ms")) {  // format 2
+      step.profiler_gap_ms = non_negative_ms(reader, object, at, "profiler_gap_ms");
+    }
     steps.push_back(step);
   }
   return steps;
+}
+
+std::int64_t non_negative_count(const JsonReader& reader, const json& object, const std::string& at,
+                                const char* key) {
+  const std::string path = at + "." + key;
+  const double value = reader.number_value(reader.required(object, at, key), path);
+  if (!(value >= 0) || value != std::floor(value) || value > 9.0e15) {
+    reader.fail(path, "expected a whole number >= 0");
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+engine::Phase read_step_phase(const JsonReader& reader, const json& object, const std::string& at) {
+  const std::string phase =
+      reader.string_value(reader.required(object, at, "phase"), at + ".phase");
+  if (phase == "prefill") return engine::Phase::prefill;
+  if (phase == "decode") return engine::Phase::decode;
+  if (phase == "mixed") return engine::Phase::mixed;
+  reader.fail(at + ".phase",
+              "unknown phase '" + excerpt(phase) + "': expected prefill, decode or mixed");
+}
+
+void read_measures(const JsonReader& reader, const json& object, const std::string& at,
+                   engine::ProfiledStep& step) {
+  if (!object.contains("measures")) return;
+  const json& array = object["measures"];
+  const std::string path = at + ".measures";
+  if (!array.is_array()) {
+    reader.fail(path,
+                "expected an array of \"ttft\" and \"tpot\", found " + describe_json_type(array));
+  }
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string value = reader.string_value(array[i], path + "[" + std::to_string(i) + "]");
+    if (value == "ttft") {
+      step.measures_ttft = true;
+    } else if (value == "tpot") {
+      step.measures_tpot = true;
+    } else {
+      reader.fail(path, "unknown latency '" + excerpt(value) + "': expected ttft or tpot");
+    }
+  }
+}
+
+// Every step kspeed profile measured (format 2): the spread behind the estimate's interval.
+std::vector<engine::ProfiledStep> read_profiled_steps(const JsonReader& reader, const json& array) {
+  if (!array.is_array()) {
+    reader.fail("steps", "expected an array of steps, found " + describe_json_type(array));
+  }
+  std::vector<engine::ProfiledStep> steps;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string at = "steps[" + std::to_string(i) + "]";
+    const json& object = array[i];
+    reader.expect_object(object, at, kProfiledStepKeys);
+    engine::ProfiledStep step;
+    step.label = optional_string(reader, object, "label");
+    step.phase = read_step_phase(reader, object, at);
+    step.prefill_requests = non_negative_count(reader, object, at, "prefill_requests");
+    step.prefill_tokens = non_negative_count(reader, object, at, "prefill_tokens");
+    step.decode_requests = non_negative_count(reader, object, at, "decode_requests");
+    step.decode_kv_tokens = non_negative_count(reader, object, at, "decode_kv_tokens");
+    step.kernel_ms = non_negative_ms(reader, object, at, "kernel_ms");
+    step.busy_ms = non_negative_ms(reader, object, at, "busy_ms");
+    step.wall_ms = non_negative_ms(reader, object, at, "wall_ms");
+    step.profiler_gap_ms = non_negative_ms(reader, object, at, "profiler_gap_ms");
+    step.time_ms = non_negative_ms(reader, object, at, "time_ms");
+    step.attention_ms = non_negative_ms(reader, object, at, "attention_ms");
+    step.attention_kernel_ms = non_negative_ms(reader, object, at, "attention_kernel_ms");
+    if (step.attention_ms > step.time_ms) {
+      reader.fail(at + ".attention_ms",
+                  "the step's attention time exceeds its time_ms: "
+                  "expected attention_ms <= time_ms (same denominator)");
+    }
+    read_measures(reader, object, at, step);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+// 1 (no format_version) or 2; a newer file names the kspeed that can read it.
+void check_format_version(const JsonReader& reader, const json& value) {
+  const double version = reader.number_value(value, "format_version");
+  if (version != 1 && version != 2) {
+    reader.fail("format_version",
+                "unsupported workload format " + value.dump() +
+                    ": this kspeed reads formats 1 "
+                    "and " +
+                    std::to_string(engine::kWorkloadFormatVersion) +
+                    " (a newer kspeed wrote the file: upgrade kspeed, or re-emit it with this "
+                    "one's kspeed profile --emit-workload)");
+  }
 }
 
 // A built-in named by the workload must exist: a typo is caught when the workload is read,
@@ -255,6 +364,7 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   const json document = parse_json_document(text, source);
   const JsonReader reader{std::string(source)};
   reader.expect_object(document, "", kTopKeys);
+  if (document.contains("format_version")) check_format_version(reader, document["format_version"]);
   engine::Workload workload;
   workload.name = optional_string(reader, document, "name");
   workload.description = optional_string(reader, document, "description");
@@ -277,6 +387,10 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   }
   if (document.contains("measured_steps")) {
     workload.measured_steps = read_measured_steps(reader, document["measured_steps"]);
+  }
+  workload.profiled_from = optional_string(reader, document, "profiled_from");
+  if (document.contains("steps")) {
+    workload.profiled_steps = read_profiled_steps(reader, document["steps"]);
   }
   return workload;
 }

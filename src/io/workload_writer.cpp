@@ -23,6 +23,10 @@ double ms_of(double ms) {
   return std::round(ms * 1e6) / 1e6;
 }
 
+double ps_of(double ms) {
+  return std::round(ms * 1e9) / 1e9;
+}
+
 nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const engine::MeasuredStep& step : workload.measured_steps) {
@@ -34,6 +38,38 @@ nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
     entry["busy_ms"] = ms_of(step.busy_ms);
     entry["wall_ms"] = ms_of(step.wall_ms);
     if (step.batch) entry["batch"] = *step.batch;
+    entry["profiler_gap_ms"] = ms_of(step.profiler_gap_ms);
+    steps.push_back(entry);
+  }
+  return steps;
+}
+
+nlohmann::ordered_json measures(const engine::ProfiledStep& step) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  if (step.measures_ttft) out.push_back("ttft");
+  if (step.measures_tpot) out.push_back("tpot");
+  return out;
+}
+
+// Every profiled step (format 2): composition, times, and which request latency it measures.
+nlohmann::ordered_json profiled_steps(const engine::Workload& workload) {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const engine::ProfiledStep& step : workload.profiled_steps) {
+    nlohmann::ordered_json entry;
+    entry["label"] = step.label;
+    entry["phase"] = std::string(engine::to_string(step.phase));
+    entry["prefill_requests"] = step.prefill_requests;
+    entry["prefill_tokens"] = step.prefill_tokens;
+    entry["decode_requests"] = step.decode_requests;
+    entry["decode_kv_tokens"] = step.decode_kv_tokens;
+    entry["kernel_ms"] = ms_of(step.kernel_ms);
+    entry["busy_ms"] = ms_of(step.busy_ms);
+    entry["wall_ms"] = ms_of(step.wall_ms);
+    entry["profiler_gap_ms"] = ms_of(step.profiler_gap_ms);
+    entry["time_ms"] = ms_of(step.time_ms);
+    entry["attention_ms"] = ms_of(step.attention_ms);
+    entry["attention_kernel_ms"] = ms_of(step.attention_kernel_ms);
+    entry["measures"] = measures(step);
     steps.push_back(entry);
   }
   return steps;
@@ -43,6 +79,7 @@ nlohmann::ordered_json measured_steps(const engine::Workload& workload) {
 
 std::string workload_to_json_text(const engine::Workload& workload) {
   nlohmann::ordered_json out;
+  out["format_version"] = engine::kWorkloadFormatVersion;
   out["name"] = workload.name;
   out["description"] = workload.description;
   out["source"] = workload.source;
@@ -53,8 +90,10 @@ std::string workload_to_json_text(const engine::Workload& workload) {
   if (workload.request.prompt_tokens) request["prompt_tokens"] = *workload.request.prompt_tokens;
   if (workload.request.response_tokens)
     request["response_tokens"] = *workload.request.response_tokens;
-  if (workload.request.ttft_ms) request["ttft_ms"] = *workload.request.ttft_ms;
-  if (workload.request.tpot_ms) request["tpot_ms"] = *workload.request.tpot_ms;
+  // Rounded to the picosecond: a request's share of a step is no longer whole nanoseconds, and
+  // the last bits of its mean are only summation noise.
+  if (workload.request.ttft_ms) request["ttft_ms"] = ps_of(*workload.request.ttft_ms);
+  if (workload.request.tpot_ms) request["tpot_ms"] = ps_of(*workload.request.tpot_ms);
   for (const engine::LatencyPoint& point : workload.request.ttft_points) {
     request["ttft_points"].push_back({{"prompt", static_cast<std::int64_t>(point.context_tokens)},
                                       {"ttft_ms", point.latency_ms}});
@@ -69,7 +108,12 @@ std::string workload_to_json_text(const engine::Workload& workload) {
   out["conditions"] = conditions;
   if (workload.batch) out["batch"] = *workload.batch;
   if (!workload.share_denominator.empty()) out["share_denominator"] = workload.share_denominator;
+  if (workload.model) out["model"] = *workload.model;
+  if (workload.gpu) out["gpu"] = *workload.gpu;
+  if (workload.tp) out["tp"] = *workload.tp;
   if (!workload.measured_steps.empty()) out["measured_steps"] = measured_steps(workload);
+  if (!workload.profiled_from.empty()) out["profiled_from"] = workload.profiled_from;
+  if (!workload.profiled_steps.empty()) out["steps"] = profiled_steps(workload);
   return out.dump(2) + "\n";
 }
 

@@ -12,121 +12,203 @@ namespace kspeed::profile {
 
 namespace {
 
-std::vector<engine::SharePoint> merged_points(const ProfileResult& result, Phase phase,
-                                              ShareScope scope,
-                                              std::vector<engine::Warning>& notes) {
-  std::map<double, ShareTimes> by_context;
+double ms_of(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+// One step as the workload records it. A wall-time denominator leaves out the profiler idle
+// gap (an idle stretch longer than all the step's GPU work), unless the user keeps it.
+engine::ProfiledStep profiled_step(const StepResult& step, Denominator denominator,
+                                   ShareScope scope, bool keep_idle_gaps) {
+  engine::ProfiledStep out;
+  const StepLabel& label = step.label;
+  out.label = step.annotation;
+  out.phase = label.phase;
+  out.prefill_requests = label.context_requests.value_or(0);
+  out.prefill_tokens = label.context_tokens.value_or(0);
+  out.decode_requests = label.generation_requests.value_or(0);
+  out.decode_kv_tokens = label.generation_kv_tokens.value_or(0);
+  const GroupTimes& times = step.times;
+  out.kernel_ms = ms_of(times.kernel_ns);
+  out.busy_ms = ms_of(times.busy_ns);
+  out.wall_ms = ms_of(times.wall_ns);
+  if (!keep_idle_gaps && times.largest_gap_ns > times.busy_ns) {
+    out.profiler_gap_ms = ms_of(times.largest_gap_ns);
+  }
+  const ShareTimes under = times.under(denominator);
+  const auto scope_index = static_cast<std::size_t>(scope);
+  out.time_ms = ms_of(under.denominator_ns);
+  if (denominator == Denominator::wall_time) out.time_ms -= out.profiler_gap_ms;
+  out.attention_ms = ms_of(under.scope_ns[scope_index]);
+  out.attention_kernel_ms = ms_of(times.scope_kernel_ns[scope_index]);
+  return out;
+}
+
+std::vector<engine::ProfiledStep> profiled_steps(const ProfileResult& result, ShareScope scope,
+                                                 bool keep_idle_gaps) {
+  std::vector<engine::ProfiledStep> steps;
   for (const FileResult& file : result.files) {
-    for (const ContextPoint& point :
-         phase == Phase::prefill ? file.prefill_points : file.decode_points) {
-      by_context[point.context_tokens].add(point.share_times);
+    for (const StepResult& step : file.steps) {
+      const Phase phase = step.label.phase;
+      if (step.times.kernel_count == 0) continue;
+      if (phase != Phase::prefill && phase != Phase::decode && phase != Phase::mixed) continue;
+      steps.push_back(profiled_step(step, result.options.denominator, scope, keep_idle_gaps));
     }
   }
+  return steps;
+}
+
+// The context a step measured for `phase`, per request: prompt tokens per prefill request, KV
+// tokens per decode sequence; 0 when the annotation does not say.
+std::int64_t step_context(const engine::ProfiledStep& step, Phase phase) {
+  const bool prefill = phase == Phase::prefill;
+  const std::int64_t work = prefill ? step.prefill_tokens : step.decode_kv_tokens;
+  const std::int64_t requests = prefill ? step.prefill_requests : step.decode_requests;
+  if (work <= 0 || requests <= 0) return 0;
+  return std::llround(static_cast<double>(work) / static_cast<double>(requests));
+}
+
+// The steps that measured `phase`: its own steps, or, when it has none, the mixed steps that
+// carry its work (chunked prefill: vLLM V1's default schedules no pure prefill step).
+struct PhaseSteps {
+  std::vector<engine::ProfiledStep*> steps;
+  bool from_mixed = false;
+};
+
+PhaseSteps phase_steps(std::vector<engine::ProfiledStep>& all, Phase phase) {
+  PhaseSteps out;
+  for (engine::ProfiledStep& step : all) {
+    if (step.phase == phase) out.steps.push_back(&step);
+  }
+  if (!out.steps.empty()) return out;
+  for (engine::ProfiledStep& step : all) {
+    const bool has_work =
+        phase == Phase::prefill ? step.prefill_requests > 0 : step.decode_requests > 0;
+    if (step.phase == Phase::mixed && has_work) out.steps.push_back(&step);
+  }
+  out.from_mixed = !out.steps.empty();
+  return out;
+}
+
+// The context most steps ran at (the larger on a tie); 0 when no step states one.
+std::int64_t typical_context(const PhaseSteps& group, Phase phase) {
+  std::map<std::int64_t, std::int64_t> counts;
+  for (const engine::ProfiledStep* step : group.steps) {
+    const std::int64_t context = step_context(*step, phase);
+    if (context > 0) ++counts[context];
+  }
+  std::int64_t best = 0;
+  std::int64_t most = 0;
+  for (const auto& [context, count] : counts) {
+    if (count >= most) {
+      best = context;
+      most = count;
+    }
+  }
+  return best;
+}
+
+// The share table of one phase: time-weighted over the steps at each context.
+std::vector<engine::SharePoint> share_table(const PhaseSteps& group, Phase phase,
+                                            std::vector<engine::Warning>& notes) {
+  std::map<std::int64_t, std::pair<double, double>> by_context;  // attention, time
+  for (const engine::ProfiledStep* step : group.steps) {
+    const std::int64_t context = step_context(*step, phase);
+    if (context <= 0) continue;
+    by_context[context].first += step->attention_ms;
+    by_context[context].second += step->time_ms;
+  }
   std::vector<engine::SharePoint> table;
-  const auto scope_index = static_cast<std::size_t>(scope);
   for (const auto& [context, times] : by_context) {
-    if (times.denominator_ns <= 0) continue;
-    const double share = static_cast<double>(times.scope_ns[scope_index]) /
-                         static_cast<double>(times.denominator_ns);
+    if (times.second <= 0) continue;
+    const double share = times.first / times.second;
+    const auto at = static_cast<double>(context);
     if (share <= 0 || share >= 1) {
       engine::Warning note;
       note.code = engine::WarningCode::share_point_left_out;
       note.phase = phase;
       note.input = std::string(to_string(phase)) + "_share_table";
-      note.numbers = {{"context_tokens", context}, {"share", share}};
+      note.numbers = {{"context_tokens", at}, {"share", share}};
       notes.push_back(std::move(note));
       continue;
     }
-    table.push_back({context, share});
+    table.push_back({at, share});
   }
   return table;
 }
 
-// The steps of one phase at the context most of them ran at (the larger context on a tie), across
-// files, or all its steps when none states a context: what the emitted request describes.
-struct TypicalStep {
-  std::int64_t context_tokens = 0;
-  std::int64_t steps = 0;
-  double denominator_ms = 0;          ///< mean step time under the share's denominator
-  double kernel_ms = 0;               ///< mean sum of kernel durations
-  double busy_ms = 0;                 ///< mean GPU-busy time (union of kernel intervals)
-  double wall_ms = 0;                 ///< mean wall time (first kernel start to last kernel end)
-  std::optional<std::int64_t> batch;  ///< requests generating a token (decode), when stated
+// The steps of one phase at its typical context (all of them when none states a context),
+// marked as measuring the phase's latency, summed into the informative measured_steps entry.
+struct TypicalSteps {
+  std::int64_t context = 0;
+  std::vector<const engine::ProfiledStep*> steps;
+  double mean_latency_ms = 0;  ///< per-request TTFT, or the decode step (TPOT)
 };
 
-std::optional<TypicalStep> typical_step(const ProfileResult& result, Phase phase) {
-  std::map<std::int64_t, TypicalStep> by_context;
-  for (const FileResult& file : result.files) {
-    for (const StepResult& step : file.steps) {
-      if (step.label.phase != phase || step.times.kernel_count == 0) continue;
-      // 0: the step does not state its context (its time still counts).
-      const std::int64_t context =
-          step.context_tokens ? std::max<std::int64_t>(0, std::llround(*step.context_tokens)) : 0;
-      TypicalStep& typical = by_context[context];
-      typical.context_tokens = context;
-      ++typical.steps;
-      // Sums in ms for now; divided by the step count below.
-      typical.denominator_ms += static_cast<double>(step.times.share_times.denominator_ns) / 1e6;
-      typical.kernel_ms += static_cast<double>(step.times.kernel_ns) / 1e6;
-      typical.busy_ms += static_cast<double>(step.times.busy_ns) / 1e6;
-      typical.wall_ms += static_cast<double>(step.times.wall_ns) / 1e6;
-      const auto& batch = step.label.generation_requests;
-      if (phase == Phase::decode && !typical.batch && batch && *batch > 0) typical.batch = batch;
-    }
+TypicalSteps mark_typical(const PhaseSteps& group, Phase phase) {
+  TypicalSteps typical;
+  typical.context = typical_context(group, phase);
+  const engine::StepMeasures latency =
+      phase == Phase::prefill ? engine::StepMeasures::ttft : engine::StepMeasures::tpot;
+  for (engine::ProfiledStep* step : group.steps) {
+    if (typical.context > 0 && step_context(*step, phase) != typical.context) continue;
+    (phase == Phase::prefill ? step->measures_ttft : step->measures_tpot) = true;
+    typical.steps.push_back(step);
+    typical.mean_latency_ms += engine::request_latency_ms(*step, latency);
   }
-  // Steps at a stated context first; the steps without one only when no step states it.
-  std::optional<TypicalStep> best;
-  for (const auto& [context, typical] : by_context) {
-    if (context > 0 && (!best || typical.steps >= best->steps)) best = typical;
+  if (!typical.steps.empty()) {
+    typical.mean_latency_ms /= static_cast<double>(typical.steps.size());
   }
-  if (!best && by_context.count(0) > 0) best = by_context.at(0);
-  if (best) {
-    const auto steps = static_cast<double>(best->steps);
-    best->denominator_ms /= steps;
-    best->kernel_ms /= steps;
-    best->busy_ms /= steps;
-    best->wall_ms /= steps;
-  }
-  return best;
+  return typical;
 }
 
-// The request the trace measured: the prompt length and step time of prefill, the KV length,
-// batch and step time of decode. Step times are under the share's denominator, so the share
-// applies to exactly the time it was measured against. A trace of prefill steps only measured a
-// one-token response; one of decode steps only measured one decode step per request at its KV
-// length (prompt = KV length - 1, response = 2 tokens), with no TTFT.
-void add_request(const ProfileResult& result, engine::Workload& workload) {
-  const std::optional<TypicalStep> prefill = typical_step(result, Phase::prefill);
-  const std::optional<TypicalStep> decode = typical_step(result, Phase::decode);
+engine::MeasuredStep measured_step(const TypicalSteps& typical, Phase phase) {
+  engine::MeasuredStep out;
+  out.phase = phase;
+  out.context_tokens = typical.context;
+  out.steps = static_cast<std::int64_t>(typical.steps.size());
+  for (const engine::ProfiledStep* step : typical.steps) {
+    out.kernel_ms += step->kernel_ms;
+    out.busy_ms += step->busy_ms;
+    out.wall_ms += step->wall_ms;
+    out.profiler_gap_ms += step->profiler_gap_ms;
+    if (phase == Phase::decode && !out.batch && step->decode_requests > 0) {
+      out.batch = step->decode_requests;
+    }
+  }
+  const auto steps = static_cast<double>(std::max<std::int64_t>(out.steps, 1));
+  out.kernel_ms /= steps;
+  out.busy_ms /= steps;
+  out.wall_ms /= steps;
+  out.profiler_gap_ms /= steps;
+  return out;
+}
+
+// The request the trace measured. TTFT: a prefill request's share of its step, by tokens (a
+// batch of 15 prompts shares one step 15 ways). TPOT: the decode step. A trace of prefill steps
+// only measured a one-token response; one of decode steps only, one decode step per request at
+// its KV length (prompt = KV length - 1, response = 2 tokens), with no TTFT; one of both, the
+// response whose mean decode context is the measured KV length (2 · (KV - prompt)).
+void add_request(const std::optional<TypicalSteps>& prefill,
+                 const std::optional<TypicalSteps>& decode, engine::Workload& workload) {
   engine::RequestShape& request = workload.request;
-  if (prefill && prefill->context_tokens > 0) {
-    request.prompt_tokens = prefill->context_tokens;
-    if (prefill->denominator_ms > 0) request.ttft_ms = prefill->denominator_ms;
+  if (prefill && prefill->context > 0) {
+    request.prompt_tokens = prefill->context;
+    if (prefill->mean_latency_ms > 0) request.ttft_ms = prefill->mean_latency_ms;
     if (!decode) request.response_tokens = 1;
   }
   if (decode) {
-    if (decode->denominator_ms > 0) request.tpot_ms = decode->denominator_ms;
-    workload.batch = decode->batch;
-    if (!prefill && decode->context_tokens >= 2) {  // 0 when no step states its KV length
-      request.prompt_tokens = decode->context_tokens - 1;
+    if (decode->mean_latency_ms > 0) request.tpot_ms = decode->mean_latency_ms;
+    const engine::MeasuredStep step = measured_step(*decode, Phase::decode);
+    workload.batch = step.batch;
+    if (!request.prompt_tokens && decode->context >= 2) {  // 0 when no step states its KV
+      request.prompt_tokens = decode->context - 1;
       request.response_tokens = 2;
+    } else if (request.prompt_tokens) {
+      const std::int64_t beyond = decode->context - *request.prompt_tokens;
+      request.response_tokens = std::max<std::int64_t>(2, 2 * beyond);
     }
   }
-  workload.measured_steps.clear();
-  for (const auto& [phase, typical] :
-       {std::pair{Phase::prefill, prefill}, {Phase::decode, decode}}) {
-    if (!typical) continue;
-    engine::MeasuredStep step;
-    step.phase = phase;
-    step.context_tokens = typical->context_tokens;
-    step.steps = typical->steps;
-    step.kernel_ms = typical->kernel_ms;
-    step.busy_ms = typical->busy_ms;
-    step.wall_ms = typical->wall_ms;
-    step.batch = typical->batch;
-    workload.measured_steps.push_back(step);
-  }
-  workload.share_denominator = std::string(to_string(result.options.denominator));
 }
 
 std::string joined_sources(const ProfileResult& result) {
@@ -159,32 +241,63 @@ void add_conditions(const ProfileResult& result, engine::Workload& workload) {
           " of the phase's steps, time-weighted over steps (kspeed profile, measured)");
 }
 
+std::string source_text(const ProfileResult& result, ShareScope scope, const std::string& files,
+                        bool mixed_prefill, bool mixed_decode, bool keep_idle_gaps) {
+  const std::string denominator(to_string(result.options.denominator));
+  std::string text = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
+                     "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
+                     denominator +
+                     ", time-weighted over the steps at each context; request.ttft_ms is a "
+                     "prefill request's share of its step by tokens and request.tpot_ms the "
+                     "decode step, mean over the steps at the request's context (steps[]), "
+                     "under the same denominator";
+  if (result.options.denominator == Denominator::wall_time) {
+    text += keep_idle_gaps ? "; profiler idle gaps kept in the wall time, as asked"
+                           : "; profiler idle gaps (steps[].profiler_gap_ms) excluded from the "
+                             "wall time";
+  }
+  if (mixed_prefill) text += "; prefill measured in mixed (chunked-prefill) steps";
+  if (mixed_decode) text += "; decode measured in mixed (chunked-prefill) steps";
+  return text;
+}
+
+std::string workload_name(const ProfileResult& result) {
+  if (result.files.size() != 1) return "profile";
+  std::string stem = std::filesystem::path(result.files.front().source).filename().string();
+  for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".sqlite", ".csv"}) {
+    if (stem.ends_with(suffix)) stem.resize(stem.size() - std::string_view(suffix).size());
+  }
+  return stem;
+}
+
 }  // namespace
 
-EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope scope) {
+EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope scope,
+                                      const EmitOptions& options) {
   EmittedWorkload out;
   engine::Workload& workload = out.workload;
   const std::string files = joined_sources(result);
-  workload.name = "profile";
+  workload.name = workload_name(result);
   workload.share_origin = engine::Provenance::measured;
-  if (result.files.size() == 1) {
-    std::string stem = std::filesystem::path(result.files.front().source).filename().string();
-    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".sqlite", ".csv"}) {
-      if (stem.ends_with(suffix)) stem.resize(stem.size() - std::string_view(suffix).size());
-    }
-    workload.name = stem;
-  }
+  workload.profiled_from = files;
   workload.description = "Attention shares (" + std::string(to_string(scope)) +
                          ") measured by kspeed profile from " + files;
-  workload.source = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
-                    "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
-                    std::string(to_string(result.options.denominator)) +
-                    ", time-weighted over the steps at each context; request.ttft_ms and "
-                    "request.tpot_ms are the mean step times under the same denominator";
-  workload.prefill_shares = merged_points(result, Phase::prefill, scope, out.notes);
-  workload.decode_shares = merged_points(result, Phase::decode, scope, out.notes);
+  workload.profiled_steps = profiled_steps(result, scope, options.keep_idle_gaps);
+  const PhaseSteps prefill_group = phase_steps(workload.profiled_steps, Phase::prefill);
+  const PhaseSteps decode_group = phase_steps(workload.profiled_steps, Phase::decode);
+  workload.prefill_shares = share_table(prefill_group, Phase::prefill, out.notes);
+  workload.decode_shares = share_table(decode_group, Phase::decode, out.notes);
+  workload.source = source_text(result, scope, files, prefill_group.from_mixed,
+                                decode_group.from_mixed, options.keep_idle_gaps);
   add_conditions(result, workload);
-  add_request(result, workload);
+
+  std::optional<TypicalSteps> prefill, decode;
+  if (!prefill_group.steps.empty()) prefill = mark_typical(prefill_group, Phase::prefill);
+  if (!decode_group.steps.empty()) decode = mark_typical(decode_group, Phase::decode);
+  add_request(prefill, decode, workload);
+  if (prefill) workload.measured_steps.push_back(measured_step(*prefill, Phase::prefill));
+  if (decode) workload.measured_steps.push_back(measured_step(*decode, Phase::decode));
+  workload.share_denominator = std::string(to_string(result.options.denominator));
   return out;
 }
 

@@ -191,6 +191,24 @@ ordered_json gates_json(const std::vector<engine::GateCheck>& gates) {
   return out;
 }
 
+// The headline's interval: the request speedup's bounds with how they were computed, or
+// null bounds and the reason there are none.
+ordered_json interval_json(const engine::PredictionInterval& interval) {
+  ordered_json out;
+  const bool has = interval.low && interval.high;
+  out["request_speedup_low"] = has ? ordered_json(*interval.low) : ordered_json(nullptr);
+  out["request_speedup_high"] = has ? ordered_json(*interval.high) : ordered_json(nullptr);
+  out["confidence"] = has ? ordered_json(interval.confidence) : ordered_json(nullptr);
+  out["method"] = has ? ordered_json(interval.method) : ordered_json(nullptr);
+  out["resamples"] = interval.resamples;
+  out["ttft_samples"] = interval.ttft_samples;
+  out["tpot_samples"] = interval.tpot_samples;
+  out["inputs"] = interval.inputs.names();
+  out["no_interval_reason"] =
+      has ? ordered_json(nullptr) : ordered_json(engine::to_string(interval.reason));
+  return out;
+}
+
 ordered_json estimate_tree(const Estimate& estimate) {
   const engine::Scenario& s = estimate.scenario;
   ordered_json out;
@@ -218,6 +236,7 @@ ordered_json estimate_tree(const Estimate& estimate) {
                           ? deployment_json(*s.step_model, s.deployment_inputs)
                           : ordered_json(nullptr);
   out["request"] = request_json(estimate);
+  out["prediction_interval"] = interval_json(estimate.interval);
   out["chain"] = chain_json(estimate);
   const auto conditions = run_conditions(estimate.workload, s.platform);
   out["conditions"] = conditions_json(conditions);
@@ -240,6 +259,10 @@ ordered_json estimate_record(const ordered_json& tree) {
       flatten_into(record, std::string(object) == "inputs" ? "" : object, tree[object]);
     }
   }
+  const ordered_json& interval = tree["prediction_interval"];
+  record["request_speedup_low"] = interval["request_speedup_low"];
+  record["request_speedup_high"] = interval["request_speedup_high"];
+  record["prediction_interval_reason"] = interval["no_interval_reason"];
   record["conditions_missing"] = joined(tree["conditions_missing"]);
   record["notes"] = joined(tree["notes"], "code");
   record["warnings"] = joined(tree["warnings"], "code");

@@ -1,6 +1,7 @@
 // `kspeed estimate` for people: the chain as a table, the point in one sentence, then where each
 // number came from, the workload's conditions, warnings and gates.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -396,6 +397,53 @@ std::string summary_sentence(const Estimate& estimate) {
   return change + ": " + why + ".";
 }
 
+std::vector<std::string> input_words(const engine::ResampledInputs& inputs) {
+  std::vector<std::string> words;
+  if (inputs.prefill_share) words.emplace_back("prefill share");
+  if (inputs.ttft) words.emplace_back("TTFT");
+  if (inputs.decode_share) words.emplace_back("decode share");
+  if (inputs.tpot) words.emplace_back("TPOT");
+  return words;
+}
+
+// "1.00012×–1.00015×": the bounds with enough digits to tell them apart (up to 8 decimals),
+// and at least as many as the headline's speedup shows.
+std::string interval_bounds(double low, double high) {
+  int decimals = std::fabs(low - 1.0) < 0.05 || std::fabs(high - 1.0) < 0.05 ? 4 : 2;
+  while (decimals < 8 &&
+         fmt::format("{:.{}f}", low, decimals) == fmt::format("{:.{}f}", high, decimals) &&
+         low != high) {
+    ++decimals;
+  }
+  return fmt::format("{:.{}f}×–{:.{}f}×", low, decimals, high, decimals);
+}
+
+// The headline's prediction interval, or why a workload of profiled steps has none; nothing
+// for a workload without steps (its JSON says why).
+std::string interval_sentence(const Estimate& estimate) {
+  const engine::PredictionInterval& interval = estimate.interval;
+  if (interval.low && interval.high) {
+    const bool steps = interval.method == engine::PredictionInterval::kStepMethod;
+    return fmt::format(
+        " {:.0f}% prediction interval: {} ({}: {} resamples of the {} TTFT and {} TPOT "
+        "{} behind the {}).",
+        interval.confidence * 100, interval_bounds(*interval.low, *interval.high),
+        interval.method, human_count(interval.resamples), human_count(interval.ttft_samples),
+        human_count(interval.tpot_samples), steps ? "steps" : "calibration points",
+        fmt::join(input_words(interval.inputs), ", "));
+  }
+  switch (interval.reason) {
+    case engine::NoPredictionInterval::too_few_steps:
+      return " No prediction interval: each measured input comes from one profiled step, so "
+             "the trace shows no spread (profile more steps for one).";
+    case engine::NoPredictionInterval::inputs_not_measured:
+      return " No prediction interval: the inputs measured over the profiled steps are not "
+             "the ones this answer uses.";
+    default:
+      return "";
+  }
+}
+
 // "model: llama-3.1-70b (given); hardware: 8 × h100-sxm (given); precision: ..."
 std::string conditions_line(const std::vector<Condition>& conditions) {
   std::string line;
@@ -448,7 +496,7 @@ View estimate_view(const Estimate& estimate) {
                          human_count(s.prompt_tokens.value), human_count(s.response_tokens.value)),
              "kspeed estimate: " + subject);
   view.table(chain_table(estimate));
-  view.answer(summary_sentence(estimate));
+  view.answer(summary_sentence(estimate) + interval_sentence(estimate));
   view.table(inputs_table(estimate));
   if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
   const auto conditions = run_conditions(estimate.workload, s.platform);

@@ -20,6 +20,11 @@ for arg in "$@"; do
 done
 [ ${#selected[@]} -gt 0 ] || mapfile -t selected < <(ls "$cases_dir")
 
+# Cases that read the shared real data (a file named needs-shared-data in the case) find it at
+# $KSPEED_SHARED_DATA: the repository's ../shared/data, never copied into the repository. They
+# are skipped, with a warning, when it is absent.
+shared_data=$(realpath -m "$cases_dir/../../../../shared/data")
+skipped=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 passed=0
@@ -27,12 +32,17 @@ failed=0
 for name in "${selected[@]}"; do
   case_dir="$cases_dir/$name"
   [ -f "$case_dir/cmd" ] || { echo "golden: $name: no cmd file"; failed=$((failed + 1)); continue; }
+  if [ -f "$case_dir/needs-shared-data" ] && [ ! -d "$shared_data" ]; then
+    echo "golden: WARN $name skipped: $shared_data is absent"
+    skipped=$((skipped + 1))
+    continue
+  fi
   work="$scratch/$name"
   cp -r "$case_dir" "$work"
   (
     cd "$work" || exit 99
     env -i PATH="$PATH" HOME="$scratch" LC_ALL=C.UTF-8 TERM=dumb NO_COLOR=1 COLUMNS=100 \
-      KSPEED="$kspeed" KSPEED_TEST_VMEM_KB="${KSPEED_TEST_VMEM_KB:-2000000}" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
+      KSPEED="$kspeed" KSPEED_SHARED_DATA="$shared_data" KSPEED_TEST_VMEM_KB="${KSPEED_TEST_VMEM_KB:-2000000}" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
     echo $? >"$scratch/$name.exit"
   )
   if [ "$regen" = 1 ]; then
@@ -58,5 +68,5 @@ for name in "${selected[@]}"; do
     failed=$((failed + 1))
   fi
 done
-echo "golden: $passed passed, $failed failed"
+echo "golden: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

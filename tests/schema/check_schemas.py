@@ -45,6 +45,9 @@ CASES = [
     ("estimate", "json", [f"{FIXTURES}/ncu/details-flash-fwd.csv"],
      ["estimate", "--ncu", "details-flash-fwd.csv", "--gpu", "h100-sxm", "--bytes-reduction",
       "2", "--ctx", "8k"]),
+    # a workload kspeed profile emitted from a multi-step trace: the headline has an interval
+    ("estimate", "json", [f"{FIXTURES}/profile/batched-workload.json"],
+     ["estimate", "--workload", "batched-workload.json", "--phase", "both"]),
     ("estimate", "json", [f"{GOLDEN}/estimate-workload-platform/w.json"],
      ["estimate", "--workload", "w.json", "--kernel-speedup", "1.5", "--phase", "both"]),
     # MoE (expert union), speculative decoding, a Hugging Face config.json model, the fitted
@@ -62,6 +65,8 @@ CASES = [
                               "--share", "0.85", "--kernel-speedup", "1.35"]),
     ("estimate-record", "jsonl", [], ["estimate", "--ctx", "4k"]),
     ("estimate-record", "jsonl", [], ["estimate", "--ctx", "128k"]),
+    ("estimate-record", "jsonl", [f"{FIXTURES}/profile/batched-workload.json"],
+     ["estimate", "--workload", "batched-workload.json", "--phase", "both"]),
     ("estimate-record", "jsonl", [], ["estimate", "--ttft", "18.6s", "--ttft-overhead", "3.38s",
                                       "--share", "0.85", "--kernel-speedup", "1.35"]),
     ("estimate-record", "jsonl", [], ["estimate", "--model", "gpt-oss-120b", "--gpu", "b200",

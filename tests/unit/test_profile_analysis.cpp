@@ -229,15 +229,18 @@ TEST_CASE("emitted workloads leave out shares of exactly 0 or 1, with a note", "
   ProfileResult result;
   FileResult file;
   file.source = "t.json";
-  ContextPoint all_attention;
-  all_attention.context_tokens = 128;
-  all_attention.steps = 1;
-  all_attention.share_times.scope_ns = {100, 100, 100};
-  all_attention.share_times.denominator_ns = 100;
-  ContextPoint half = all_attention;
-  half.context_tokens = 4096;
-  half.share_times.scope_ns = {50, 60, 70};
-  file.prefill_points = {all_attention, half};
+  // Two prefill steps of one request: 128 tokens all attention, 4,096 tokens 60% (core+kv).
+  StepResult all_attention;
+  all_attention.label.phase = kspeed::engine::Phase::prefill;
+  all_attention.label.context_requests = 1;
+  all_attention.label.context_tokens = 128;
+  all_attention.times.kernel_count = 2;
+  all_attention.times.kernel_ns = all_attention.times.busy_ns = all_attention.times.wall_ns = 100;
+  all_attention.times.scope_kernel_ns = {100, 100, 100};
+  StepResult half = all_attention;
+  half.label.context_tokens = 4096;
+  half.times.scope_kernel_ns = {50, 60, 70};
+  file.steps = {all_attention, half};
   result.files.push_back(file);
   const EmittedWorkload emitted = workload_from_profile(result, ShareScope::core_kv);
   REQUIRE(emitted.workload.prefill_shares.size() == 1);
@@ -274,4 +277,63 @@ TEST_CASE("a large softmax_warp_forward is named as math-path attention (issue 2
   CHECK(std::none_of(sampler.notes.begin(), sampler.notes.end(), [](const auto& n) {
     return n.code == kspeed::engine::WarningCode::math_path_attention;
   }));
+}
+
+TEST_CASE("emitted workloads: TTFT is a request's share of its batched step, mixed steps kept",
+          "[profile]") {
+  // 15 prompts of 1,024 tokens prefilled in one 1.5 ms step; decode steps of 32 sequences at
+  // 1,100 KV tokens, one with a 5 ms idle stretch longer than its 1 ms of GPU work; one mixed
+  // step (2 prompts of 512 tokens with 30 decodes).
+  auto step = [](const char* name, kspeed::engine::Phase phase, std::int64_t prefill_requests,
+                 std::int64_t prefill_tokens, std::int64_t decode_requests, std::int64_t kv,
+                 std::int64_t kernel_ns, std::int64_t attention_ns, std::int64_t gap_ns) {
+    StepResult s;
+    s.annotation = name;
+    s.label.phase = phase;
+    s.label.context_requests = prefill_requests;
+    s.label.context_tokens = prefill_tokens;
+    s.label.generation_requests = decode_requests;
+    s.label.generation_kv_tokens = kv;
+    s.times.kernel_count = 2;
+    s.times.kernel_ns = s.times.busy_ns = kernel_ns;
+    s.times.wall_ns = kernel_ns + gap_ns;
+    s.times.largest_gap_ns = gap_ns;
+    s.times.scope_kernel_ns = {attention_ns, attention_ns, attention_ns};
+    s.times.scope_union_ns = s.times.scope_kernel_ns;
+    return s;
+  };
+  using kspeed::engine::Phase;
+  ProfileResult result;
+  result.options.denominator = Denominator::wall_time;
+  FileResult file;
+  file.source = "batched.json";
+  file.steps = {step("prefill", Phase::prefill, 15, 15360, 0, 0, 1'500'000, 300'000, 0),
+                step("decode", Phase::decode, 0, 0, 32, 35200, 1'000'000, 200'000, 0),
+                step("decode stalled", Phase::decode, 0, 0, 32, 35200, 1'000'000, 240'000,
+                     5'000'000),
+                step("mixed", Phase::mixed, 2, 1024, 30, 33000, 1'160'000, 260'000, 0)};
+  result.files.push_back(file);
+  const kspeed::engine::Workload w = workload_from_profile(result, ShareScope::core).workload;
+  REQUIRE(w.profiled_steps.size() == 4);
+  CHECK(w.request.prompt_tokens == 1024);
+  CHECK(*w.request.ttft_ms == Approx(1.5 / 15));     // not the whole 1.5 ms batch step
+  CHECK(*w.request.tpot_ms == Approx(1.0));          // the stall is left out of the wall time
+  CHECK(w.request.response_tokens == 2 * (1100 - 1024));
+  CHECK(w.profiled_steps[2].profiler_gap_ms == Approx(5.0));
+  CHECK(w.profiled_steps[2].time_ms == Approx(1.0));
+  CHECK(w.profiled_steps[3].phase == Phase::mixed);
+  CHECK_FALSE(w.profiled_steps[3].measures_ttft);  // prefill has steps of its own
+  REQUIRE(w.decode_shares.size() == 1);
+  CHECK(w.decode_shares[0].share == Approx(0.44 / 2.0));
+  // --keep-idle-gaps: the stall stays in the wall time
+  EmitOptions keep;
+  keep.keep_idle_gaps = true;
+  const kspeed::engine::Workload kept = workload_from_profile(result, ShareScope::core, keep).workload;
+  CHECK(*kept.request.tpot_ms == Approx(3.5));
+  // With no pure prefill step the mixed steps carry the prefill: 512 of the step's 1,054 tokens
+  result.files[0].steps = {file.steps[1], file.steps[3]};
+  const kspeed::engine::Workload mixed = workload_from_profile(result, ShareScope::core).workload;
+  CHECK(mixed.request.prompt_tokens == 512);
+  CHECK(*mixed.request.ttft_ms == Approx(1.16 * 512 / 1054));
+  CHECK(mixed.source.find("prefill measured in mixed") != std::string::npos);
 }

@@ -117,12 +117,26 @@ TEST_CASE("real traces: profile -> emitted workload -> estimate, every input mea
   CHECK(d.scenario.decode_share->provenance == Provenance::measured);
   CHECK(d.scenario.decode_share->value == Approx(0.2179).margin(0.0005));
 
-  // The same workload against the step's wall time: converted to 0.45%.
+  // The same workload against a wall latency: converted with the step's wall time less the
+  // 463.3 ms profiler idle gap the trace flags (format 2 records it): 21.79% x 9.765437 ms /
+  // 10.445885 ms = 20.37%, not 0.45% of the 473.7 ms the profiler stretched the step to.
   EstimateOptions wall;
   wall.tpot_ms = 473.74;
   const Estimate w = run_estimate(emitted(decode), wall, {});
   CHECK(w.scenario.decode_share->provenance == Provenance::converted);
-  CHECK(w.scenario.decode_share->value == Approx(0.00449).margin(0.00002));
+  CHECK(w.scenario.decode_share->value == Approx(0.20370).margin(0.00002));
+
+  // Format 2 carries the step itself: its 463.295405 ms profiler gap (python3 over the trace:
+  // the largest idle stretch, longer than the 9.759752 ms the GPU was busy) and what it
+  // measured. One step has no spread: the headline gets no interval, and says why.
+  const Workload decode_workload = emitted(decode);
+  REQUIRE(decode_workload.profiled_steps.size() == 1);
+  CHECK(decode_workload.profiled_steps[0].profiler_gap_ms == Approx(463.295405).margin(1e-6));
+  CHECK(decode_workload.profiled_steps[0].decode_requests == 32);
+  CHECK(decode_workload.profiled_steps[0].decode_kv_tokens == 32785);
+  CHECK(decode_workload.profiled_steps[0].measures_tpot);
+  CHECK_FALSE(d.interval.low);
+  CHECK(d.interval.reason == NoPredictionInterval::too_few_steps);
 
   const Estimate p = run_estimate(emitted(prefill), EstimateOptions{}, {});
   CHECK(p.scenario.prompt_tokens.provenance == Provenance::measured);

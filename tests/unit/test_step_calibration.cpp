@@ -148,6 +148,54 @@ TEST_CASE("calibrated to profiled steps: kernel classes and the idle fixed cost"
   CHECK(fit.residuals[0].residual_ms() == Approx(0).margin(1e-9));
 }
 
+TEST_CASE("calibrated to decode steps only: prefill attention keeps its prior", "[step_model]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  StepObservation step;
+  step.label = "decode bs=32";
+  step.batch = decode_batch(1024, 2, 32);
+  const StepTime modelled = step_time(prior.model, step.batch);
+  step.attention_kernel_ms = 3 * modelled.attention_ms();
+  step.other_kernel_ms = modelled.other_ms;
+  step.wall_ms = step.attention_kernel_ms + step.other_kernel_ms;
+  const CalibratedStepModel fit = calibrate_to_steps(prior, {step}, "decode.json");
+  CHECK(fit.model.ms_per_kv_token == Approx(3 * prior.model.ms_per_kv_token));
+  CHECK(fit.origins.kv_token.provenance == Provenance::measured);
+  CHECK(fit.model.ms_per_prefill_pair == prior.model.ms_per_prefill_pair);
+  CHECK(fit.origins.prefill_pair.provenance == prior.origins.prefill_pair.provenance);
+  CHECK(fit.efficiency.attention_compute == prior.efficiency.attention_compute);
+}
+
+TEST_CASE("a profiled workload's steps as calibration observations", "[step_model]") {
+  ProfiledStep prefill;
+  prefill.label = "execute_15_context_15";
+  prefill.phase = Phase::prefill;
+  prefill.prefill_requests = 15;
+  prefill.prefill_tokens = 15 * 1024;
+  prefill.kernel_ms = 1.5;
+  prefill.attention_kernel_ms = 0.3;
+  prefill.time_ms = 1.5;
+  ProfiledStep decode;
+  decode.phase = Phase::decode;
+  decode.decode_requests = 32;
+  decode.decode_kv_tokens = 32 * 1100;
+  decode.kernel_ms = 1.03;
+  decode.attention_kernel_ms = 0.24;
+  decode.wall_ms = 6.03;
+  decode.profiler_gap_ms = 5.0;
+  decode.time_ms = 1.03;  // kernel-time: the step's time on the share's denominator
+  const std::vector<StepObservation> observed = step_observations({prefill, decode});
+  REQUIRE(observed.size() == 2);
+  // 15 prompts of 1,024 tokens from an empty cache: 15 · 1,024 · 1,025 / 2 causal pairs
+  CHECK(observed[0].batch.prefill_tokens == 15360);
+  CHECK(observed[0].batch.prefill_pairs == Approx(15.0 * 1024 * 1025 / 2));
+  CHECK(observed[0].attention_kernel_ms == Approx(0.3));
+  CHECK(observed[0].other_kernel_ms == Approx(1.2));
+  CHECK(observed[1].batch.decode_sequences == 32);
+  CHECK(observed[1].batch.decode_kv_tokens == 35200);
+  CHECK(observed[1].other_kernel_ms == Approx(0.79));
+  CHECK(observed[1].wall_ms == Approx(1.03));  // not the 6.03 ms the profiler stretched it to
+}
+
 TEST_CASE("calibration rejects what it cannot fit", "[step_model][errors]") {
   const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
   CHECK_THROWS_AS(calibrate_to_latencies(prior, {}, "empty.json"), InputError);

@@ -142,3 +142,59 @@ TEST_CASE("an emitted workload's denominator and measured steps read back", "[wo
                     Catch::Contains("measured_steps[0].kernel_ms"));
   CHECK(parse("{}").share_denominator.empty());  // old workloads: both keys optional
 }
+
+TEST_CASE("workload format 2: every profiled step reads back; format 1 files still read",
+          "[workload]") {
+  const auto workload = parse(R"({"format_version": 2, "share_denominator": "wall-time",
+    "profiled_from": "a.trace.json.gz",
+    "measured_steps": [{"phase": "decode", "context": 1025, "steps": 1, "kernel_ms": 9.77,
+                        "busy_ms": 9.76, "wall_ms": 473.7, "batch": 32, "profiler_gap_ms": 463.3}],
+    "steps": [{"label": "step[MIXED]", "phase": "mixed", "prefill_requests": 2,
+               "prefill_tokens": 1024, "decode_requests": 30, "decode_kv_tokens": 33000,
+               "kernel_ms": 1.16, "busy_ms": 1.16, "wall_ms": 1.2, "profiler_gap_ms": 0,
+               "time_ms": 1.2, "attention_ms": 0.26, "attention_kernel_ms": 0.26,
+               "measures": ["ttft", "tpot"]}]})");
+  CHECK(workload.profiled_from == "a.trace.json.gz");
+  CHECK(workload.measured_steps[0].profiler_gap_ms == Approx(463.3));
+  REQUIRE(workload.profiled_steps.size() == 1);
+  const kspeed::engine::ProfiledStep& step = workload.profiled_steps[0];
+  CHECK(step.label == "step[MIXED]");
+  CHECK(step.phase == kspeed::engine::Phase::mixed);
+  CHECK(step.prefill_requests == 2);
+  CHECK(step.prefill_tokens == 1024);
+  CHECK(step.decode_requests == 30);
+  CHECK(step.decode_kv_tokens == 33000);
+  CHECK(step.time_ms == Approx(1.2));
+  CHECK(step.attention_ms == Approx(0.26));
+  CHECK(step.measures_ttft);
+  CHECK(step.measures_tpot);
+  // a format-1 file (no format_version) reads as before: no steps, no gap
+  const auto old = parse(R"({"measured_steps": [{"phase": "decode", "steps": 1, "kernel_ms": 1,
+                             "busy_ms": 1, "wall_ms": 2}]})");
+  CHECK(old.profiled_steps.empty());
+  CHECK(old.measured_steps[0].profiler_gap_ms == 0);
+  CHECK_NOTHROW(parse(R"({"format_version": 1})"));
+}
+
+TEST_CASE("workload format 2: bad steps and unknown versions are refused by name", "[workload]") {
+  CHECK_THROWS_WITH(parse(R"({"format_version": 3})"),
+                    Catch::Contains("format_version") && Catch::Contains("upgrade kspeed"));
+  const std::string step =
+      R"("label": "s", "prefill_requests": 1, "prefill_tokens": 8, "decode_requests": 0,
+         "decode_kv_tokens": 0, "kernel_ms": 1, "busy_ms": 1, "wall_ms": 1,
+         "profiler_gap_ms": 0, "time_ms": 1, "attention_kernel_ms": 0.5)";
+  CHECK_THROWS_WITH(
+      parse(R"({"steps": [{"phase": "prefil", )" + step + R"(, "attention_ms": 0.5}]})"),
+      Catch::Contains("steps[0].phase") && Catch::Contains("prefill, decode or mixed"));
+  CHECK_THROWS_WITH(
+      parse(R"({"steps": [{"phase": "prefill", )" + step + R"(, "attention_ms": 1.5}]})"),
+      Catch::Contains("steps[0].attention_ms"));
+  CHECK_THROWS_WITH(parse(R"({"steps": [{"phase": "prefill", )" + step +
+                          R"(, "attention_ms": 0.5, "measures": ["e2e"]}]})"),
+                    Catch::Contains("steps[0].measures") && Catch::Contains("ttft or tpot"));
+  CHECK_THROWS_WITH(parse(R"({"steps": [{"phase": "prefill", "label": "s", "prefill_requests": -1,
+                             "prefill_tokens": 8, "decode_requests": 0, "decode_kv_tokens": 0,
+                             "kernel_ms": 1, "busy_ms": 1, "wall_ms": 1, "profiler_gap_ms": 0,
+                             "time_ms": 1, "attention_ms": 0.5, "attention_kernel_ms": 0.5}]})"),
+                    Catch::Contains("steps[0].prefill_requests"));
+}

@@ -14,6 +14,7 @@
 #include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
 #include "kspeed/engine/phase_roofline.hpp"
+#include "kspeed/engine/prediction_interval.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/engine/step_calibration.hpp"
@@ -116,6 +117,8 @@ struct Estimate {
   std::vector<GateCheck> gates;  ///< one per --min-* flag given
   /// Each decode step after the change, when decode is targeted and has a share (modelled).
   std::optional<WithProvenance<double>> tpot_after_ms;
+  /// The headline's prediction interval from the measured inputs' spread, or why there is none.
+  PredictionInterval interval;
 };
 
 /// Each decode step after the change (modelled), when decode is targeted and has a share.

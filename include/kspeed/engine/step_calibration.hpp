@@ -20,6 +20,7 @@
 #include "kspeed/engine/hardware.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/step_model.hpp"
+#include "kspeed/engine/workload.hpp"
 
 namespace kspeed::engine {
 
@@ -175,6 +176,14 @@ struct StepObservation {
   double other_kernel_ms = 0;      ///< every other kernel
   double wall_ms = 0;              ///< the step's wall time, profiler idle gaps excluded (>= busy)
 };
+
+/// The profiled steps of a workload (kspeed profile --emit-workload) as observations: each
+/// step's batch composition (a prefill request's chunk counted from the start of its prompt:
+/// the trace does not say what was cached), its attention and other kernel time, and its time
+/// on the workload's share denominator (ProfiledStep::time_ms), the one its TTFT and TPOT are
+/// on: kernel or busy time leave the step's idle part out, wall time keeps it less the
+/// profiler idle gap.
+std::vector<StepObservation> step_observations(const std::vector<ProfiledStep>& steps);
 
 /// Fits `prior` to profiled steps, labelled with `source`: the attention coefficients by the
 /// ratio of measured to modelled attention time, the non-attention ones by that of the other

@@ -48,7 +48,54 @@ struct MeasuredStep {
   double busy_ms = 0;               ///< mean GPU-busy time (union of kernel intervals)
   double wall_ms = 0;               ///< mean first-kernel-start to last-kernel-end
   std::optional<std::int64_t> batch;  ///< requests decoded together, when stated
+  /// Profiler idle gap inside the steps (mean), ms: excluded from a wall-time denominator
+  /// (ProfiledStep::profiler_gap_ms). 0 in files of format 1, which did not record it.
+  double profiler_gap_ms = 0;
 };
+
+/// A request latency a profiled step's time can stand for.
+enum class StepMeasures {
+  ttft,  ///< a prefill request's share of the step
+  tpot,  ///< the whole step: every decode sequence waits for it
+};
+
+/// One engine step of a profiler trace, as kspeed profile writes it (workload format 2): its
+/// batch composition and its times, so the request and the shares can be recomputed from it and
+/// the spread over steps carried to the estimate's prediction interval.
+struct ProfiledStep {
+  std::string label;                  ///< the step's annotation
+  Phase phase = Phase::prefill;       ///< prefill, decode or mixed (chunked prefill)
+  std::int64_t prefill_requests = 0;  ///< requests computing prompt tokens in the step
+  std::int64_t prefill_tokens = 0;    ///< prompt tokens computed (all requests)
+  std::int64_t decode_requests = 0;   ///< sequences producing a token
+  std::int64_t decode_kv_tokens = 0;  ///< keys those sequences read, summed (0: unstated)
+  double kernel_ms = 0;               ///< sum of kernel durations
+  double busy_ms = 0;                 ///< union of kernel intervals
+  double wall_ms = 0;                 ///< first kernel start to last kernel end
+  /// The step's largest idle stretch when it alone exceeds the step's GPU-busy time: the GPU
+  /// waited longer than all the step's work, which its own launches cannot explain (the host
+  /// held by the profiler). 0 when there is none, or when the user kept the gaps.
+  double profiler_gap_ms = 0;
+  /// The step's time and its attention time under the workload's share_denominator (wall time
+  /// less profiler_gap_ms for wall-time): attention_ms / time_ms is the step's share.
+  double time_ms = 0;
+  double attention_ms = 0;
+  double attention_kernel_ms = 0;  ///< attention kernels' summed durations (for a calibration)
+  /// Whether the step is averaged into request.ttft_ms / request.tpot_ms (the steps at the
+  /// request's context); a mixed step can be both.
+  bool measures_ttft = false;
+  bool measures_tpot = false;
+};
+
+/// What one request sees of a profiled step, under the share's denominator: a prefill request
+/// its share of the step's tokens (its prompt tokens over every token the step computed, one
+/// per decode sequence), a decode sequence the whole step (it waits for the step to emit its
+/// token).
+double request_latency_ms(const ProfiledStep& step, StepMeasures latency);
+
+/// The workload file format kspeed writes: 2 added the profiled steps (`steps`), profiler idle
+/// gaps and the per-request TTFT; files without format_version are format 1 and still read.
+inline constexpr int kWorkloadFormatVersion = 2;
 
 struct Workload {
   std::string name;         ///< short identifier, e.g. "deepseek-r1-fp8"
@@ -72,6 +119,10 @@ struct Workload {
   /// "wall-time" (kspeed profile); empty when the workload does not say.
   std::string share_denominator;
   std::vector<MeasuredStep> measured_steps;  ///< kspeed profile's steps; informative
+  /// Every step the trace measured (format 2; empty in older files and cited workloads).
+  std::vector<ProfiledStep> profiled_steps;
+  /// The trace files the steps came from, for a step model calibrated on them (format 2).
+  std::string profiled_from;
 };
 
 /// Checklist keys the workload does not state, in checklist order.

@@ -157,6 +157,91 @@ TEST_CASE(
 
 namespace {
 
+// How many requests decode alongside one request (itself included), on average over its decode,
+// at a constant-rate level: the others arrive every 1/rate s and each decodes for decode_s, so
+// the k-th neighbour on either side overlaps it for max(0, 1 - k / (rate · decode_s)) of its
+// decode. ≈ rate · decode_s (Little's law) when that is large; 1 when requests never overlap.
+double alongside_constant_rate(double rate, double decode_s) {
+  const double per_decode = rate * decode_s;
+  double sum = 1;
+  for (int k = 1; k < per_decode; ++k) sum += 2 * (1 - k / per_decode);
+  return sum;
+}
+
+// The per-token decode point of a measured level: its mean per-token time at the mean batch a
+// request sees.
+RunningDecodeObservation decode_point(const io::MeasuredLoad& load, double alongside) {
+  return {load.label, alongside, *load.prompt_tokens_mean, *load.output_tokens_mean,
+          *load.tpot.mean_ms};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "inference-perf, Llama-3.1-8B on one H100: the per-sequence cost from the two lightest "
+    "levels, every heavier load and the saturation predicted",
+    "[validation][real][per_sequence]") {
+  const std::string folder = kServing + "inferenceperf-h100-llama31-8b-vllm0.11";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> loads = io::read_inference_perf_stages(folder);
+  REQUIRE(loads.size() == 7);
+  // The files are aggregates (no per-request records), so one level gives one point: its mean
+  // per-token time at its mean batch. A line needs two: 1 req/s (requests never overlap:
+  // 1.0 running) and 31.4 req/s (16.4 running), the lightest level at which the batch grows.
+  std::vector<RunningDecodeObservation> points;
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    const io::MeasuredLoad& load = loads[stage];
+    const double decode_s = (*load.e2e.mean_ms - *load.ttft.mean_ms) / 1000.0;
+    points.push_back(decode_point(load, alongside_constant_rate(*load.rate_per_s, decode_s)));
+  }
+  CHECK(points[0].running_sequences == Approx(1.0));
+  CHECK(points[1].running_sequences == Approx(16.41).epsilon(1e-3));
+  const CalibratedStepModel decode =
+      calibrate_to_running_sequences(modelled_step_model(llama_8b_on_h100()), points, folder);
+  // The request overhead from the 1 req/s TTFT (the prefill step of one request, then the rest).
+  LatencyObservation ttft_point;
+  ttft_point.label = loads[0].label;
+  ttft_point.prompt_tokens = *loads[0].prompt_tokens_mean;
+  ttft_point.response_tokens = *loads[0].output_tokens_mean;
+  ttft_point.ttft_ms = loads[0].ttft.mean_ms;
+  const CalibratedStepModel calibrated = calibrate_to_latencies(decode, {ttft_point}, folder);
+  ServingSetup setup;
+  setup.step = calibrated.model;
+  setup.scheduler.max_seqs = 128;
+  setup.scheduler.chunked_prefill = false;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model: fixed " << m.fixed_ms << " weights " << m.weights_ms << " token "
+            << m.ms_per_token << " pair " << m.ms_per_prefill_pair << " kv " << m.ms_per_kv_token
+            << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  CHECK(m.ms_per_sequence == Approx(0.0617).epsilon(0.01));
+  CHECK(m.weights_ms == Approx(7.157).epsilon(0.01));
+  std::vector<ReplaySide> predicted;
+  for (const io::MeasuredLoad& load : loads) {
+    const auto count = static_cast<std::size_t>(*load.rate_per_s * 60.0);
+    const std::vector<ReplayRequest> requests = arrivals(
+        io::ArrivalPattern::constant_rate, *load.rate_per_s, count, inference_perf_lengths());
+    const Predicted p = predict(requests, setup);
+    const double per_token = (p.side.e2e_ms.mean - p.side.ttft_ms.mean) / (63 - 1);
+    std::cout << "  " << load.label << ": achieved measured " << *load.achieved_rate_per_s
+              << ", predicted " << p.side.achieved_rate_per_s << "\n";
+    print_row("ttft mean", load.ttft.mean_ms, p.side.ttft_ms.mean);
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("per-token", load.tpot.mean_ms, per_token);
+    print_row("e2e mean", load.e2e.mean_ms, p.side.e2e_ms.mean);
+    print_row("e2e p99", load.e2e.p99_ms, p.side.e2e_ms.percentiles[2]);
+    predicted.push_back(p.side);
+  }
+  const double saturation = saturation_rate(
+      arrivals(io::ArrivalPattern::constant_rate, 100, 6000, inference_perf_lengths()), setup.step,
+      {}, setup);
+  std::cout << "  saturation (closed loop of 128): predicted " << saturation << "\n";
+}
+
+namespace {
+
 // AccelMark's 500 ShareGPT prompts (input_tokens per line); outputs are not in the file: every
 // request gets the mean output of the same prompts in AccelMark's sustained run (tokens_out /
 // requests_completed of its first sample: 54,174 / 160 = 339), capped at the suite's 512.
@@ -243,6 +328,111 @@ TEST_CASE(
       CHECK(p.side.tpot_ms.percentiles[0] == Approx(12.79).epsilon(0.01));  // measured 24.47
     }
   }
+}
+
+TEST_CASE(
+    "AccelMark, Llama-3-8B on one H100 (vLLM 0.7.3): the per-sequence cost from the two "
+    "lightest levels, the heavier Poisson loads predicted",
+    "[validation][real][per_sequence]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = accelmark_lengths(folder);
+  std::vector<int> prompts;
+  for (const auto& [prompt, output] : lengths) prompts.push_back(prompt);
+  std::nth_element(prompts.begin(), prompts.begin() + 250, prompts.end());
+  const double prompt = prompts[250];
+  // TPOT p50 one at a time (1 running) and at Poisson 5 req/s, where a request sees itself and
+  // the 5 · 338 · 9.52 ms = 16.1 others in the system on average (Poisson arrivals see time
+  // averages).
+  const double poisson_alongside = 1 + *online[0].rate_per_s * 338 * *online[0].tpot.p50_ms / 1000;
+  const std::vector<RunningDecodeObservation> points{
+      {"one at a time, TPOT p50", 1.0, prompt, 339, *interactive[0].tpot.p50_ms},
+      {"Poisson 5 req/s, TPOT p50", poisson_alongside, prompt, 339, *online[0].tpot.p50_ms}};
+  const CalibratedStepModel decode =
+      calibrate_to_running_sequences(modelled_step_model(llama_8b_on_h100()), points, folder);
+  LatencyObservation ttft_point;
+  ttft_point.label = "interactive p50";
+  ttft_point.prompt_tokens = prompt;
+  ttft_point.response_tokens = 339;
+  ttft_point.ttft_ms = interactive[0].ttft.p50_ms;
+  const CalibratedStepModel calibrated = calibrate_to_latencies(decode, {ttft_point}, folder);
+  ServingSetup setup;
+  setup.step = calibrated.model;
+  setup.scheduler.policy = SchedulerPolicy::prefill_first;
+  setup.scheduler.max_seqs = 512;
+  setup.scheduler.chunked_prefill = false;
+  setup.scheduler.max_batched_tokens = 4096;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model: weights " << m.weights_ms << " kv " << m.ms_per_kv_token
+            << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  std::vector<std::pair<io::MeasuredLoad, std::vector<ReplayRequest>>> levels;
+  levels.emplace_back(interactive[0], arrivals(io::ArrivalPattern::one_at_a_time, 1, 150, lengths));
+  for (const io::MeasuredLoad& load : online) {
+    levels.emplace_back(load,
+                        arrivals(io::ArrivalPattern::poisson, *load.rate_per_s, 300, lengths));
+  }
+  for (const auto& [load, requests] : levels) {
+    ServingSetup level = setup;
+    level.arrivals.concurrency = load.arrivals == io::ArrivalPattern::one_at_a_time ? 1 : 0;
+    const Predicted p = predict(requests, level);
+    std::cout << "  " << load.label << "\n";
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p90", load.ttft.p90_ms, p.side.ttft_ms.percentiles[1]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("tpot p50", load.tpot.p50_ms, p.side.tpot_ms.percentiles[0]);
+    print_row("tpot p90", load.tpot.p90_ms, p.side.tpot_ms.percentiles[1]);
+    print_row("tpot p99", load.tpot.p99_ms, p.side.tpot_ms.percentiles[2]);
+  }
+}
+
+TEST_CASE("the per-sequence cost from ONE level's per-request records: a replay's own records "
+          "give back the cost it was run with",
+          "[validation][per_sequence]") {
+  // A level of Poisson arrivals (the batch varies from request to request) replayed with a known
+  // per-sequence cost; its records (first and last token times) are all the calibration sees.
+  const CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());
+  ServingSetup setup;
+  setup.step = prior.model;
+  setup.step.ms_per_sequence = 0.09;
+  setup.scheduler.max_seqs = 128;
+  std::vector<std::pair<int, int>> lengths;
+  for (int i = 0; i < 40; ++i) lengths.emplace_back(150 + 7 * i, 20 + 3 * i);
+  const std::vector<ReplayRequest> requests =
+      arrivals(io::ArrivalPattern::poisson, 40, 2000, lengths);
+  const Predicted p = predict(requests, setup);
+  std::vector<DecodeInterval> intervals;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const double arrival = requests[i].arrival_s;
+    intervals.push_back({arrival + p.replay.timing[i].ttft_ms / 1000.0,
+                         arrival + p.replay.timing[i].e2e_ms / 1000.0});
+  }
+  const std::vector<double> alongside = mean_decoding_alongside(intervals);
+  std::vector<RunningDecodeObservation> points;
+  double fewest = 1e9;
+  double most = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    points.push_back({"request " + std::to_string(i), alongside[i],
+                      static_cast<double>(requests[i].prompt_tokens),
+                      static_cast<double>(requests[i].response_tokens),
+                      static_cast<double>(p.replay.timing[i].tpot_ms)});
+    fewest = std::min(fewest, alongside[i]);
+    most = std::max(most, alongside[i]);
+  }
+  const CalibratedStepModel fitted = calibrate_to_running_sequences(prior, points, "records");
+  std::cout << "per-request records: " << fewest << " to " << most
+            << " running; fitted per sequence " << fitted.model.ms_per_sequence << " ms, weights "
+            << fitted.model.weights_ms << " ms (true 0.09, " << prior.model.weights_ms << ")\n";
+  CHECK(most - fewest > 10);
+  CHECK(fitted.model.ms_per_sequence == Approx(0.09).epsilon(0.1));
+  CHECK(fitted.model.weights_ms == Approx(prior.model.weights_ms).epsilon(0.02));
 }
 
 TEST_CASE("serving readers: inference-perf stage and AccelMark result from their documented fields",

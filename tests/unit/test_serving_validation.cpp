@@ -4,6 +4,7 @@
 // docs/validation.md shows; the checks hold the figures the docs state, so a change that
 // moves the predictions fails here first. Skipped (with a warning) without ../shared/data.
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -195,7 +196,7 @@ TEST_CASE(
     points.push_back(decode_point(load, alongside_constant_rate(*load.rate_per_s, decode_s)));
   }
   CHECK(points[0].running_sequences == Approx(1.0));
-  CHECK(points[1].running_sequences == Approx(16.41).epsilon(1e-3));
+  CHECK(points[1].running_sequences == Approx(16.242).epsilon(1e-4));
   const CalibratedStepModel decode =
       calibrate_to_running_sequences(modelled_step_model(llama_8b_on_h100()), points, folder);
   // The request overhead from the 1 req/s TTFT (the prefill step of one request, then the rest).
@@ -215,8 +216,10 @@ TEST_CASE(
             << m.ms_per_token << " pair " << m.ms_per_prefill_pair << " kv " << m.ms_per_kv_token
             << " per sequence " << m.ms_per_sequence << " overhead "
             << calibrated.request_overhead_ms << "\n";
-  CHECK(m.ms_per_sequence == Approx(0.0617).epsilon(0.01));
-  CHECK(m.weights_ms == Approx(7.157).epsilon(0.01));
+  // Two points, two unknowns: the line through them (python over the files: 0.06361 ms per
+  // sequence, weights read 7.1518 ms, η_bw 0.626).
+  CHECK(m.ms_per_sequence == Approx(0.06361).epsilon(1e-3));
+  CHECK(m.weights_ms == Approx(7.1518).epsilon(1e-3));
   std::vector<ReplaySide> predicted;
   for (const io::MeasuredLoad& load : loads) {
     const auto count = static_cast<std::size_t>(*load.rate_per_s * 60.0);
@@ -238,6 +241,30 @@ TEST_CASE(
       arrivals(io::ArrivalPattern::constant_rate, 100, 6000, inference_perf_lengths()), setup.step,
       {}, setup);
   std::cout << "  saturation (closed loop of 128): predicted " << saturation << "\n";
+  // The errors docs/validation.md states, at the levels the fit never saw: each within the
+  // issue's target (mean E2E and per-token 10%, TTFT p50 20%), held to half a point so that a
+  // change that moves a prediction fails here.
+  const auto per_token = [&](std::size_t stage) {
+    return (predicted[stage].e2e_ms.mean - predicted[stage].ttft_ms.mean) / (63 - 1);
+  };
+  const std::pair<std::size_t, std::array<double, 3>> expected[] = {
+      {2, {-0.0101, -0.0271, 0.1744}}, {3, {-0.0130, -0.0214, 0.0490}}};
+  for (const auto& [stage, errors] : expected) {
+    const double e2e = error(predicted[stage].e2e_ms.mean, *loads[stage].e2e.mean_ms);
+    const double token = error(per_token(stage), *loads[stage].tpot.mean_ms);
+    const double ttft = error(predicted[stage].ttft_ms.percentiles[0], *loads[stage].ttft.p50_ms);
+    CHECK(e2e == Approx(errors[0]).margin(0.005));
+    CHECK(token == Approx(errors[1]).margin(0.005));
+    CHECK(ttft == Approx(errors[2]).margin(0.005));
+    CHECK(std::fabs(e2e) < 0.10);
+    CHECK(std::fabs(token) < 0.10);
+    CHECK(std::fabs(ttft) < 0.20);
+  }
+  // Saturation: what the replay serves when offered 122.6 req/s, against the 106.5 measured:
+  // -11%, just outside the 10% target (docs/validation.md says why).
+  CHECK(error(predicted[4].achieved_rate_per_s, *loads[4].achieved_rate_per_s) ==
+        Approx(-0.111).margin(0.005));
+  CHECK(saturation == Approx(79.02).epsilon(0.01));
 }
 
 namespace {
@@ -390,49 +417,87 @@ TEST_CASE(
     print_row("tpot p50", load.tpot.p50_ms, p.side.tpot_ms.percentiles[0]);
     print_row("tpot p90", load.tpot.p90_ms, p.side.tpot_ms.percentiles[1]);
     print_row("tpot p99", load.tpot.p99_ms, p.side.tpot_ms.percentiles[2]);
+    // The heavier levels: the line from 1 to 17 running sequences over-states the step at
+    // 100-200 (TPOT p50 +28% and +42%), docs/validation.md.
+    if (load.label == "Poisson 25 req/s") {
+      CHECK(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms) == Approx(0.283).margin(0.01));
+    }
+    if (load.label == "Poisson 100 req/s") {
+      CHECK(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms) == Approx(0.423).margin(0.01));
+    }
   }
 }
 
-TEST_CASE("the per-sequence cost from ONE level's per-request records: a replay's own records "
-          "give back the cost it was run with",
-          "[validation][per_sequence]") {
-  // A level of Poisson arrivals (the batch varies from request to request) replayed with a known
-  // per-sequence cost; its records (first and last token times) are all the calibration sees.
-  const CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());
+namespace {
+
+struct RecordFit {
+  double fewest = 1e9;  ///< running sequences, over the requests
+  double most = 0;
+  CalibratedStepModel fitted;
+};
+
+// Replays one level of Poisson arrivals with `truth` and fits the per-sequence cost to nothing
+// but the records a benchmark would write: each request's first and last token times.
+RecordFit fit_own_records(const CalibratedStepModel& prior, const StepModel& truth,
+                          const std::vector<std::pair<int, int>>& lengths) {
   ServingSetup setup;
-  setup.step = prior.model;
-  setup.step.ms_per_sequence = 0.09;
+  setup.step = truth;
   setup.scheduler.max_seqs = 128;
-  std::vector<std::pair<int, int>> lengths;
-  for (int i = 0; i < 40; ++i) lengths.emplace_back(150 + 7 * i, 20 + 3 * i);
   const std::vector<ReplayRequest> requests =
       arrivals(io::ArrivalPattern::poisson, 40, 2000, lengths);
   const Predicted p = predict(requests, setup);
   std::vector<DecodeInterval> intervals;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const double arrival = requests[i].arrival_s;
-    intervals.push_back({arrival + p.replay.timing[i].ttft_ms / 1000.0,
-                         arrival + p.replay.timing[i].e2e_ms / 1000.0});
+    intervals.push_back({arrival + static_cast<double>(p.replay.timing[i].ttft_ms) / 1000.0,
+                         arrival + static_cast<double>(p.replay.timing[i].e2e_ms) / 1000.0});
   }
   const std::vector<double> alongside = mean_decoding_alongside(intervals);
+  RecordFit out;
   std::vector<RunningDecodeObservation> points;
-  double fewest = 1e9;
-  double most = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     points.push_back({"request " + std::to_string(i), alongside[i],
                       static_cast<double>(requests[i].prompt_tokens),
                       static_cast<double>(requests[i].response_tokens),
                       static_cast<double>(p.replay.timing[i].tpot_ms)});
-    fewest = std::min(fewest, alongside[i]);
-    most = std::max(most, alongside[i]);
+    out.fewest = std::min(out.fewest, alongside[i]);
+    out.most = std::max(out.most, alongside[i]);
   }
-  const CalibratedStepModel fitted = calibrate_to_running_sequences(prior, points, "records");
-  std::cout << "per-request records: " << fewest << " to " << most
-            << " running; fitted per sequence " << fitted.model.ms_per_sequence << " ms, weights "
-            << fitted.model.weights_ms << " ms (true 0.09, " << prior.model.weights_ms << ")\n";
-  CHECK(most - fewest > 10);
-  CHECK(fitted.model.ms_per_sequence == Approx(0.09).epsilon(0.1));
-  CHECK(fitted.model.weights_ms == Approx(prior.model.weights_ms).epsilon(0.02));
+  out.fitted = calibrate_to_running_sequences(prior, points, "records");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the per-sequence cost from ONE level's per-request records: a replay's own records "
+          "give back the cost it was run with",
+          "[validation][per_sequence]") {
+  // One level of Poisson arrivals at 40 req/s: the batch varies from request to request (4 to
+  // 60 running), which is what identifies the slope.
+  const CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());
+  StepModel truth = prior.model;
+  truth.ms_per_sequence = 0.09;
+  // Short prompts (20..59 tokens): prefill never lifts a step above the weights floor, so every
+  // step is the decode line and the fit gives back the truth.
+  std::vector<std::pair<int, int>> short_prompts;
+  for (int i = 0; i < 40; ++i) short_prompts.emplace_back(20 + i, 20 + 3 * i);
+  const RecordFit clean = fit_own_records(prior, truth, short_prompts);
+  std::cout << "per-request records, short prompts: " << clean.fewest << " to " << clean.most
+            << " running; per sequence " << clean.fitted.model.ms_per_sequence << " ms, weights "
+            << clean.fitted.model.weights_ms << " ms (true 0.09, " << truth.weights_ms << ")\n";
+  CHECK(clean.most - clean.fewest > 10);
+  CHECK(clean.fitted.model.ms_per_sequence == Approx(0.09).epsilon(0.05));
+  CHECK(clean.fitted.model.weights_ms == Approx(truth.weights_ms).epsilon(0.01));
+  // Prompts of 150..423 tokens: a step that also carries a prompt rises above the weights floor
+  // (0.021 ms a token), more often when more sequences run, so the decode line over-states the
+  // per-sequence cost. The bias this check holds is the one docs/validation.md states.
+  std::vector<std::pair<int, int>> long_prompts;
+  for (int i = 0; i < 40; ++i) long_prompts.emplace_back(150 + 7 * i, 20 + 3 * i);
+  const RecordFit biased = fit_own_records(prior, truth, long_prompts);
+  std::cout << "per-request records, 150-423-token prompts: " << biased.fewest << " to "
+            << biased.most << " running; per sequence " << biased.fitted.model.ms_per_sequence
+            << " ms, weights " << biased.fitted.model.weights_ms << " ms\n";
+  CHECK(biased.fitted.model.ms_per_sequence == Approx(0.128).epsilon(0.02));
 }
 
 TEST_CASE("serving readers: inference-perf stage and AccelMark result from their documented fields",

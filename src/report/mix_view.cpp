@@ -433,7 +433,8 @@ void add_replay(View& view, const MixResult& r) {
       "sequences clients)";
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
     caption += "\nSLO: " + slo_text(r) +
-               "; capacity = the highest arrival rate meeting it (bisection over the rate scale)";
+               "; capacity = the highest arrival rate meeting it (bisection over the rate scale); "
+               "fewest replicas = the smallest --replicas meeting it at this rate, same routing";
   }
   view.caption(caption);
 }

@@ -109,7 +109,8 @@ void BM_MixReplayMillion(benchmark::State& state) {
     const MixReplay replay = replay_run(run, setup);
     const ServingReplay& s = replay.serving;
     replays = s.capacity_before ? s.capacity_before->replays + s.capacity_after->replays : 0;
-    replica_replays = s.replicas_before ? s.replicas_before->replays + s.replicas_after->replays : 0;
+    replica_replays =
+        s.replicas_before ? s.replicas_before->replays + s.replicas_after->replays : 0;
     benchmark::DoNotOptimize(replay);
   }
   state.counters["capacity_replays"] = replays;

@@ -297,16 +297,15 @@ LineFit fit_per_sequence_at(const CalibratedStepModel& prior,
   double numerator = 0;
   double denominator = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    base[i] = decode_step_without_sequences(prior.model, points[i], scale,
-                                            prior.spec_tokens_per_step);
+    base[i] =
+        decode_step_without_sequences(prior.model, points[i], scale, prior.spec_tokens_per_step);
     const double n = points[i].running_sequences;
     numerator += n * (points[i].per_token_ms * tau - base[i]);
     denominator += n * n;
   }
   LineFit fit{scale, std::max(0.0, numerator / denominator), 0};
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const double predicted =
-        (base[i] + fit.per_sequence_ms * points[i].running_sequences) / tau;
+    const double predicted = (base[i] + fit.per_sequence_ms * points[i].running_sequences) / tau;
     fit.squares += (points[i].per_token_ms - predicted) * (points[i].per_token_ms - predicted);
   }
   return fit;
@@ -350,11 +349,11 @@ void check_running_points(const std::vector<RunningDecodeObservation>& points,
                           std::string_view source) {
   const std::string where(source);
   if (points.size() < 2) {
-    throw InputError(where + ": the per-sequence cost needs decode times at two or more "
-                             "numbers of running sequences, got " +
-                     std::to_string(points.size()) +
-                     "; give per-request records (each request's decode against the requests "
-                     "decoding alongside it) or two load levels");
+    throw InputError(where +
+                     ": the per-sequence cost needs decode times at two or more numbers of "
+                     "running sequences, got one point; give per-request records (each "
+                     "request's decode against the requests decoding alongside it) or two load "
+                     "levels");
   }
   double fewest = std::numeric_limits<double>::infinity();
   double most = 0;
@@ -369,11 +368,11 @@ void check_running_points(const std::vector<RunningDecodeObservation>& points,
     most = std::max(most, p.running_sequences);
   }
   if (most - fewest < 1) {
-    throw InputError(where + ": every decode point has " + std::to_string(fewest) + " to " +
-                     std::to_string(most) +
-                     " sequences running, so the per-sequence cost cannot be told from the "
-                     "per-step cost; give points that differ by at least one running sequence "
-                     "(a load level where the batch varies, or a second level)");
+    throw InputError(where +
+                     ": the decode points' running sequences differ by less than one, so the "
+                     "per-sequence cost cannot be told from the per-step cost; give points that "
+                     "differ by at least one running sequence (a load level where the batch "
+                     "varies, or a second level)");
   }
 }
 
@@ -588,8 +587,8 @@ std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& i
     if (k > 0) integral[k] = integral[k - 1] + open[k - 1] * (times[k] - times[k - 1]);
   }
   const auto integral_to = [&](double t) {
-    const auto k = static_cast<std::size_t>(
-        std::upper_bound(times.begin(), times.end(), t) - times.begin() - 1);
+    const auto k = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) -
+                                            times.begin() - 1);
     return integral[k] + open[k] * (t - times[k]);
   };
   std::vector<double> out;

@@ -354,12 +354,11 @@ Table load_table(const MixResult& r) {
     if (s.replicas_before && s.replicas_after) {
       const bool both = s.replicas_before->status == engine::ReplicaStatus::found &&
                         s.replicas_after->status == engine::ReplicaStatus::found;
-      table.rows.push_back(
-          {"fewest replicas meeting the SLO at this rate", replicas_cell(s.replicas_before),
-           replicas_cell(s.replicas_after),
-           both ? ratio_cell(static_cast<double>(s.replicas_after->replicas),
-                             static_cast<double>(s.replicas_before->replicas))
-                : std::string()});
+      table.rows.push_back({"fewest replicas meeting the SLO at this rate",
+                            replicas_cell(s.replicas_before), replicas_cell(s.replicas_after),
+                            both ? ratio_cell(static_cast<double>(s.replicas_after->replicas),
+                                              static_cast<double>(s.replicas_before->replicas))
+                                 : std::string()});
     }
   }
   return table;
@@ -407,8 +406,7 @@ std::string scheduler_text(const MixResult& r) {
       coefficient(m.ms_per_kv_token),
       m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
                             : std::string(),
-      human_plain(setup.speedup.prefill),
-      human_plain(setup.speedup.decode),
+      human_plain(setup.speedup.prefill), human_plain(setup.speedup.decode),
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",

@@ -469,9 +469,10 @@ RecordFit fit_own_records(const CalibratedStepModel& prior, const StepModel& tru
 
 }  // namespace
 
-TEST_CASE("the per-sequence cost from ONE level's per-request records: a replay's own records "
-          "give back the cost it was run with",
-          "[validation][per_sequence]") {
+TEST_CASE(
+    "the per-sequence cost from ONE level's per-request records: a replay's own records "
+    "give back the cost it was run with",
+    "[validation][per_sequence]") {
   // One level of Poisson arrivals at 40 req/s: the batch varies from request to request (4 to
   // 60 running), which is what identifies the slope.
   const CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());

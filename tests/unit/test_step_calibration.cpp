@@ -321,7 +321,8 @@ TEST_CASE("the per-sequence cost is refused where the points cannot identify it"
   RunningDecodeObservation one{"alone", 1.0, 204, 63, 7.2};
   CHECK_THROWS_WITH(calibrate_to_running_sequences(prior, {one}, "f.json"),
                     Catch::Contains("f.json: the per-sequence cost needs decode times at two or "
-                                    "more numbers of running sequences, got 1"));
+                                    "more numbers of "
+                                    "running sequences, got one point"));
   RunningDecodeObservation close = one;
   close.running_sequences = 1.5;
   CHECK_THROWS_WITH(calibrate_to_running_sequences(prior, {one, close}, "f.json"),
@@ -335,8 +336,7 @@ TEST_CASE("the per-sequence cost is refused where the points cannot identify it"
 
 TEST_CASE("requests decoding alongside each request, from its timestamps", "[per_sequence]") {
   // A: 0..4, B: 1..3, C: 2..6, D: an instant at 3 (B's end, C open: B, C, D).
-  const std::vector<double> alongside =
-      mean_decoding_alongside({{0, 4}, {1, 3}, {2, 6}, {3, 3}});
+  const std::vector<double> alongside = mean_decoding_alongside({{0, 4}, {1, 3}, {2, 6}, {3, 3}});
   REQUIRE(alongside.size() == 4);
   // A over 0..4: 1 on [0,1), 2 on [1,2), 3 on [2,3), 2 on [3,4): 8 / 4.
   CHECK(alongside[0] == Approx(2.0));

@@ -73,7 +73,7 @@ struct StepModel {
 struct StepTime {
   double fixed_ms = 0;
   double sequence_ms = 0;  ///< the per-sequence cost: outside the roofline's GPU parts, as fixed
-  double other_ms = 0;  ///< non-attention GPU work
+  double other_ms = 0;     ///< non-attention GPU work
   double prefill_attention_ms = 0;
   double decode_attention_ms = 0;
 

@@ -610,7 +610,8 @@ class MixCommand final : public Command {
     }
     engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
     if (calibration) {
-      step = engine::calibrate_to_latencies(step, calibration->points, calibration->source);
+      step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
+                                      calibration->source);
     }
     setup.step = step.model;
     if (flags_.request_overhead.empty()) {

@@ -607,4 +607,43 @@ std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& i
   return out;
 }
 
+bool identifies_per_sequence_cost(const std::vector<RunningDecodeObservation>& decode) {
+  if (decode.size() < 2) return false;
+  const auto [fewest, most] =
+      std::minmax_element(decode.begin(), decode.end(),
+                          [](const RunningDecodeObservation& a, const RunningDecodeObservation& b) {
+                            return a.running_sequences < b.running_sequences;
+                          });
+  return most->running_sequences - fewest->running_sequences >= 1;
+}
+
+CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
+                                     const std::vector<LatencyObservation>& latencies,
+                                     const std::vector<RunningDecodeObservation>& decode,
+                                     std::string_view source) {
+  CalibratedStepModel out = calibrate_to_latencies(prior, latencies, source);
+  if (!identifies_per_sequence_cost(decode)) return out;
+  const CalibratedStepModel line = calibrate_to_running_sequences(out, decode, source);
+  if (!(line.model.ms_per_sequence > 0)) {
+    // Decode times that do not grow with the batch (a burst's tail, a noisy run): no evidence
+    // of a per-sequence cost, and none of a better bandwidth side than the latencies gave.
+    out.origins.per_sequence = {Provenance::default_value,
+                                "0: the per-request decode times in " + std::string(source) +
+                                    " do not grow with the requests decoding alongside them"};
+    return out;
+  }
+  out = line;
+  // The prefill step moved with the bandwidth side: the overhead is what TTFT leaves of it.
+  std::vector<LatencyObservation> ttft_points;
+  for (const LatencyObservation& point : latencies) {
+    if (!point.ttft_ms) continue;
+    LatencyObservation ttft = point;
+    ttft.tpot_ms.reset();
+    ttft_points.push_back(ttft);
+  }
+  if (!ttft_points.empty()) out = calibrate_to_latencies(out, ttft_points, source);
+  out.residuals = latency_residuals(out, latencies);
+  return out;
+}
+
 }  // namespace kspeed::engine

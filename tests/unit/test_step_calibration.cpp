@@ -346,3 +346,26 @@ TEST_CASE("requests decoding alongside each request, from its timestamps", "[per
   CHECK(alongside[2] == Approx(1.75));
   CHECK(alongside[3] == Approx(4.0));  // A, B (its closed end), C and D itself
 }
+
+TEST_CASE("a run's calibration: latencies, then the per-sequence cost where its records give it",
+          "[step_model][per_sequence]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  StepModel truth = prior.model;
+  truth.ms_per_sequence = 0.08;
+  const LatencyObservation alone{"alone", 204, 63, 1, 31.0, std::nullopt};
+  std::vector<RunningDecodeObservation> decode;
+  for (const double n : {4.0, 12.0, 30.0}) {
+    decode.push_back({"N", n, 204, 63, step_time(truth, decode_batch(204, 63, n)).total_ms()});
+  }
+  const CalibratedStepModel run = calibrate_to_run(prior, {alone}, decode, "run.jsonl");
+  CHECK(run.model.ms_per_sequence == Approx(0.08).epsilon(1e-3));
+  CHECK(run.origins.per_sequence.provenance == Provenance::fitted);
+  // The overhead is what the TTFT leaves of the final model's prefill step.
+  REQUIRE(run.residuals.size() == 1);
+  CHECK(run.residuals[0].predicted_ms == Approx(31.0).epsilon(1e-6));
+  // Without decode points spanning one running sequence, the latencies alone.
+  const CalibratedStepModel latencies_only =
+      calibrate_to_run(prior, {alone}, {decode[0]}, "run.jsonl");
+  CHECK(latencies_only.model.ms_per_sequence == 0);
+  CHECK(latencies_only.origins.per_sequence.provenance == Provenance::default_value);
+}

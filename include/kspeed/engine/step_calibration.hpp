@@ -208,6 +208,19 @@ struct DecodeInterval {
 /// intervals open at its instant. O(n log n).
 std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& intervals);
 
+/// Whether `decode` can identify the per-sequence cost: two or more points whose running
+/// sequences differ by at least one.
+bool identifies_per_sequence_cost(const std::vector<RunningDecodeObservation>& decode);
+
+/// A calibration to one measured run: calibrate_to_latencies on its points, then, when its
+/// per-request decode points identify it, the per-sequence cost and bandwidth side from them
+/// (calibrate_to_running_sequences) and the request overhead refitted to the TTFT points. The
+/// residuals are the latency points' under the final model.
+CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
+                                     const std::vector<LatencyObservation>& latencies,
+                                     const std::vector<RunningDecodeObservation>& decode,
+                                     std::string_view source);
+
 /// One engine step from a profiler trace: its batch composition and its times by class.
 struct StepObservation {
   std::string label;  ///< e.g. "step 3 (execute_context_1(888)...)"

@@ -94,7 +94,8 @@ void BM_MixSummariseMillion(benchmark::State& state) {
 BENCHMARK(BM_MixSummariseMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // The batching replay before and after (with each request alone and the saturation rate) over
-// 1M requests, and with an SLO the capacity search on both sides.
+// 1M requests, and with an SLO both capacity searches (highest rate, fewest replicas) on both
+// sides.
 void BM_MixReplayMillion(benchmark::State& state) {
   const MixRun run = million_run();
   ServingSetup setup;
@@ -103,14 +104,17 @@ void BM_MixReplayMillion(benchmark::State& state) {
   if (state.range(1) != 0) setup.slo = {30000.0, 100.0, 0.9};
   setup.speedup = attention_speedup(run.model());
   int replays = 0;
+  int replica_replays = 0;
   for (auto _ : state) {
     const MixReplay replay = replay_run(run, setup);
-    replays = replay.serving.capacity_before
-                  ? replay.serving.capacity_before->replays + replay.serving.capacity_after->replays
-                  : 0;
+    const ServingReplay& s = replay.serving;
+    replays = s.capacity_before ? s.capacity_before->replays + s.capacity_after->replays : 0;
+    replica_replays =
+        s.replicas_before ? s.replicas_before->replays + s.replicas_after->replays : 0;
     benchmark::DoNotOptimize(replay);
   }
   state.counters["capacity_replays"] = replays;
+  state.counters["replica_replays"] = replica_replays;
 }
 BENCHMARK(BM_MixReplayMillion)
     ->Args({8, 0})

@@ -273,8 +273,8 @@ void attach_step_model(engine::EstimateOptions& options,
   if (!options.platform) return;
   options.step_model = engine::modelled_step_model(*options.platform);
   if (calibration) {
-    options.step_model = engine::calibrate_to_latencies(*options.step_model, calibration->points,
-                                                        calibration->source);
+    options.step_model = engine::calibrate_to_run(*options.step_model, calibration->points,
+                                                  calibration->decode_points, calibration->source);
   } else if (!workload.profiled_steps.empty()) {
     options.step_model = engine::calibrate_to_steps(
         *options.step_model, engine::step_observations(workload.profiled_steps),

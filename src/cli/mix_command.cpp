@@ -155,7 +155,8 @@ std::int64_t parse_whole(const std::string& text, const char* flag, const char* 
 }
 
 // "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5":
-// the step model's coefficients (step_model.hpp), each >= 0, all five named.
+// the step model's coefficients (step_model.hpp), each >= 0, all five named; ms_per_sequence
+// (the per-running-sequence cost) may follow, 0 when absent.
 engine::StepModel parse_step_model(const std::string& text) {
   engine::StepModel model;
   const std::pair<const char*, double*> keys[] = {
@@ -163,7 +164,8 @@ engine::StepModel parse_step_model(const std::string& text) {
       {"weights_ms", &model.weights_ms},
       {"ms_per_token", &model.ms_per_token},
       {"ms_per_prefill_pair", &model.ms_per_prefill_pair},
-      {"ms_per_kv_token", &model.ms_per_kv_token}};
+      {"ms_per_kv_token", &model.ms_per_kv_token},
+      {"ms_per_sequence", &model.ms_per_sequence}};
   const std::string example =
       " (e.g. --step-model fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
       "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5)";
@@ -181,13 +183,14 @@ engine::StepModel parse_step_model(const std::string& text) {
     }
     if (equals == std::string::npos || target == nullptr) {
       throw InputError("--step-model: '" + item + "' is not KEY=MS with KEY one of fixed_ms, " +
-                       "weights_ms, ms_per_token, ms_per_prefill_pair, ms_per_kv_token" + example);
+                       "weights_ms, ms_per_token, ms_per_prefill_pair, ms_per_kv_token, " +
+                       "ms_per_sequence" + example);
     }
     *target = io::parse_number(item.substr(equals + 1), "--step-model", "milliseconds >= 0");
     if (!(*target >= 0) || std::isinf(*target)) {
       throw InputError("--step-model: " + key + " must be a finite number of ms >= 0" + example);
     }
-    ++seen;
+    if (key != "ms_per_sequence") ++seen;
     start = end + 1;
   }
   if (seen != 5) {
@@ -351,8 +354,8 @@ class MixCommand final : public Command {
     app_->add_option(
             "--step-model", flags_.step_model,
             "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
-            "ms_per_prefill_pair=..,ms_per_kv_token=.. (with --replay; instead of the one --model "
-            "and --gpu model or --calibrate fits)")
+            "ms_per_prefill_pair=..,ms_per_kv_token=..[,ms_per_sequence=..] (with --replay; "
+            "instead of the one --model and --gpu model or --calibrate fits)")
         ->type_name("COEFFS");
     app_->add_option("--replicas", flags_.replicas, "Engine replicas (with --replay). Default: 1")
         ->type_name("N");
@@ -616,7 +619,8 @@ class MixCommand final : public Command {
     }
     engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
     if (calibration) {
-      step = engine::calibrate_to_latencies(step, calibration->points, calibration->source);
+      step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
+                                      calibration->source);
     } else if (!workload.profiled_steps.empty()) {
       step = engine::calibrate_to_steps(step, engine::step_observations(workload.profiled_steps),
                                         workload.profiled_from);

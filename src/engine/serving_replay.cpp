@@ -186,6 +186,52 @@ Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepMod
   return out;
 }
 
+ReplicaCapacity find_fewest_replicas(const std::vector<ReplayRequest>& requests,
+                                     const StepModel& step, const AttentionSpeedup& speedup,
+                                     const ServingSetup& setup, double alone_attainment) {
+  ReplicaCapacity out;
+  const double target = setup.slo.attainment_target;
+  if (alone_attainment < target) {
+    out.attainment = alone_attainment;
+    return out;
+  }
+  auto meets = [&](std::int64_t replicas, double& attained) {
+    ++out.replays;
+    ServingSetup with = setup;
+    with.arrivals.replicas = replicas;
+    const BatchReplay replay =
+        replay_batches(requests, step, speedup, with.scheduler, with.arrivals);
+    attained = slo_attainment(replay.timing, setup.slo).value_or(0.0);
+    return attained >= target;
+  };
+  // Bracket (low, high]: low fails (0: none tried), high meets.
+  double attained = 0;
+  std::int64_t low = 0;
+  std::int64_t high = 1;
+  while (!meets(high, attained)) {
+    if (high >= kMaxReplicasSearched) {
+      out.attainment = attained;
+      return out;
+    }
+    low = high;
+    high = std::min(high * 2, kMaxReplicasSearched);
+  }
+  double high_attained = attained;
+  while (high - low > 1) {
+    const std::int64_t mid = low + (high - low) / 2;
+    if (meets(mid, attained)) {
+      high = mid;
+      high_attained = attained;
+    } else {
+      low = mid;
+    }
+  }
+  out.status = ReplicaStatus::found;
+  out.replicas = high;
+  out.attainment = high_attained;
+  return out;
+}
+
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
                              PerRequestReplay& per_request) {
   ServingReplay out;
@@ -196,11 +242,13 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
     ReplaySide* summary;
     ReplaySide* alone;
     std::optional<Capacity>* capacity;
+    std::optional<ReplicaCapacity>* replicas;
     std::vector<RequestTiming>* timing;
   };
-  const Side sides[] = {
-      {&none, &out.before, &out.alone_before, &out.capacity_before, &per_request.before},
-      {&setup.speedup, &out.after, &out.alone_after, &out.capacity_after, &per_request.after}};
+  const Side sides[] = {{&none, &out.before, &out.alone_before, &out.capacity_before,
+                         &out.replicas_before, &per_request.before},
+                        {&setup.speedup, &out.after, &out.alone_after, &out.capacity_after,
+                         &out.replicas_after, &per_request.after}};
   for (const Side& side : sides) {
     BatchReplay replay =
         replay_batches(requests, setup.step, *side.speedup, setup.scheduler, setup.arrivals);
@@ -216,6 +264,8 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
       side.summary->load = side.summary->offered_rate_per_s / saturation;
       if (setup.slo.any()) {
         *side.capacity = find_capacity(requests, setup.step, *side.speedup, setup, saturation);
+        *side.replicas = find_fewest_replicas(requests, setup.step, *side.speedup, setup,
+                                              side.alone->attainment.value_or(0.0));
       }
     }
   }

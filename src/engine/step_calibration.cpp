@@ -266,6 +266,116 @@ std::vector<PointResidual> latency_residuals(const CalibratedStepModel& model,
   return residuals;
 }
 
+// ---- the per-sequence cost: a line over the running sequences ----
+
+// The decode step of observation `p` with the bandwidth side scaled by `scale` and no
+// per-sequence cost (the caller adds c · N, N fractional for a level's mean batch).
+double decode_step_without_sequences(const StepModel& base, const RunningDecodeObservation& p,
+                                     double scale, double tokens_per_step) {
+  StepModel scaled = base;
+  scaled.weights_ms *= scale;
+  scaled.ms_per_kv_token *= scale;
+  scaled.ms_per_window_decode_sequence *= scale;
+  scaled.ms_per_sequence = 0;
+  return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.running_sequences,
+                                        tokens_per_step))
+      .total_ms();
+}
+
+struct LineFit {
+  double scale = 1;
+  double per_sequence_ms = 0;
+  double squares = 0;
+};
+
+// For a fixed scale, the per-sequence cost minimising the squares is a regression through the
+// origin of the residual step time on N (held >= 0).
+LineFit fit_per_sequence_at(const CalibratedStepModel& prior,
+                            const std::vector<RunningDecodeObservation>& points, double scale) {
+  const double tau = prior.spec_mean_accepted;
+  std::vector<double> base(points.size());
+  double numerator = 0;
+  double denominator = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    base[i] =
+        decode_step_without_sequences(prior.model, points[i], scale, prior.spec_tokens_per_step);
+    const double n = points[i].running_sequences;
+    numerator += n * (points[i].per_token_ms * tau - base[i]);
+    denominator += n * n;
+  }
+  LineFit fit{scale, std::max(0.0, numerator / denominator), 0};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double predicted = (base[i] + fit.per_sequence_ms * points[i].running_sequences) / tau;
+    fit.squares += (points[i].per_token_ms - predicted) * (points[i].per_token_ms - predicted);
+  }
+  return fit;
+}
+
+// Least squares over log(scale) in [log(min_scale), log(1e3)]: a grid, then golden section
+// around the best grid point (as fit_scale).
+LineFit fit_line(const CalibratedStepModel& prior,
+                 const std::vector<RunningDecodeObservation>& points, double min_scale) {
+  const auto cost = [&](double log_scale) {
+    return fit_per_sequence_at(prior, points, std::exp(log_scale)).squares;
+  };
+  constexpr int kGrid = 240;
+  const double low = std::log(min_scale);
+  const double step = (std::log(1e3) - low) / kGrid;
+  int best = 0;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= kGrid; ++i) {
+    const double c = cost(low + step * i);
+    if (c < best_cost) {
+      best_cost = c;
+      best = i;
+    }
+  }
+  double a = low + step * std::max(best - 1, 0);
+  double b = low + step * std::min(best + 1, kGrid);
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  for (int iteration = 0; iteration < 80; ++iteration) {
+    const double c = b - ratio * (b - a);
+    const double d = a + ratio * (b - a);
+    if (cost(c) < cost(d)) {
+      b = d;
+    } else {
+      a = c;
+    }
+  }
+  return fit_per_sequence_at(prior, points, std::exp((a + b) / 2));
+}
+
+void check_running_points(const std::vector<RunningDecodeObservation>& points,
+                          std::string_view source) {
+  const std::string where(source);
+  if (points.size() < 2) {
+    throw InputError(where +
+                     ": the per-sequence cost needs decode times at two or more numbers of "
+                     "running sequences, got one point; give per-request records (each "
+                     "request's decode against the requests decoding alongside it) or two load "
+                     "levels");
+  }
+  double fewest = std::numeric_limits<double>::infinity();
+  double most = 0;
+  for (const RunningDecodeObservation& p : points) {
+    if (!(p.running_sequences > 0) || !(p.prompt_tokens > 0) || !(p.response_tokens >= 1) ||
+        !(p.per_token_ms > 0)) {
+      throw InputError(where + ": decode point '" + p.label +
+                       "': expected running sequences > 0, a prompt > 0 tokens, a response >= 1 "
+                       "token and a per-token time > 0 ms; fix or drop that point");
+    }
+    fewest = std::min(fewest, p.running_sequences);
+    most = std::max(most, p.running_sequences);
+  }
+  if (most - fewest < 1) {
+    throw InputError(where +
+                     ": the decode points' running sequences differ by less than one, so the "
+                     "per-sequence cost cannot be told from the per-step cost; give points that "
+                     "differ by at least one running sequence (a load level where the batch "
+                     "varies, or a second level)");
+  }
+}
+
 }  // namespace
 
 CalibratedStepModel modelled_step_model(const Platform& platform,
@@ -451,6 +561,121 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     out.residuals.push_back(
         {step.label, LatencyKind::step, wall, step_time(out.model, step.batch).total_ms()});
   }
+  return out;
+}
+
+CalibratedStepModel calibrate_to_running_sequences(
+    const CalibratedStepModel& prior, const std::vector<RunningDecodeObservation>& observations,
+    std::string_view source) {
+  check_running_points(observations, source);
+  // The reads cannot beat the roof: the fitted η_bw = η / scale stays <= 1.
+  const LineFit fit = fit_line(prior, observations, prior.efficiency.bandwidth);
+  CalibratedStepModel out = prior;
+  const std::string label(source);
+  out.model.weights_ms *= fit.scale;
+  out.model.ms_per_kv_token *= fit.scale;
+  out.model.ms_per_window_decode_sequence *= fit.scale;
+  out.model.ms_per_sequence = fit.per_sequence_ms;
+  out.efficiency.bandwidth /= fit.scale;
+  const CoefficientOrigin fitted{Provenance::fitted, label};
+  out.origins.weights = fitted;
+  out.origins.kv_token = fitted;
+  out.origins.per_sequence = fitted;
+  out.calibration_source = label;
+  out.calibration = Provenance::fitted;
+  out.residuals.clear();
+  for (const RunningDecodeObservation& p : observations) {
+    const double step = decode_step_without_sequences(out.model, p, 1.0, out.spec_tokens_per_step) +
+                        out.model.ms_per_sequence * p.running_sequences;
+    out.residuals.push_back(
+        {p.label, LatencyKind::tpot, p.per_token_ms, step / out.spec_mean_accepted});
+  }
+  return out;
+}
+
+std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& intervals) {
+  std::vector<double> starts;
+  std::vector<double> ends;
+  starts.reserve(intervals.size());
+  ends.reserve(intervals.size());
+  for (const DecodeInterval& d : intervals) {
+    starts.push_back(d.first_token_s);
+    ends.push_back(std::max(d.first_token_s, d.last_token_s));
+  }
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  std::vector<double> times = starts;
+  times.insert(times.end(), ends.begin(), ends.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  // Open intervals on [times[k], times[k+1]) and the integral of that count up to times[k].
+  const auto open_after = [&](double t) {
+    return as_double(std::upper_bound(starts.begin(), starts.end(), t) - starts.begin()) -
+           as_double(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
+  };
+  std::vector<double> open(times.size());
+  std::vector<double> integral(times.size(), 0.0);
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    open[k] = open_after(times[k]);
+    if (k > 0) integral[k] = integral[k - 1] + open[k - 1] * (times[k] - times[k - 1]);
+  }
+  const auto integral_to = [&](double t) {
+    const auto k = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) -
+                                            times.begin() - 1);
+    return integral[k] + open[k] * (t - times[k]);
+  };
+  std::vector<double> out;
+  out.reserve(intervals.size());
+  for (const DecodeInterval& d : intervals) {
+    const double end = std::max(d.first_token_s, d.last_token_s);
+    if (end > d.first_token_s) {
+      out.push_back((integral_to(end) - integral_to(d.first_token_s)) / (end - d.first_token_s));
+    } else {
+      // An instant: the intervals open at it, closed ends included.
+      out.push_back(
+          as_double(std::upper_bound(starts.begin(), starts.end(), end) - starts.begin()) -
+          as_double(std::lower_bound(ends.begin(), ends.end(), end) - ends.begin()));
+    }
+  }
+  return out;
+}
+
+bool identifies_per_sequence_cost(const std::vector<RunningDecodeObservation>& decode) {
+  if (decode.size() < 2) return false;
+  const auto [fewest, most] =
+      std::minmax_element(decode.begin(), decode.end(),
+                          [](const RunningDecodeObservation& a, const RunningDecodeObservation& b) {
+                            return a.running_sequences < b.running_sequences;
+                          });
+  return most->running_sequences - fewest->running_sequences >= 1;
+}
+
+CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
+                                     const std::vector<LatencyObservation>& latencies,
+                                     const std::vector<RunningDecodeObservation>& decode,
+                                     std::string_view source) {
+  CalibratedStepModel out = calibrate_to_latencies(prior, latencies, source);
+  if (!identifies_per_sequence_cost(decode)) return out;
+  const CalibratedStepModel line = calibrate_to_running_sequences(out, decode, source);
+  if (!(line.model.ms_per_sequence > 0)) {
+    // Decode times that do not grow with the batch (a burst's tail, a noisy run): no evidence
+    // of a per-sequence cost, and none of a better bandwidth side than the latencies gave.
+    out.origins.per_sequence = {Provenance::default_value,
+                                "0: the per-request decode times in " + std::string(source) +
+                                    " do not grow with the requests decoding alongside them"};
+    return out;
+  }
+  out = line;
+  // The prefill step moved with the bandwidth side: the overhead is what TTFT leaves of it.
+  std::vector<LatencyObservation> ttft_points;
+  for (const LatencyObservation& point : latencies) {
+    if (!point.ttft_ms) continue;
+    LatencyObservation ttft = point;
+    ttft.tpot_ms.reset();
+    ttft_points.push_back(ttft);
+  }
+  if (!ttft_points.empty()) out = calibrate_to_latencies(out, ttft_points, source);
+  out.residuals = latency_residuals(out, latencies);
   return out;
 }
 

@@ -36,6 +36,7 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
       coefficient_json(model.model.ms_per_window_prefill_token, o.prefill_pair);
   step["ms_per_window_decode_sequence"] =
       coefficient_json(model.model.ms_per_window_decode_sequence, o.kv_token);
+  step["ms_per_sequence"] = coefficient_json(model.model.ms_per_sequence, o.per_sequence);
   step["request_overhead_ms"] = coefficient_json(model.request_overhead_ms, o.request_overhead);
   out["residuals"] = ordered_json::array();
   for (const engine::PointResidual& r : model.residuals) {

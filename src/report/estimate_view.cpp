@@ -122,6 +122,13 @@ std::string speculation_text(const engine::CalibratedStepModel& m) {
          human_plain(m.spec_mean_accepted) + " accepted";
 }
 
+// The per-sequence cost, when a calibration set it (a roofline has none).
+std::string per_sequence_text(const engine::CalibratedStepModel& m) {
+  if (m.origins.per_sequence.provenance == engine::Provenance::default_value) return {};
+  return " + " +
+         coefficient(m.model.ms_per_sequence, "ms/running sequence", m.origins.per_sequence);
+}
+
 // The step model behind the answer, coefficient by coefficient with its provenance.
 void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
   const engine::StepModelOrigins& o = m.origins;
@@ -131,8 +138,8 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
                 coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
                 coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
                 coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
-                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead) +
-                speculation_text(m));
+                per_sequence_text(m) + "; TTFT overhead " +
+                coefficient(m.request_overhead_ms, "ms", o.request_overhead) + speculation_text(m));
   view.fact("calibration", m.calibration_source);
   add_residual_facts(view, m.residuals);
 }

@@ -175,6 +175,15 @@ ordered_json capacity_json(const std::optional<engine::Capacity>& c) {
           {"replays", c->replays}};
 }
 
+ordered_json replicas_json(const std::optional<engine::ReplicaCapacity>& c) {
+  if (!c) return nullptr;
+  const bool found = c->status == engine::ReplicaStatus::found;
+  return {{"status", found ? "found" : "unreachable"},
+          {"replicas", found ? ordered_json(c->replicas) : ordered_json(nullptr)},
+          {"attainment", c->attainment},
+          {"replays", c->replays}};
+}
+
 ordered_json side_json(const engine::ReplaySide& side, const std::vector<double>& points) {
   ordered_json out;
   out["ttft_ms"] = distribution_json(side.ttft_ms, points);
@@ -224,6 +233,7 @@ ordered_json replay_inputs_json(const MixResult& r) {
                        {"ms_per_token", step.ms_per_token},
                        {"ms_per_prefill_pair", step.ms_per_prefill_pair},
                        {"ms_per_kv_token", step.ms_per_kv_token},
+                       {"ms_per_sequence", step.ms_per_sequence},
                        {"source", r.step_model_source}};
   const engine::SchedulerOptions& sched = setup.scheduler;
   out["scheduler"] = {{"policy", policy_name(sched.policy)},
@@ -261,6 +271,8 @@ ordered_json replay_json(const MixResult& r) {
   out["no_queue_after"] = side_json(q.serving.alone_after, points);
   out["capacity_before"] = capacity_json(q.serving.capacity_before);
   out["capacity_after"] = capacity_json(q.serving.capacity_after);
+  out["replicas_before"] = replicas_json(q.serving.replicas_before);
+  out["replicas_after"] = replicas_json(q.serving.replicas_after);
   return out;
 }
 

@@ -163,6 +163,7 @@ std::string requests_text(std::int64_t count) {
 }
 
 std::string capacity_cell(const std::optional<engine::Capacity>& c);
+std::string replicas_cell(const std::optional<engine::ReplicaCapacity>& c);
 std::string ratio_cell(double before, double after);
 std::string arrivals_text(const MixResult& r);
 
@@ -185,6 +186,10 @@ std::string replay_answer_text(const MixResult& r) {
   if (s.capacity_before && s.capacity_after) {
     text += fmt::format(" Capacity at the SLO: {} → {}.", capacity_cell(s.capacity_before),
                         capacity_cell(s.capacity_after));
+  }
+  if (s.replicas_before && s.replicas_after) {
+    text += fmt::format(" Fewest replicas meeting it at this rate: {} → {}.",
+                        replicas_cell(s.replicas_before), replicas_cell(s.replicas_after));
   }
   return text;
 }
@@ -267,6 +272,12 @@ std::string capacity_cell(const std::optional<engine::Capacity>& c) {
   return "–";
 }
 
+std::string replicas_cell(const std::optional<engine::ReplicaCapacity>& c) {
+  if (!c) return "–";
+  if (c->status == engine::ReplicaStatus::unreachable) return "unreachable";
+  return human_count(c->replicas);
+}
+
 std::string ratio_cell(double before, double after) {
   return before > 0 && after > 0 ? human_speedup(before / after) : "";
 }
@@ -340,6 +351,15 @@ Table load_table(const MixResult& r) {
     table.rows.push_back({"capacity (highest rate meeting the SLO)",
                           capacity_cell(s.capacity_before), capacity_cell(s.capacity_after),
                           ratio});
+    if (s.replicas_before && s.replicas_after) {
+      const bool both = s.replicas_before->status == engine::ReplicaStatus::found &&
+                        s.replicas_after->status == engine::ReplicaStatus::found;
+      table.rows.push_back({"fewest replicas meeting the SLO at this rate",
+                            replicas_cell(s.replicas_before), replicas_cell(s.replicas_after),
+                            both ? ratio_cell(static_cast<double>(s.replicas_after->replicas),
+                                              static_cast<double>(s.replicas_before->replicas))
+                                 : std::string()});
+    }
   }
   return table;
 }
@@ -377,14 +397,16 @@ std::string scheduler_text(const MixResult& r) {
   const engine::StepModel& m = setup.step;
   return fmt::format(
       "step model ({}): fixed {} ms + max(weights {} ms, {} ms/token) + {} ms per prefill pair + "
-      "{} ms per KV token read; kernel ×{} on prefill attention, ×{} on decode attention\n"
+      "{} ms per KV token read{}; kernel ×{} on prefill attention, ×{} on decode attention\n"
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
       r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
       coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
-      coefficient(m.ms_per_kv_token), human_plain(setup.speedup.prefill),
-      human_plain(setup.speedup.decode),
+      coefficient(m.ms_per_kv_token),
+      m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
+                            : std::string(),
+      human_plain(setup.speedup.prefill), human_plain(setup.speedup.decode),
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
@@ -409,7 +431,8 @@ void add_replay(View& view, const MixResult& r) {
       "sequences clients)";
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
     caption += "\nSLO: " + slo_text(r) +
-               "; capacity = the highest arrival rate meeting it (bisection over the rate scale)";
+               "; capacity = the highest arrival rate meeting it (bisection over the rate scale); "
+               "fewest replicas = the smallest --replicas meeting it at this rate, same routing";
   }
   view.caption(caption);
 }

@@ -289,3 +289,44 @@ TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-q
   const BatchReplay over = replay_batches(log, setup.step, {}, above.scheduler, above.arrivals);
   CHECK(*slo_attainment(over.timing, setup.slo) < 0.9);
 }
+
+TEST_CASE("serving replay: the fewest replicas meeting the SLO at the log's rate",
+          "[batch_replay][serving][replicas]") {
+  ServingSetup setup;
+  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.speedup = {2, 2};
+  setup.slo.ttft_ms = 200;
+  setup.slo.tpot_ms = 30;
+  setup.arrivals.routing = Routing::least_outstanding;
+  std::vector<ReplayRequest> log;
+  std::mt19937_64 random(7);
+  double t = 0;
+  for (int i = 0; i < 3000; ++i) {  // 150 req/s: several replicas' worth
+    t += -std::log((static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0) / 150.0;
+    log.push_back({t, 200 + static_cast<std::int32_t>(random() % 2000),
+                   1 + static_cast<std::int32_t>(random() % 300), 0});
+  }
+  const ServingReplay replay = replay_serving(log, setup);
+  REQUIRE(replay.replicas_before);
+  REQUIRE(replay.replicas_after);
+  REQUIRE(replay.replicas_before->status == ReplicaStatus::found);
+  REQUIRE(replay.replicas_after->status == ReplicaStatus::found);
+  const std::int64_t fewest = replay.replicas_before->replicas;
+  CHECK(fewest > 1);
+  CHECK(replay.replicas_after->replicas <= fewest);
+  CHECK(replay.replicas_before->attainment >= 0.9);
+  // The answer, checked by replaying at it and one fewer.
+  for (const std::int64_t replicas : {fewest - 1, fewest}) {
+    ServingSetup with = setup;
+    with.arrivals.replicas = replicas;
+    const BatchReplay at = replay_batches(log, setup.step, {}, with.scheduler, with.arrivals);
+    CHECK((*slo_attainment(at.timing, setup.slo) >= 0.9) == (replicas == fewest));
+  }
+  // A TTFT below what any request reaches alone: no number of replicas meets it, and the
+  // search does not try.
+  ServingSetup strict = setup;
+  strict.slo.ttft_ms = 1;
+  const ReplicaCapacity none = find_fewest_replicas(log, strict.step, {}, strict, 0.0);
+  CHECK(none.status == ReplicaStatus::unreachable);
+  CHECK(none.replays == 0);
+}

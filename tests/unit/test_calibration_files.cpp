@@ -3,6 +3,7 @@
 // (../shared/data) are used when present; each fixture states the answer it must give.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -98,4 +99,24 @@ TEST_CASE("AIPerf's per-request sample: 89 points at the aggregate's concurrency
   CHECK(fit.efficiency.bandwidth == Approx(1.0).epsilon(1e-6));
   CHECK(fit.model.fixed_ms == Approx(23.4186).epsilon(1e-4));
   CHECK(io::read_calibration_file(path, 64).concurrency == 64);
+  // Each request's decode against the requests decoding alongside it, from the records' own
+  // timestamps: 68.7 to 88.1 (python over the file), so the per-sequence cost is identifiable,
+  // but this burst's tail decodes faster with fewer alongside (slope -0.70 ms per sequence in
+  // python's least squares): no evidence of a per-sequence cost, which stays the default.
+  REQUIRE(file.decode_points.size() == 89);
+  double fewest = 1e9;
+  double most = 0;
+  for (const RunningDecodeObservation& p : file.decode_points) {
+    fewest = std::min(fewest, p.running_sequences);
+    most = std::max(most, p.running_sequences);
+  }
+  CHECK(fewest == Approx(68.737).epsilon(1e-4));
+  CHECK(most == Approx(88.145).epsilon(1e-4));
+  const CalibratedStepModel run =
+      calibrate_to_run(modelled_step_model(platform_for("gpt-oss-20b", "h100-sxm", 100)),
+                       file.points, file.decode_points, path);
+  CHECK(run.model.ms_per_sequence == 0);
+  CHECK(run.origins.per_sequence.provenance == Provenance::default_value);
+  CHECK_THAT(run.origins.per_sequence.source, Catch::Contains("do not grow"));
+  CHECK(run.model.fixed_ms == Approx(fit.model.fixed_ms));
 }

@@ -1,9 +1,11 @@
 // Validation of the batching replay against measured runs it did not see (docs/validation.md):
-// calibrate the step model on the lightest load only, replay every other load's arrivals, and
-// compare with what the benchmark measured. `kspeed_tests "[validation][real]"` prints the tables
+// calibrate the step model on the lightest load only (section 1), or with the per-sequence cost
+// on the two lightest (section 2), replay every other load's arrivals, and compare with what the
+// benchmark measured. `kspeed_tests "[validation][real]"` prints the tables
 // docs/validation.md shows; the checks hold the figures the docs state, so a change that
 // moves the predictions fails here first. Skipped (with a warning) without ../shared/data.
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -157,6 +159,117 @@ TEST_CASE(
 
 namespace {
 
+// How many requests decode alongside one request (itself included), on average over its decode,
+// at a constant-rate level: the others arrive every 1/rate s and each decodes for decode_s, so
+// the k-th neighbour on either side overlaps it for max(0, 1 - k / (rate · decode_s)) of its
+// decode. ≈ rate · decode_s (Little's law) when that is large; 1 when requests never overlap.
+double alongside_constant_rate(double rate, double decode_s) {
+  const double per_decode = rate * decode_s;
+  double sum = 1;
+  for (int k = 1; k < per_decode; ++k) sum += 2 * (1 - k / per_decode);
+  return sum;
+}
+
+// The per-token decode point of a measured level: its mean per-token time at the mean batch a
+// request sees.
+RunningDecodeObservation decode_point(const io::MeasuredLoad& load, double alongside) {
+  return {load.label, alongside, *load.prompt_tokens_mean, *load.output_tokens_mean,
+          *load.tpot.mean_ms};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "inference-perf, Llama-3.1-8B on one H100: the per-sequence cost from the two lightest "
+    "levels, every heavier load and the saturation predicted",
+    "[validation][real][per_sequence]") {
+  const std::string folder = kServing + "inferenceperf-h100-llama31-8b-vllm0.11";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> loads = io::read_inference_perf_stages(folder);
+  REQUIRE(loads.size() == 7);
+  // The files are aggregates (no per-request records), so one level gives one point: its mean
+  // per-token time at its mean batch. A line needs two: 1 req/s (requests never overlap:
+  // 1.0 running) and 31.4 req/s (16.4 running), the lightest level at which the batch grows.
+  std::vector<RunningDecodeObservation> points;
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    const io::MeasuredLoad& load = loads[stage];
+    const double decode_s = (*load.e2e.mean_ms - *load.ttft.mean_ms) / 1000.0;
+    points.push_back(decode_point(load, alongside_constant_rate(*load.rate_per_s, decode_s)));
+  }
+  CHECK(points[0].running_sequences == Approx(1.0));
+  CHECK(points[1].running_sequences == Approx(16.242).epsilon(1e-4));
+  const CalibratedStepModel decode =
+      calibrate_to_running_sequences(modelled_step_model(llama_8b_on_h100()), points, folder);
+  // The request overhead from the 1 req/s TTFT (the prefill step of one request, then the rest).
+  LatencyObservation ttft_point;
+  ttft_point.label = loads[0].label;
+  ttft_point.prompt_tokens = *loads[0].prompt_tokens_mean;
+  ttft_point.response_tokens = *loads[0].output_tokens_mean;
+  ttft_point.ttft_ms = loads[0].ttft.mean_ms;
+  const CalibratedStepModel calibrated = calibrate_to_latencies(decode, {ttft_point}, folder);
+  ServingSetup setup;
+  setup.step = calibrated.model;
+  setup.scheduler.max_seqs = 128;
+  setup.scheduler.chunked_prefill = false;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model: fixed " << m.fixed_ms << " weights " << m.weights_ms << " token "
+            << m.ms_per_token << " pair " << m.ms_per_prefill_pair << " kv " << m.ms_per_kv_token
+            << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  // Two points, two unknowns: the line through them (python over the files: 0.06361 ms per
+  // sequence, weights read 7.1518 ms, η_bw 0.626).
+  CHECK(m.ms_per_sequence == Approx(0.06361).epsilon(1e-3));
+  CHECK(m.weights_ms == Approx(7.1518).epsilon(1e-3));
+  std::vector<ReplaySide> predicted;
+  for (const io::MeasuredLoad& load : loads) {
+    const auto count = static_cast<std::size_t>(*load.rate_per_s * 60.0);
+    const std::vector<ReplayRequest> requests = arrivals(
+        io::ArrivalPattern::constant_rate, *load.rate_per_s, count, inference_perf_lengths());
+    const Predicted p = predict(requests, setup);
+    const double per_token = (p.side.e2e_ms.mean - p.side.ttft_ms.mean) / (63 - 1);
+    std::cout << "  " << load.label << ": achieved measured " << *load.achieved_rate_per_s
+              << ", predicted " << p.side.achieved_rate_per_s << "\n";
+    print_row("ttft mean", load.ttft.mean_ms, p.side.ttft_ms.mean);
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("per-token", load.tpot.mean_ms, per_token);
+    print_row("e2e mean", load.e2e.mean_ms, p.side.e2e_ms.mean);
+    print_row("e2e p99", load.e2e.p99_ms, p.side.e2e_ms.percentiles[2]);
+    predicted.push_back(p.side);
+  }
+  const double saturation = saturation_rate(
+      arrivals(io::ArrivalPattern::constant_rate, 100, 6000, inference_perf_lengths()), setup.step,
+      {}, setup);
+  std::cout << "  saturation (closed loop of 128): predicted " << saturation << "\n";
+  // The errors docs/validation.md states, at the levels the fit never saw: each within the
+  // issue's target (mean E2E and per-token 10%, TTFT p50 20%), held to half a point so that a
+  // change that moves a prediction fails here.
+  const auto per_token = [&](std::size_t stage) {
+    return (predicted[stage].e2e_ms.mean - predicted[stage].ttft_ms.mean) / (63 - 1);
+  };
+  const std::pair<std::size_t, std::array<double, 3>> expected[] = {
+      {2, {-0.0101, -0.0271, 0.1744}}, {3, {-0.0130, -0.0214, 0.0490}}};
+  for (const auto& [stage, errors] : expected) {
+    const double e2e = error(predicted[stage].e2e_ms.mean, *loads[stage].e2e.mean_ms);
+    const double token = error(per_token(stage), *loads[stage].tpot.mean_ms);
+    const double ttft = error(predicted[stage].ttft_ms.percentiles[0], *loads[stage].ttft.p50_ms);
+    CHECK(e2e == Approx(errors[0]).margin(0.005));
+    CHECK(token == Approx(errors[1]).margin(0.005));
+    CHECK(ttft == Approx(errors[2]).margin(0.005));
+    CHECK(std::fabs(e2e) < 0.10);
+    CHECK(std::fabs(token) < 0.10);
+    CHECK(std::fabs(ttft) < 0.20);
+  }
+  // Saturation: what the replay serves when offered 122.6 req/s, against the 106.5 measured:
+  // -11%, just outside the 10% target (docs/validation.md says why).
+  CHECK(error(predicted[4].achieved_rate_per_s, *loads[4].achieved_rate_per_s) ==
+        Approx(-0.111).margin(0.005));
+  CHECK(saturation == Approx(79.02).epsilon(0.01));
+}
+
+namespace {
+
 // AccelMark's 500 ShareGPT prompts (input_tokens per line); outputs are not in the file: every
 // request gets the mean output of the same prompts in AccelMark's sustained run (tokens_out /
 // requests_completed of its first sample: 54,174 / 160 = 339), capped at the suite's 512.
@@ -243,6 +356,150 @@ TEST_CASE(
       CHECK(p.side.tpot_ms.percentiles[0] == Approx(12.79).epsilon(0.01));  // measured 24.47
     }
   }
+}
+
+TEST_CASE(
+    "AccelMark, Llama-3-8B on one H100 (vLLM 0.7.3): the per-sequence cost from the two "
+    "lightest levels, the heavier Poisson loads predicted",
+    "[validation][real][per_sequence]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = accelmark_lengths(folder);
+  std::vector<int> prompts;
+  for (const auto& [prompt, output] : lengths) prompts.push_back(prompt);
+  std::nth_element(prompts.begin(), prompts.begin() + 250, prompts.end());
+  const double prompt = prompts[250];
+  // TPOT p50 one at a time (1 running) and at Poisson 5 req/s, where a request sees itself and
+  // the 5 · 338 · 9.52 ms = 16.1 others in the system on average (Poisson arrivals see time
+  // averages).
+  const double poisson_alongside = 1 + *online[0].rate_per_s * 338 * *online[0].tpot.p50_ms / 1000;
+  const std::vector<RunningDecodeObservation> points{
+      {"one at a time, TPOT p50", 1.0, prompt, 339, *interactive[0].tpot.p50_ms},
+      {"Poisson 5 req/s, TPOT p50", poisson_alongside, prompt, 339, *online[0].tpot.p50_ms}};
+  const CalibratedStepModel decode =
+      calibrate_to_running_sequences(modelled_step_model(llama_8b_on_h100()), points, folder);
+  LatencyObservation ttft_point;
+  ttft_point.label = "interactive p50";
+  ttft_point.prompt_tokens = prompt;
+  ttft_point.response_tokens = 339;
+  ttft_point.ttft_ms = interactive[0].ttft.p50_ms;
+  const CalibratedStepModel calibrated = calibrate_to_latencies(decode, {ttft_point}, folder);
+  ServingSetup setup;
+  setup.step = calibrated.model;
+  setup.scheduler.policy = SchedulerPolicy::prefill_first;
+  setup.scheduler.max_seqs = 512;
+  setup.scheduler.chunked_prefill = false;
+  setup.scheduler.max_batched_tokens = 4096;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model: weights " << m.weights_ms << " kv " << m.ms_per_kv_token
+            << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  std::vector<std::pair<io::MeasuredLoad, std::vector<ReplayRequest>>> levels;
+  levels.emplace_back(interactive[0], arrivals(io::ArrivalPattern::one_at_a_time, 1, 150, lengths));
+  for (const io::MeasuredLoad& load : online) {
+    levels.emplace_back(load,
+                        arrivals(io::ArrivalPattern::poisson, *load.rate_per_s, 300, lengths));
+  }
+  for (const auto& [load, requests] : levels) {
+    ServingSetup level = setup;
+    level.arrivals.concurrency = load.arrivals == io::ArrivalPattern::one_at_a_time ? 1 : 0;
+    const Predicted p = predict(requests, level);
+    std::cout << "  " << load.label << "\n";
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p90", load.ttft.p90_ms, p.side.ttft_ms.percentiles[1]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("tpot p50", load.tpot.p50_ms, p.side.tpot_ms.percentiles[0]);
+    print_row("tpot p90", load.tpot.p90_ms, p.side.tpot_ms.percentiles[1]);
+    print_row("tpot p99", load.tpot.p99_ms, p.side.tpot_ms.percentiles[2]);
+    // The heavier levels: the line from 1 to 17 running sequences over-states the step at
+    // 100-200 (TPOT p50 +28% and +42%), docs/validation.md.
+    if (load.label == "Poisson 25 req/s") {
+      CHECK(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms) == Approx(0.283).margin(0.01));
+    }
+    if (load.label == "Poisson 100 req/s") {
+      CHECK(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms) == Approx(0.423).margin(0.01));
+    }
+  }
+}
+
+namespace {
+
+struct RecordFit {
+  double fewest = 1e9;  ///< running sequences, over the requests
+  double most = 0;
+  CalibratedStepModel fitted;
+};
+
+// Replays one level of Poisson arrivals with `truth` and fits the per-sequence cost to nothing
+// but the records a benchmark would write: each request's first and last token times.
+RecordFit fit_own_records(const CalibratedStepModel& prior, const StepModel& truth,
+                          const std::vector<std::pair<int, int>>& lengths) {
+  ServingSetup setup;
+  setup.step = truth;
+  setup.scheduler.max_seqs = 128;
+  const std::vector<ReplayRequest> requests =
+      arrivals(io::ArrivalPattern::poisson, 40, 2000, lengths);
+  const Predicted p = predict(requests, setup);
+  std::vector<DecodeInterval> intervals;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const double arrival = requests[i].arrival_s;
+    intervals.push_back({arrival + static_cast<double>(p.replay.timing[i].ttft_ms) / 1000.0,
+                         arrival + static_cast<double>(p.replay.timing[i].e2e_ms) / 1000.0});
+  }
+  const std::vector<double> alongside = mean_decoding_alongside(intervals);
+  RecordFit out;
+  std::vector<RunningDecodeObservation> points;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    points.push_back({"request " + std::to_string(i), alongside[i],
+                      static_cast<double>(requests[i].prompt_tokens),
+                      static_cast<double>(requests[i].response_tokens),
+                      static_cast<double>(p.replay.timing[i].tpot_ms)});
+    out.fewest = std::min(out.fewest, alongside[i]);
+    out.most = std::max(out.most, alongside[i]);
+  }
+  out.fitted = calibrate_to_running_sequences(prior, points, "records");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the per-sequence cost from ONE level's per-request records: a replay's own records "
+    "give back the cost it was run with",
+    "[validation][per_sequence]") {
+  // One level of Poisson arrivals at 40 req/s: the batch varies from request to request (4 to
+  // 60 running), which is what identifies the slope.
+  const CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());
+  StepModel truth = prior.model;
+  truth.ms_per_sequence = 0.09;
+  // Short prompts (20..59 tokens): prefill never lifts a step above the weights floor, so every
+  // step is the decode line and the fit gives back the truth.
+  std::vector<std::pair<int, int>> short_prompts;
+  for (int i = 0; i < 40; ++i) short_prompts.emplace_back(20 + i, 20 + 3 * i);
+  const RecordFit clean = fit_own_records(prior, truth, short_prompts);
+  std::cout << "per-request records, short prompts: " << clean.fewest << " to " << clean.most
+            << " running; per sequence " << clean.fitted.model.ms_per_sequence << " ms, weights "
+            << clean.fitted.model.weights_ms << " ms (true 0.09, " << truth.weights_ms << ")\n";
+  CHECK(clean.most - clean.fewest > 10);
+  CHECK(clean.fitted.model.ms_per_sequence == Approx(0.09).epsilon(0.05));
+  CHECK(clean.fitted.model.weights_ms == Approx(truth.weights_ms).epsilon(0.01));
+  // Prompts of 150..423 tokens: a step that also carries a prompt rises above the weights floor
+  // (0.021 ms a token), more often when more sequences run, so the decode line over-states the
+  // per-sequence cost. The bias this check holds is the one docs/validation.md states.
+  std::vector<std::pair<int, int>> long_prompts;
+  for (int i = 0; i < 40; ++i) long_prompts.emplace_back(150 + 7 * i, 20 + 3 * i);
+  const RecordFit biased = fit_own_records(prior, truth, long_prompts);
+  std::cout << "per-request records, 150-423-token prompts: " << biased.fewest << " to "
+            << biased.most << " running; per sequence " << biased.fitted.model.ms_per_sequence
+            << " ms, weights " << biased.fitted.model.weights_ms << " ms\n";
+  CHECK(biased.fitted.model.ms_per_sequence == Approx(0.128).epsilon(0.02));
 }
 
 TEST_CASE("serving readers: inference-perf stage and AccelMark result from their documented fields",

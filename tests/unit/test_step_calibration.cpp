@@ -2,6 +2,7 @@
 // fitted to measured latencies or profiled steps, every coefficient with its origin and every
 // calibration point with its residual.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/scenario.hpp"
@@ -325,4 +326,94 @@ TEST_CASE("speculative decoding through the step model: q tokens of work, τ tok
   const CalibratedStepModel fitted = calibrate_to_latencies(m, {point}, "self");
   CHECK(fitted.model.weights_ms == Approx(m.model.weights_ms).epsilon(1e-4));
   CHECK(request_latency(fitted, 8192, 128, 32).tpot_ms() == Approx(latency.tpot_ms()));
+}
+
+TEST_CASE("the per-sequence cost: a known line over the running sequences is recovered",
+          "[step_model][per_sequence]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  // The truth: reads 10% slower than the prior (scale 1.1), 0.09 ms per running sequence.
+  StepModel truth = prior.model;
+  truth.weights_ms *= 1.1;
+  truth.ms_per_kv_token *= 1.1;
+  truth.ms_per_sequence = 0.09;
+  std::vector<RunningDecodeObservation> points;
+  for (const double n : {1.0, 16.0, 40.0, 90.0}) {
+    RunningDecodeObservation p;
+    p.label = "N=" + std::to_string(n);
+    p.running_sequences = n;
+    p.prompt_tokens = 204;
+    p.response_tokens = 63;
+    p.per_token_ms = step_time(truth, decode_batch(204, 63, n)).total_ms();
+    points.push_back(p);
+  }
+  const CalibratedStepModel fitted = calibrate_to_running_sequences(prior, points, "levels");
+  CHECK(fitted.model.ms_per_sequence == Approx(0.09).epsilon(1e-4));
+  CHECK(fitted.model.weights_ms == Approx(truth.weights_ms).epsilon(1e-4));
+  CHECK(fitted.efficiency.bandwidth == Approx(kDefaultStepBandwidthEfficiency / 1.1).epsilon(1e-4));
+  CHECK(fitted.origins.per_sequence.provenance == Provenance::fitted);
+  CHECK(fitted.origins.weights.source == "levels");
+  REQUIRE(fitted.residuals.size() == 4);
+  for (const PointResidual& r : fitted.residuals) CHECK(std::fabs(r.relative_residual()) < 1e-4);
+  // The modelled prior has none, by default.
+  CHECK(prior.model.ms_per_sequence == 0);
+  CHECK(prior.origins.per_sequence.provenance == Provenance::default_value);
+  // The step time carries it per decode sequence, outside the attention the kernel divides.
+  const StepTime step = step_time(truth, decode_batch(204, 63, 10), 2.0);
+  CHECK(step.sequence_ms == Approx(0.9));
+  CHECK(step.total_ms() == Approx(step.fixed_ms + 0.9 + step.other_ms + step.attention_ms()));
+}
+
+TEST_CASE("the per-sequence cost is refused where the points cannot identify it",
+          "[step_model][per_sequence][errors]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  RunningDecodeObservation one{"alone", 1.0, 204, 63, 7.2};
+  CHECK_THROWS_WITH(calibrate_to_running_sequences(prior, {one}, "f.json"),
+                    Catch::Contains("f.json: the per-sequence cost needs decode times at two or "
+                                    "more numbers of "
+                                    "running sequences, got one point"));
+  RunningDecodeObservation close = one;
+  close.running_sequences = 1.5;
+  CHECK_THROWS_WITH(calibrate_to_running_sequences(prior, {one, close}, "f.json"),
+                    Catch::Contains("cannot be told from the per-step cost"));
+  RunningDecodeObservation bad = one;
+  bad.per_token_ms = 0;
+  bad.running_sequences = 9;
+  CHECK_THROWS_WITH(calibrate_to_running_sequences(prior, {one, bad}, "f.json"),
+                    Catch::Contains("decode point 'alone': expected"));
+}
+
+TEST_CASE("requests decoding alongside each request, from its timestamps", "[per_sequence]") {
+  // A: 0..4, B: 1..3, C: 2..6, D: an instant at 3 (B's end, C open: B, C, D).
+  const std::vector<double> alongside = mean_decoding_alongside({{0, 4}, {1, 3}, {2, 6}, {3, 3}});
+  REQUIRE(alongside.size() == 4);
+  // A over 0..4: 1 on [0,1), 2 on [1,2), 3 on [2,3), 2 on [3,4): 8 / 4.
+  CHECK(alongside[0] == Approx(2.0));
+  // B over 1..3: 2 on [1,2), 3 on [2,3): 5 / 2.
+  CHECK(alongside[1] == Approx(2.5));
+  // C over 2..6: 3, 2, 1, 1: 7 / 4.
+  CHECK(alongside[2] == Approx(1.75));
+  CHECK(alongside[3] == Approx(4.0));  // A, B (its closed end), C and D itself
+}
+
+TEST_CASE("a run's calibration: latencies, then the per-sequence cost where its records give it",
+          "[step_model][per_sequence]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  StepModel truth = prior.model;
+  truth.ms_per_sequence = 0.08;
+  const LatencyObservation alone{"alone", 204, 63, 1, 31.0, std::nullopt};
+  std::vector<RunningDecodeObservation> decode;
+  for (const double n : {4.0, 12.0, 30.0}) {
+    decode.push_back({"N", n, 204, 63, step_time(truth, decode_batch(204, 63, n)).total_ms()});
+  }
+  const CalibratedStepModel run = calibrate_to_run(prior, {alone}, decode, "run.jsonl");
+  CHECK(run.model.ms_per_sequence == Approx(0.08).epsilon(1e-3));
+  CHECK(run.origins.per_sequence.provenance == Provenance::fitted);
+  // The overhead is what the TTFT leaves of the final model's prefill step.
+  REQUIRE(run.residuals.size() == 1);
+  CHECK(run.residuals[0].predicted_ms == Approx(31.0).epsilon(1e-6));
+  // Without decode points spanning one running sequence, the latencies alone.
+  const CalibratedStepModel latencies_only =
+      calibrate_to_run(prior, {alone}, {decode[0]}, "run.jsonl");
+  CHECK(latencies_only.model.ms_per_sequence == 0);
+  CHECK(latencies_only.origins.per_sequence.provenance == Provenance::default_value);
 }

@@ -73,6 +73,24 @@ struct Capacity {
   int replays = 0;
 };
 
+/// How a fewest-replicas search ended.
+enum class ReplicaStatus {
+  found,        ///< the fewest replicas meeting the target
+  unreachable,  ///< not even each request alone meets it, or not with kMaxReplicasSearched
+};
+
+/// Capacity as an operator buys it: the fewest replicas meeting the SLOs at the log's own rate
+/// (times --rate-scale), with the setup's routing.
+struct ReplicaCapacity {
+  ReplicaStatus status = ReplicaStatus::unreachable;
+  std::int64_t replicas = 0;  ///< fewest meeting the target (0 when unreachable)
+  double attainment = 0;      ///< at that many replicas (unreachable: at the most tried)
+  int replays = 0;
+};
+
+/// The most replicas the search tries.
+inline constexpr std::int64_t kMaxReplicasSearched = 4096;
+
 /// The whole answer: before and after on the same arrivals, capacity, and the no-queue baseline.
 struct ServingReplay {
   std::int64_t requests = 0;
@@ -80,6 +98,8 @@ struct ServingReplay {
   ReplaySide after;
   std::optional<Capacity> capacity_before;  ///< open loop with an SLO
   std::optional<Capacity> capacity_after;
+  std::optional<ReplicaCapacity> replicas_before;  ///< open loop with an SLO
+  std::optional<ReplicaCapacity> replicas_after;
   ReplaySide alone_before;  ///< each request alone (closed loop of one client): no queue, no batch
   ReplaySide alone_after;
   std::vector<Warning> warnings;
@@ -106,6 +126,14 @@ double saturation_rate(const std::vector<ReplayRequest>& requests, const StepMod
 Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepModel& step,
                        const AttentionSpeedup& speedup, const ServingSetup& setup,
                        double saturation_rate_per_s);
+
+/// The fewest replicas (1 .. kMaxReplicasSearched) at which at least the target fraction of
+/// requests meet both SLOs at the setup's arrival rate: doubling from 1, then bisection, taking
+/// attainment not to fall as replicas are added. `alone_attainment` (each request on an idle
+/// replica) bounds what any number of replicas reaches: below the target, unreachable at once.
+ReplicaCapacity find_fewest_replicas(const std::vector<ReplayRequest>& requests,
+                                     const StepModel& step, const AttentionSpeedup& speedup,
+                                     const ServingSetup& setup, double alone_attainment);
 
 /// Replays before and after (and each request alone), with capacity when an SLO is set.
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup);

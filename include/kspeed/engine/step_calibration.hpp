@@ -58,6 +58,10 @@ struct StepModelOrigins {
   CoefficientOrigin prefill_pair;
   CoefficientOrigin kv_token;
   CoefficientOrigin request_overhead;
+  /// The per-sequence cost: default 0 until a calibration at several batch sizes sets it.
+  CoefficientOrigin per_sequence{Provenance::default_value,
+                                 "0: a roofline has no per-sequence engine cost; calibrate to "
+                                 "measurements at more than one number of running sequences"};
 };
 
 /// Which time a measured point is: a request's TTFT or TPOT, or one engine step's wall time.
@@ -167,6 +171,56 @@ RequestLatency request_latency(const CalibratedStepModel& calibrated, double pro
 CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<LatencyObservation>& observations,
                                            std::string_view source);
+
+/// One measured per-token decode time with the number of sequences decoding alongside it (itself
+/// included): one request of a per-request log (its (E2E - TTFT) / (out - 1) and the mean
+/// number of requests decoding during its decode, mean_decoding_alongside), or a whole load
+/// level (its mean per-token time and mean batch).
+struct RunningDecodeObservation {
+  std::string label;
+  double running_sequences = 1;  ///< mean decode sequences per step over the decode, > 0
+  double prompt_tokens = 0;
+  double response_tokens = 0;
+  double per_token_ms = 0;  ///< measured decode time per output token
+};
+
+/// Fits `prior`'s decode side to decode times at different numbers of running sequences,
+/// labelled with `source`: per token = (step at N sequences, weights and KV reads scaled by one
+/// factor s, ms_per_sequence = c) / τ, least squares in s (the fitted η_bw = η / s stays <= 1)
+/// and c >= 0. The slope over N separates c (with the KV read per sequence) from the per-step
+/// intercept (the weights read), so the points must span different batches: the running
+/// sequences must differ by at least one between the points. The per-step fixed cost keeps the
+/// prior's (it and the weights read are both per step: no decode time tells them apart).
+/// Throws InputError when there are fewer than two points, a point is not positive, or the
+/// points do not span a range of running sequences.
+CalibratedStepModel calibrate_to_running_sequences(
+    const CalibratedStepModel& prior, const std::vector<RunningDecodeObservation>& observations,
+    std::string_view source);
+
+/// One request's decode, from a per-request log's timestamps (seconds, any common origin).
+struct DecodeInterval {
+  double first_token_s = 0;
+  double last_token_s = 0;  ///< >= first_token_s
+};
+
+/// For each interval, the time-averaged number of intervals open during it, itself included
+/// (how many requests decoded alongside it, on average over its decode): the x of a
+/// per-request calibration (calibrate_to_running_sequences). A zero-length interval counts the
+/// intervals open at its instant. O(n log n).
+std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& intervals);
+
+/// Whether `decode` can identify the per-sequence cost: two or more points whose running
+/// sequences differ by at least one.
+bool identifies_per_sequence_cost(const std::vector<RunningDecodeObservation>& decode);
+
+/// A calibration to one measured run: calibrate_to_latencies on its points, then, when its
+/// per-request decode points identify it, the per-sequence cost and bandwidth side from them
+/// (calibrate_to_running_sequences) and the request overhead refitted to the TTFT points. The
+/// residuals are the latency points' under the final model.
+CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
+                                     const std::vector<LatencyObservation>& latencies,
+                                     const std::vector<RunningDecodeObservation>& decode,
+                                     std::string_view source);
 
 /// One engine step from a profiler trace: its batch composition and its times by class.
 struct StepObservation {

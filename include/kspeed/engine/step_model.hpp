@@ -13,6 +13,8 @@
 //          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
+//          + ms_per_sequence · decode sequences      per running sequence: sampling, scheduling,
+//                                                    input preparation, detokenization
 //
 // With speculative decoding each decode sequence verifies q tokens in a step: q tokens of GEMM
 // work each, while attention still reads the sequence's cached KV once for its q queries. The
@@ -60,18 +62,24 @@ struct StepModel {
   /// prefill token (its W pairs) and per decode sequence (its W cached tokens). 0 without them.
   double ms_per_window_prefill_token = 0;
   double ms_per_window_decode_sequence = 0;
+  /// Per decode sequence in the step, whatever its context: the engine's work for each running
+  /// request (vLLM's input preparation, sampling, output processing and detokenization; per-token
+  /// kernels the roofline's max() hides). A roofline has none (0); only a calibration on
+  /// measurements at more than one batch size can separate it from the per-step terms.
+  double ms_per_sequence = 0;
 };
 
 /// One step's time by part.
 struct StepTime {
   double fixed_ms = 0;
-  double other_ms = 0;  ///< non-attention GPU work
+  double sequence_ms = 0;  ///< the per-sequence cost: outside the roofline's GPU parts, as fixed
+  double other_ms = 0;     ///< non-attention GPU work
   double prefill_attention_ms = 0;
   double decode_attention_ms = 0;
 
   double attention_ms() const { return prefill_attention_ms + decode_attention_ms; }
   double gpu_ms() const { return other_ms + attention_ms(); }
-  double total_ms() const { return fixed_ms + gpu_ms(); }
+  double total_ms() const { return fixed_ms + sequence_ms + gpu_ms(); }
 };
 
 /// The step's parts; `attention_speedup` (>= 1 for a faster kernel, > 0) divides both attention
@@ -80,6 +88,7 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
                           double attention_speedup = 1.0) {
   StepTime time;
   time.fixed_ms = model.fixed_ms;
+  time.sequence_ms = model.ms_per_sequence * static_cast<double>(batch.decode_sequences);
   const double compute_ms = model.ms_per_token * batch.tokens();
   time.other_ms = compute_ms > model.weights_ms ? compute_ms : model.weights_ms;
   time.prefill_attention_ms = (model.ms_per_prefill_pair * batch.prefill_pairs +

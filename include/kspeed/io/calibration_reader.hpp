@@ -7,7 +7,8 @@
 //   suite file, <suite_id>.json, sits in a workload/ folder beside or above the result);
 // - any per-request log kspeed reads (io/requests: AIPerf profile_export.jsonl, vLLM
 //   --save-detailed JSON, trace-replay CSV, ...): one point per request with a measured TTFT or
-//   TPOT, at the run's concurrency (the flag, else AIPerf's aggregate file beside the log).
+//   TPOT, at the run's concurrency (the flag, else AIPerf's aggregate file beside the log);
+//   with arrival times, also each request's decode against the requests decoding alongside it.
 
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@ struct CalibrationFile {
   std::string stated_model;  ///< the model the file says it measured; empty when it does not
   double concurrency = 1;    ///< requests in flight while it measured
   std::vector<engine::LatencyObservation> points;
+  /// A per-request log whose records have an arrival time, a TTFT and an E2E (or TPOT), 2+
+  /// output tokens: each request's decode time per token against the requests decoding
+  /// alongside it (engine::mean_decoding_alongside), for the per-sequence cost. Empty otherwise.
+  std::vector<engine::RunningDecodeObservation> decode_points;
   /// The run's typical request (the p50 or median lengths), for an estimate that gives none.
   std::int64_t typical_prompt_tokens = 0;
   std::int64_t typical_response_tokens = 0;

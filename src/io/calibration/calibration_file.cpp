@@ -77,8 +77,50 @@ std::int64_t median(std::vector<std::int64_t> values) {
   return *middle;
 }
 
+// One request's decode as the per-sequence fit needs it, while the log is read.
+struct TimedDecode {
+  engine::DecodeInterval interval;
+  double prompt_tokens = 0;
+  double response_tokens = 0;
+  std::int64_t line = 0;
+};
+
+// The decode of a request with an arrival, a TTFT and an E2E or TPOT, and 2+ output tokens.
+std::optional<TimedDecode> timed_decode(const engine::Request& r) {
+  if (!r.arrival_s || !r.ttft_ms || r.response_tokens < 2 || (!r.e2e_ms && !r.tpot_ms)) {
+    return std::nullopt;
+  }
+  const double first_s = *r.arrival_s + *r.ttft_ms / 1000.0;
+  const double decode_ms =
+      r.e2e_ms ? *r.e2e_ms - *r.ttft_ms : *r.tpot_ms * static_cast<double>(r.response_tokens - 1);
+  if (!(decode_ms > 0)) return std::nullopt;
+  return TimedDecode{{first_s, first_s + decode_ms / 1000.0},
+                     static_cast<double>(r.prompt_tokens),
+                     static_cast<double>(r.response_tokens),
+                     r.line};
+}
+
+std::vector<engine::RunningDecodeObservation> decode_points(
+    const std::vector<TimedDecode>& decodes) {
+  std::vector<engine::DecodeInterval> intervals;
+  intervals.reserve(decodes.size());
+  for (const TimedDecode& d : decodes) intervals.push_back(d.interval);
+  const std::vector<double> alongside = engine::mean_decoding_alongside(intervals);
+  std::vector<engine::RunningDecodeObservation> points;
+  points.reserve(decodes.size());
+  for (std::size_t i = 0; i < decodes.size(); ++i) {
+    const TimedDecode& d = decodes[i];
+    const double per_token_ms =
+        (d.interval.last_token_s - d.interval.first_token_s) * 1000.0 / (d.response_tokens - 1);
+    points.push_back({"line " + std::to_string(d.line), alongside[i],
+                      std::max(d.prompt_tokens, 1.0), d.response_tokens, per_token_ms});
+  }
+  return points;
+}
+
 CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency) {
   CalibrationFile file;
+  std::vector<TimedDecode> decodes;
   file.source = path;
   std::vector<std::int64_t> prompts;
   std::vector<std::int64_t> responses;
@@ -92,6 +134,7 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
     point.ttft_ms = r.ttft_ms;
     if (has_tpot) point.tpot_ms = r.tpot_ms;
     file.points.push_back(point);
+    if (const std::optional<TimedDecode> decode = timed_decode(r)) decodes.push_back(*decode);
     prompts.push_back(r.prompt_tokens);
     responses.push_back(std::max<std::int64_t>(r.response_tokens, 1));
     if (file.stated_model.empty()) file.stated_model = r.model;
@@ -114,6 +157,7 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   }
   file.concurrency = *stated;
   for (engine::LatencyObservation& point : file.points) point.concurrency = file.concurrency;
+  file.decode_points = decode_points(decodes);
   file.typical_prompt_tokens = median(prompts);
   file.typical_response_tokens = median(responses);
   return file;

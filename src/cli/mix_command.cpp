@@ -11,6 +11,7 @@
 #include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/kv_capacity.hpp"
 #include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/error.hpp"
@@ -21,7 +22,6 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/mix_plot.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 
@@ -226,9 +226,9 @@ class MixCommand final : public Command {
     }
     const engine::PrefixCacheOptions cache = parse_prefix_cache(flags_);
     const std::vector<double> percentiles = parse_percentiles(flags_.percentiles);
-    const report::MixGrouping grouping = parse_choice<report::MixGrouping>(
+    const engine::MixGrouping grouping = parse_choice<engine::MixGrouping>(
         flags_.by, "--by", "grouping",
-        {{"bucket", report::MixGrouping::bucket}, {"model", report::MixGrouping::model}});
+        {{"bucket", engine::MixGrouping::bucket}, {"model", engine::MixGrouping::model}});
     const engine::Slo slo = parse_slo();
     reject_replay_flags_without_replay();
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
@@ -253,7 +253,7 @@ class MixCommand final : public Command {
     model.percentiles = percentiles;
 
     engine::MixRun run(model);
-    report::MixResult result;
+    engine::MixResult result;
     // An AIPerf artifact directory is read through its per-request export.
     result.log = io::read_request_log(io::per_request_export(flags_.log), read_options,
                                       [&run](const engine::Request& request) { run.add(request); });
@@ -262,7 +262,7 @@ class MixCommand final : public Command {
     result.model = run.model();
     result.summary = engine::summarise(run);
     result.grouping = grouping;
-    if (grouping == report::MixGrouping::model && result.summary.by_model.empty()) {
+    if (grouping == engine::MixGrouping::model && result.summary.by_model.empty()) {
       throw InputError("--by model: " + flags_.log +
                        " names no models (BurstGPT logs and --columns model=COL do); use --by "
                        "bucket");

@@ -1,8 +1,8 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
 #include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/report/reports.hpp"
-#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -162,9 +162,9 @@ void add_roofline_json(ordered_json& out, const engine::Scenario& s) {
   }
 }
 
-ordered_json conditions_json(const std::vector<Condition>& conditions) {
+ordered_json conditions_json(const std::vector<engine::Condition>& conditions) {
   ordered_json out = ordered_json::object();
-  for (const Condition& c : conditions) {
+  for (const engine::Condition& c : conditions) {
     out[c.key] = c.value;
   }
   return out;
@@ -172,9 +172,9 @@ ordered_json conditions_json(const std::vector<Condition>& conditions) {
 
 // Where each condition came from: "workload", "given" (--model, --gpu, --tp, --kv-dtype,
 // --precision) or "preset" (the workload's own model / gpu), "+config.json" when read from one.
-ordered_json conditions_provenance_json(const std::vector<Condition>& conditions) {
+ordered_json conditions_provenance_json(const std::vector<engine::Condition>& conditions) {
   ordered_json out = ordered_json::object();
-  for (const Condition& c : conditions) {
+  for (const engine::Condition& c : conditions) {
     out[c.key] = std::string(to_string(c.provenance)) + (c.origin.empty() ? "" : "+" + c.origin);
   }
   return out;

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
-#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -397,9 +397,9 @@ std::string summary_sentence(const Estimate& estimate) {
 }
 
 // "model: llama-3.1-70b (given); hardware: 8 × h100-sxm (given); precision: ..."
-std::string conditions_line(const std::vector<Condition>& conditions) {
+std::string conditions_line(const std::vector<engine::Condition>& conditions) {
   std::string line;
-  for (const Condition& c : conditions) {
+  for (const engine::Condition& c : conditions) {
     line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(c.value);
     if (c.provenance != engine::Provenance::workload) {
       line += " (" + std::string(to_string(c.provenance)) +
@@ -409,7 +409,7 @@ std::string conditions_line(const std::vector<Condition>& conditions) {
   return line.empty() ? "none stated" : line;
 }
 
-std::string missing_conditions_line(const std::vector<Condition>& conditions) {
+std::string missing_conditions_line(const std::vector<engine::Condition>& conditions) {
   std::string line;
   for (const std::string& key : missing_conditions(conditions)) {
     line += (line.empty() ? "" : ", ") + key;

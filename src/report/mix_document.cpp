@@ -3,8 +3,8 @@
 // with the same columns, so a dashboard can plot any of them.
 #include <cmath>
 
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/human.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -71,7 +71,7 @@ const char* cache_mode_name(engine::PrefixCacheOptions::Mode mode) {
   return "off";
 }
 
-ordered_json inputs_json(const MixResult& r) {
+ordered_json inputs_json(const engine::MixResult& r) {
   const engine::MixModel& m = r.model;
   ordered_json out;
   put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
@@ -127,7 +127,7 @@ ordered_json groups_json(const std::vector<engine::MixGroup>& groups) {
   return out;
 }
 
-ordered_json summary_json(const MixResult& r) {
+ordered_json summary_json(const engine::MixResult& r) {
   const engine::MixSummary& s = r.summary;
   const std::vector<double>& points = s.percentiles;
   ordered_json out;
@@ -215,7 +215,7 @@ const char* routing_name(engine::Routing routing) {
 }
 
 // Every assumption the replay made, with where it came from.
-ordered_json replay_inputs_json(const MixResult& r) {
+ordered_json replay_inputs_json(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::StepModel& step = setup.step;
   ordered_json out;
@@ -246,7 +246,7 @@ ordered_json replay_inputs_json(const MixResult& r) {
   return out;
 }
 
-ordered_json replay_json(const MixResult& r) {
+ordered_json replay_json(const engine::MixResult& r) {
   if (!r.replay) return nullptr;
   const engine::MixReplay& q = *r.replay;
   const std::vector<double>& points = r.summary.percentiles;
@@ -264,14 +264,14 @@ ordered_json replay_json(const MixResult& r) {
   return out;
 }
 
-std::vector<engine::Warning> all_warnings(const MixResult& r) {
+std::vector<engine::Warning> all_warnings(const engine::MixResult& r) {
   std::vector<engine::Warning> warnings = r.summary.warnings;
   if (r.replay)
     warnings.insert(warnings.end(), r.replay->warnings.begin(), r.replay->warnings.end());
   return warnings;
 }
 
-ordered_json mix_tree(const MixResult& r) {
+ordered_json mix_tree(const engine::MixResult& r) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
@@ -342,7 +342,7 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
 
 }  // namespace
 
-Document mix_document(const MixResult& result) {
+Document mix_document(const engine::MixResult& result) {
   Document document;
   document.tree = mix_tree(result);
   document.records = mix_records(document.tree);

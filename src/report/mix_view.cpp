@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/human.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -71,7 +71,7 @@ void add_metric_rows(Table& table, const std::string& name, const engine::Before
   table.rows.push_back(std::move(ratio));
 }
 
-Table percentile_table(const MixResult& r) {
+Table percentile_table(const engine::MixResult& r) {
   const MixSummary& s = r.summary;
   Table table;
   table.header = {"metric (ms)", "mean"};
@@ -149,7 +149,7 @@ Table group_table(const std::vector<engine::MixGroup>& groups, bool by_model) {
   return table;
 }
 
-std::string change_text(const MixResult& r) {
+std::string change_text(const engine::MixResult& r) {
   return fmt::format("{} attention kernel ({}) on {}", human_speedup(r.model.kernel_speedup.value),
                      engine::to_string(r.model.kernel_speedup.provenance),
                      r.model.phase == engine::Phase::both
@@ -164,10 +164,10 @@ std::string requests_text(std::int64_t count) {
 
 std::string capacity_cell(const std::optional<engine::Capacity>& c);
 std::string ratio_cell(double before, double after);
-std::string arrivals_text(const MixResult& r);
+std::string arrivals_text(const engine::MixResult& r);
 
 // With --replay the headline is the replay's: latencies under load, and capacity with an SLO.
-std::string replay_answer_text(const MixResult& r) {
+std::string replay_answer_text(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   const auto last = s.before.ttft_ms.percentiles.size() - 1;
   const std::string p = percentile_name(r.summary.percentiles[last]);
@@ -189,7 +189,7 @@ std::string replay_answer_text(const MixResult& r) {
   return text;
 }
 
-std::string answer_text(const MixResult& r) {
+std::string answer_text(const engine::MixResult& r) {
   if (r.replay && r.replay->requests > 0) return replay_answer_text(r);
   const MixSummary& s = r.summary;
   const auto last = s.ttft_ms.before.percentiles.size() - 1;
@@ -206,7 +206,7 @@ std::string answer_text(const MixResult& r) {
   return text;
 }
 
-std::string model_caption(const MixResult& r) {
+std::string model_caption(const engine::MixResult& r) {
   std::string text = "shares: workload " + r.workload_name + " (" +
                      std::string(engine::to_string(r.model.share_origin)) +
                      "), each request's at its own effective prompt 2c + n";
@@ -231,7 +231,7 @@ std::string model_caption(const MixResult& r) {
   return text;
 }
 
-std::string cache_text(const MixResult& r) {
+std::string cache_text(const engine::MixResult& r) {
   const engine::PrefixCacheOptions& cache = r.model.prefix_cache;
   switch (cache.mode) {
     case engine::PrefixCacheOptions::Mode::off:
@@ -293,7 +293,7 @@ void add_replay_rows(Table& table, const std::string& name, const engine::MixRep
   }
 }
 
-Table replay_table(const MixResult& r) {
+Table replay_table(const engine::MixResult& r) {
   const engine::MixReplay& q = *r.replay;
   Table table;
   table.header = {"metric (ms)", "before", "after", "speedup", "no queue before", "no queue after"};
@@ -307,7 +307,7 @@ Table replay_table(const MixResult& r) {
   return table;
 }
 
-Table load_table(const MixResult& r) {
+Table load_table(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   Table table;
   table.header = {"load", "before", "after", "after ÷ before"};
@@ -344,7 +344,7 @@ Table load_table(const MixResult& r) {
   return table;
 }
 
-std::string slo_text(const MixResult& r) {
+std::string slo_text(const engine::MixResult& r) {
   std::string text;
   if (r.slo.ttft_ms) text += "TTFT ≤ " + human_ms(*r.slo.ttft_ms);
   if (r.slo.tpot_ms)
@@ -352,7 +352,7 @@ std::string slo_text(const MixResult& r) {
   return text + " for at least " + human_percent(r.slo.attainment_target) + " of requests";
 }
 
-std::string arrivals_text(const MixResult& r) {
+std::string arrivals_text(const engine::MixResult& r) {
   const engine::MixReplay& q = *r.replay;
   const engine::ArrivalOptions& a = q.setup.arrivals;
   const std::string replicas = fmt::format("{} replica{}", a.replicas, a.replicas == 1 ? "" : "s");
@@ -371,7 +371,7 @@ std::string coefficient(double ms) {
   return fmt::format("{:.4g}", ms);
 }
 
-std::string scheduler_text(const MixResult& r) {
+std::string scheduler_text(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::SchedulerOptions& s = setup.scheduler;
   const engine::StepModel& m = setup.step;
@@ -396,7 +396,7 @@ std::string scheduler_text(const MixResult& r) {
                                                                      : "shared queue");
 }
 
-void add_replay(View& view, const MixResult& r) {
+void add_replay(View& view, const engine::MixResult& r) {
   view.subheading("Replay (--replay): " + arrivals_text(r) + ", continuous batching");
   view.table(replay_table(r));
   view.caption(
@@ -425,7 +425,7 @@ std::string skipped_text(const io::SkippedRows& rows) {
                      rows.first_detail);
 }
 
-void add_log_facts(View& view, const MixResult& r) {
+void add_log_facts(View& view, const engine::MixResult& r) {
   const io::RequestLogReport& log = r.log;
   view.fact("log", fmt::format("{} ({}): {} records, {} requests used, {} skipped", log.source,
                                io::to_string(log.format), human_count(log.records),
@@ -447,7 +447,7 @@ void add_log_facts(View& view, const MixResult& r) {
 
 }  // namespace
 
-View mix_view(const MixResult& r) {
+View mix_view(const engine::MixResult& r) {
   const MixSummary& s = r.summary;
   View view;
   view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests),
@@ -471,7 +471,7 @@ View mix_view(const MixResult& r) {
                   human_speedup(s.time_weighted_e2e_speedup),
                   human_speedup(s.request_weighted_e2e_speedup)));
 
-  const bool by_model = r.grouping == MixGrouping::model;
+  const bool by_model = r.grouping == engine::MixGrouping::model;
   view.subheading(by_model ? "By model" : "By prompt length (log-spaced buckets, k = 1,024)");
   view.table(group_table(by_model ? s.by_model : s.buckets, by_model));
 

@@ -1,7 +1,7 @@
 #pragma once
 // Which model a workload's measurements belong to, and whether two names name the same model:
 // the workload's KV type is the deployment's default only for that model, and the report's
-// conditions (report/run_conditions.hpp) follow the deployment the user chose.
+// conditions (engine/run_conditions.hpp) follow the deployment the user chose.
 
 #include <optional>
 #include <string>

@@ -10,7 +10,7 @@
 #include "kspeed/engine/mix.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 
-namespace kspeed::report {
+namespace kspeed::engine {
 
 /// How requests are grouped in the per-group table.
 enum class MixGrouping { bucket, model };
@@ -28,11 +28,4 @@ struct MixResult {
   engine::Slo slo;
 };
 
-/// The replay's fields of one request's --per-request line (appended to per_request_line's
-/// object): queue, TTFT, TPOT, E2E and preemptions before and after, as replayed.
-std::string per_request_replay_line(const engine::RequestOutcome& outcome, const std::string& model,
-                                    const engine::MixModel& mix,
-                                    const engine::RequestTiming& before,
-                                    const engine::RequestTiming& after);
-
-}  // namespace kspeed::report
+}  // namespace kspeed::engine

@@ -1,10 +1,10 @@
-#include "kspeed/report/run_conditions.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 
 #include <algorithm>
 
 #include "kspeed/report/human.hpp"
 
-namespace kspeed::report {
+namespace kspeed::engine {
 
 using engine::kConditionKeys;
 using engine::ModelArch;
@@ -17,7 +17,8 @@ namespace {
 // "h100-sxm", or "8 × h100-sxm" with tensor parallelism.
 std::string hardware_of(const Platform& platform) {
   const std::int64_t gpus = platform.tensor_parallel.value;
-  return gpus > 1 ? human_count(gpus) + " × " + platform.gpu.value.name : platform.gpu.value.name;
+  return gpus > 1 ? report::human_count(gpus) + " × " + platform.gpu.value.name
+                  : platform.gpu.value.name;
 }
 
 // "fp8 weights, bf16 KV cache, bf16 compute": the three types the decode model prices.
@@ -28,8 +29,8 @@ std::string precision_of(const Platform& platform) {
 
 // "2 tokens verified per step, 1.8 accepted on average"
 std::string speculation_of(const Platform& platform) {
-  return human_plain(platform.spec_tokens_per_step.value) + " tokens verified per step, " +
-         human_plain(platform.spec_mean_accepted.value) + " accepted on average";
+  return report::human_plain(platform.spec_tokens_per_step.value) + " tokens verified per step, " +
+         report::human_plain(platform.spec_mean_accepted.value) + " accepted on average";
 }
 
 bool chosen(Provenance provenance) {
@@ -107,4 +108,4 @@ std::vector<std::string> missing_conditions(const std::vector<Condition>& condit
   return missing;
 }
 
-}  // namespace kspeed::report
+}  // namespace kspeed::engine

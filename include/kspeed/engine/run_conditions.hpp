@@ -13,7 +13,7 @@
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/workload.hpp"
 
-namespace kspeed::report {
+namespace kspeed::engine {
 
 /// One checklist condition and where its value came from.
 struct Condition {
@@ -34,4 +34,4 @@ std::vector<Condition> run_conditions(const engine::Workload& workload,
 /// Checklist keys `conditions` do not state, in checklist order.
 std::vector<std::string> missing_conditions(const std::vector<Condition>& conditions);
 
-}  // namespace kspeed::report
+}  // namespace kspeed::engine

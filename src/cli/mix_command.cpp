@@ -255,8 +255,11 @@ class MixCommand final : public Command {
     engine::MixRun run(model);
     engine::MixResult result;
     // An AIPerf artifact directory is read through its per-request export.
-    result.log = io::read_request_log(io::per_request_export(flags_.log), read_options,
-                                      [&run](const engine::Request& request) { run.add(request); });
+    const io::RequestLogReport log =
+        io::read_request_log(io::per_request_export(flags_.log), read_options,
+                             [&run](const engine::Request& request) { run.add(request); });
+    result.log = static_cast<const engine::RequestLogCounts&>(log);  // format: by name, below
+    result.log_format = std::string(io::to_string(log.format));
     result.workload_name = workload.name;
     result.workload_source = workload.source;
     result.model = run.model();
@@ -279,7 +282,7 @@ class MixCommand final : public Command {
           flags_.per_request.empty() ? nullptr : &replay_order_);
       if (result.replay->requests == 0) {
         throw InputError(
-            "--replay: " + flags_.log + " (" + std::string(io::to_string(result.log.format)) +
+            "--replay: " + flags_.log + " (" + result.log_format +
             ") gives no request an arrival time, so there is no queue to replay; "
             "replay it as a closed loop with --concurrency N, drop --replay, or map an arrival "
             "column with --columns arrival=COL:s");

@@ -165,7 +165,7 @@ void add_roofline_json(ordered_json& out, const engine::Scenario& s) {
 ordered_json conditions_json(const std::vector<engine::Condition>& conditions) {
   ordered_json out = ordered_json::object();
   for (const engine::Condition& c : conditions) {
-    out[c.key] = c.value;
+    out[c.key] = condition_text(c);
   }
   return out;
 }

@@ -400,7 +400,7 @@ std::string summary_sentence(const Estimate& estimate) {
 std::string conditions_line(const std::vector<engine::Condition>& conditions) {
   std::string line;
   for (const engine::Condition& c : conditions) {
-    line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(c.value);
+    line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(condition_text(c));
     if (c.provenance != engine::Provenance::workload) {
       line += " (" + std::string(to_string(c.provenance)) +
               (c.origin.empty() ? "" : ", " + c.origin) + ")";

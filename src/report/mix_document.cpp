@@ -37,15 +37,15 @@ ordered_json before_after_json(const engine::BeforeAfter& metric,
           {"after", distribution_json(metric.after, points)}};
 }
 
-ordered_json log_json(const io::RequestLogReport& log) {
+ordered_json log_json(const engine::RequestLogCounts& log, const std::string& format) {
   ordered_json out;
   out["file"] = log.source;
-  out["format"] = io::to_string(log.format);
+  out["format"] = format;
   out["records"] = log.records;
   out["requests"] = log.requests;
   out["skipped"] = log.skipped_total();
   ordered_json reasons = ordered_json::array();
-  for (const io::SkippedRows& rows : log.skipped) {
+  for (const engine::SkippedRows& rows : log.skipped) {
     reasons.push_back({{"reason", rows.reason},
                        {"count", rows.count},
                        {"first_lines", rows.first_lines},
@@ -276,7 +276,7 @@ ordered_json mix_tree(const engine::MixResult& r) {
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
   out["workload"] = {{"name", r.workload_name}, {"citation", r.workload_source}};
-  out["log"] = log_json(r.log);
+  out["log"] = log_json(r.log, r.log_format);
   out["inputs"] = inputs_json(r);
   out["summary"] = summary_json(r);
   out["replay"] = replay_json(r);

@@ -414,7 +414,7 @@ void add_replay(View& view, const engine::MixResult& r) {
   view.caption(caption);
 }
 
-std::string skipped_text(const io::SkippedRows& rows) {
+std::string skipped_text(const engine::SkippedRows& rows) {
   std::string lines;
   for (std::int64_t line : rows.first_lines) {
     lines += (lines.empty() ? "" : ", ") + human_count(line);
@@ -426,11 +426,11 @@ std::string skipped_text(const io::SkippedRows& rows) {
 }
 
 void add_log_facts(View& view, const engine::MixResult& r) {
-  const io::RequestLogReport& log = r.log;
+  const engine::RequestLogCounts& log = r.log;
   view.fact("log", fmt::format("{} ({}): {} records, {} requests used, {} skipped", log.source,
-                               io::to_string(log.format), human_count(log.records),
-                               human_count(log.requests), human_count(log.skipped_total())));
-  for (const io::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
+                               r.log_format, human_count(log.records), human_count(log.requests),
+                               human_count(log.skipped_total())));
+  for (const engine::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
   if (log.zero_response > 0) {
     view.fact("kept", human_count(log.zero_response) +
                           (log.zero_response == 1 ? " request" : " requests") +

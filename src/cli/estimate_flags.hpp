@@ -62,6 +62,15 @@ engine::GateThresholds to_gates(const EstimateFlags& flags);
 engine::Workload load_estimate_workload(const EstimateFlags& flags,
                                         const std::optional<io::CalibrationFile>& calibration);
 
+/// "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm": the deployment, by name.
+std::string deployment_name(const engine::Platform& platform);
+
+/// The workload of an answer the deployment gives alone (load_estimate_workload's lengths-only
+/// workload, which comes back unnamed): named after the deployment, its citation saying what
+/// answers, so no other model's workload is named in the answer. Any other workload is kept.
+void name_after_deployment(engine::Workload& workload,
+                           const std::optional<engine::Platform>& platform);
+
 /// --calibrate's file, read (nullopt without the flag).
 std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);
 

@@ -245,10 +245,22 @@ class MixCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
 
-    const engine::Workload workload = io::load_workload(flags_.workload);
-    const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
+    // With --model and --gpu and no --workload the deployment answers alone: its step model
+    // prices each request, and no table or latency of the built-in example reaches the answer.
+    const bool deployment_answers = platform && workload_option_->count() == 0;
+    engine::Workload workload = io::load_workload(flags_.workload);
+    engine::EstimateOptions scenario_options = estimate_options;
+    if (deployment_answers) {
+      workload = engine::request_lengths_only(workload);
+      workload.name.clear();
+      name_after_deployment(workload, platform);
+      scenario_options.platform = platform;
+      attach_step_model(scenario_options, calibration);
+    }
+    const engine::Scenario scenario = engine::resolve_scenario(workload, scenario_options);
     engine::MixModel model =
         engine::make_mix_model(workload, scenario, estimate_options.extrapolation);
+    if (deployment_answers) price_by_step_model(model, *scenario_options.step_model);
     model.prefix_cache = cache;
     model.percentiles = percentiles;
 
@@ -419,11 +431,13 @@ class MixCommand final : public Command {
   }
 
   void add_change_flags() {
-    app_->add_option("--workload,-w", flags_.workload,
-                     "Share tables and reference latencies: a workload JSON file or a built-in "
-                     "name (kspeed workloads lists them)")
-        ->type_name("FILE|NAME")
-        ->capture_default_str();
+    workload_option_ =
+        app_->add_option("--workload,-w", flags_.workload,
+                         "Share tables and reference latencies: a workload JSON file or a built-in "
+                         "name (kspeed workloads lists them). With --model and --gpu and no "
+                         "--workload, the deployment's step model prices every request instead")
+            ->type_name("FILE|NAME")
+            ->capture_default_str();
     app_->add_option("--kernel-speedup,-s", flags_.kernel_speedup,
                      "Attention kernel speedup: old kernel time / new (> 0). Default: 2")
         ->type_name("X");
@@ -533,17 +547,7 @@ class MixCommand final : public Command {
           {"--slo-ttft", &flags_.slo_ttft},
           {"--slo-tpot", &flags_.slo_tpot},
           {"--attainment", &flags_.attainment},
-          {"--model", &platform.model},
-          {"--gpu", &platform.gpu},
           {"--batch", &platform.batch},
-          {"--tp", &platform.tp},
-          {"--kv-dtype", &platform.kv_dtype},
-          {"--kv-layout", &platform.kv_layout},
-          {"--precision", &platform.precision},
-          {"--spec-tokens", &platform.spec_tokens},
-          {"--spec-accept", &platform.spec_accept},
-          {"--calibrate", &flags_.deployment.calibrate},
-          {"--calibrate-concurrency", &flags_.deployment.calibrate_concurrency},
           {"--gpu-memory-utilization", &flags_.gpu_memory_utilization}}) {
       if (!value->empty()) {
         throw InputError(std::string(flag) +
@@ -551,6 +555,21 @@ class MixCommand final : public Command {
                          "capacity come from replaying the log's requests)");
       }
     }
+  }
+
+  // The chain's latencies and shares from the deployment's step model, request by request
+  // (engine::MixRun::add): what the flags state (--ttft, --tpot, --share, --decode-share) still
+  // wins, and nothing the resolved scenario took for its one reference request is kept.
+  void price_by_step_model(engine::MixModel& model, const engine::CalibratedStepModel& step) const {
+    model.step_model = step;
+    model.ttft_fit.reset();
+    const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
+    if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
+    if (model.tpot_ms && !given(model.tpot_ms->provenance)) model.tpot_ms.reset();
+    if (flags_.decode_share.empty()) model.decode_share.reset();
+    model.prefill_shares.clear();
+    model.decode_shares.clear();
+    model.share_origin = step.calibration;
   }
 
   engine::ServingSetup parse_replay(const std::optional<engine::Platform>& platform,
@@ -781,6 +800,7 @@ class MixCommand final : public Command {
   }
 
   CLI::App* app_;
+  CLI::Option* workload_option_ = nullptr;  ///< --workload: given, or the default
   MixFlags flags_;
   engine::PerRequestReplay per_request_replay_;  // with --replay and --per-request
   std::vector<std::int32_t> replay_order_;       // replayed request i is outcome replay_order_[i]

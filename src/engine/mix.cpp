@@ -70,6 +70,28 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   return model;
 }
 
+namespace {
+
+// One request alone on the deployment (no queue): its prefill step computes the n fresh tokens
+// after c cached ones (c·n + n(n+1)/2 causal pairs), its mean decode step reads the KV at the
+// mean context over the response (step_calibration.hpp's request_latency, with the cache).
+RequestLatency modelled_alone(const CalibratedStepModel& step, std::int64_t fresh,
+                              std::int64_t cached, std::int64_t prompt, std::int64_t response) {
+  BatchComposition prefill;
+  prefill.prefill_tokens = static_cast<double>(fresh);
+  prefill.prefill_pairs = causal_pairs(static_cast<double>(fresh), static_cast<double>(cached));
+  RequestLatency latency;
+  latency.prefill_step = step_time(step.model, prefill);
+  latency.decode_step =
+      step_time(step.model, decode_batch(static_cast<double>(prompt), static_cast<double>(response),
+                                         1, step.spec_tokens_per_step));
+  latency.overhead_ms = step.request_overhead_ms;
+  latency.mean_accepted = step.spec_mean_accepted;
+  return latency;
+}
+
+}  // namespace
+
 MixRun::MixRun(MixModel model) : model_(std::move(model)) {
   if (model_.prefix_cache.mode == PrefixCacheOptions::Mode::lru) {
     cache_.emplace(model_.prefix_cache.capacity_tokens, model_.prefix_cache.block_tokens);
@@ -125,9 +147,18 @@ const RequestOutcome& MixRun::add(const Request& request) {
   prompt_tokens_total_ += request.prompt_tokens;
   cached_tokens_total_ += cached;
   const auto effective = static_cast<double>(2 * cached + fresh);
+  std::optional<RequestLatency> modelled;
+  if (model_.step_model) {
+    modelled = modelled_alone(*model_.step_model, fresh, cached, request.prompt_tokens,
+                              request.response_tokens);
+  }
   double share = 0;
   if (model_.prefill_share) {
     share = *model_.prefill_share;
+  } else if (modelled) {
+    // The attention part of the modelled TTFT (a share of the wall time, overhead included), so
+    // Amdahl on TTFT moves exactly the prefill step's attention.
+    share = modelled->prefill_step.prefill_attention_ms / modelled->ttft_ms();
   } else if (!model_.prefill_shares.empty()) {
     const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
     share = lookup.share;
@@ -150,6 +181,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
   if (request.ttft_ms) {
     ttft = *request.ttft_ms;
     out.ttft_source = LatencySource::measured;
+  } else if (modelled && !model_.reference) {
+    ttft = modelled->ttft_ms();
+    out.ttft_source = LatencySource::modelled;
   } else if (model_.ttft_fit && share < 1.0) {
     // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
     fixed = model_.ttft_fit->fixed_ms;
@@ -191,6 +225,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (request.itl_ms) {
     tpot = *request.itl_ms;
     out.tpot_source = LatencySource::measured;
+  } else if (modelled && !model_.tpot_ms) {
+    tpot = modelled->tpot_ms();
+    out.tpot_source = LatencySource::modelled;
   } else if (model_.tpot_ms) {
     tpot = model_.tpot_ms->value;
     out.tpot_source = LatencySource::given;
@@ -200,6 +237,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
   double decode_share = 0;
   if (model_.decode_share) {
     decode_share = *model_.decode_share;
+  } else if (modelled && modelled->decode_step.total_ms() > 0) {
+    // The attention part of the mean decode step (TPOT is that step over τ).
+    decode_share = modelled->decode_step.decode_attention_ms / modelled->decode_step.total_ms();
   } else if (!model_.decode_shares.empty() && steps > 0) {
     double sum = 0;
     for (int sample = 0; sample < kDecodeSamples; ++sample) {
@@ -397,7 +437,10 @@ MixSummary summarise(const MixRun& run) {
     } else if (outcomes[i].ttft_source != LatencySource::missing) {
       ++out.ttft_modelled;
     }
-    if (outcomes[i].tpot_source == LatencySource::given) ++out.tpot_from_workload;
+    if (outcomes[i].tpot_source == LatencySource::given ||
+        outcomes[i].tpot_source == LatencySource::modelled) {
+      ++out.tpot_from_workload;
+    }
   }
   for (std::size_t b = 0; b < edges.size(); ++b) {
     if (members[b].empty()) continue;

@@ -93,6 +93,9 @@ ordered_json inputs_json(const engine::MixResult& r) {
   out["ttft_fit_ms_per_token"] =
       m.ttft_fit ? ordered_json(m.ttft_fit->ms_per_token) : ordered_json();
   put_with_provenance(out, "tpot_ms", m.tpot_ms);
+  // The deployment's step model prices requests without a measurement (null: it does not)
+  out["step_model_provenance"] =
+      m.step_model ? ordered_json(engine::to_string(m.step_model->calibration)) : ordered_json();
   out["prefix_cache"] = cache_mode_name(m.prefix_cache.mode);
   out["prefix_cache_tokens"] = m.prefix_cache.mode == engine::PrefixCacheOptions::Mode::lru
                                    ? ordered_json(m.prefix_cache.capacity_tokens)
@@ -334,6 +337,8 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
                            : "none";
     case engine::LatencySource::given:
       return mix.tpot_ms ? std::string(engine::to_string(mix.tpot_ms->provenance)) : "none";
+    case engine::LatencySource::modelled:
+      return mix.step_model ? std::string(engine::to_string(mix.step_model->calibration)) : "none";
     case engine::LatencySource::missing:
       return "none";
   }

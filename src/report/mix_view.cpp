@@ -42,10 +42,14 @@ std::string percentile_name(double point) {
   return "p" + human_plain(point);
 }
 
-// "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from.
-// Modelled TTFTs are "fitted" when the workload's measured points were fitted, else "scaled".
-std::string ttft_provenance(const MixSummary& s, bool fitted) {
-  const char* modelled = fitted ? "fitted" : "scaled";
+// "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from. Modelled TTFTs
+// are the step model's calibration ("modelled", "fitted") when the deployment prices them,
+// "fitted" when the workload's measured points were fitted, else "scaled".
+std::string ttft_provenance(const MixSummary& s, const engine::MixModel& m) {
+  const std::string modelled = m.step_model
+                                   ? std::string(engine::to_string(m.step_model->calibration))
+                               : m.ttft_fit ? std::string("fitted")
+                                            : std::string("scaled");
   if (s.ttft_measured > 0 && s.ttft_modelled > 0) {
     return fmt::format("measured {}, {} {}", human_count(s.ttft_measured), modelled,
                        human_count(s.ttft_modelled));
@@ -80,11 +84,13 @@ Table percentile_table(const engine::MixResult& r) {
     table.header.push_back(percentile_name(point));
     table.align.push_back(Align::right);
   }
-  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model.ttft_fit.has_value()));
-  const std::string tpot_provenance =
-      r.model.tpot_ms && s.ttft_measured == 0
-          ? std::string(engine::to_string(r.model.tpot_ms->provenance))
-          : std::string("measured");
+  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model));
+  std::string tpot_provenance = "measured";
+  if (s.ttft_measured == 0 && r.model.tpot_ms) {
+    tpot_provenance = engine::to_string(r.model.tpot_ms->provenance);
+  } else if (s.ttft_measured == 0 && r.model.step_model) {
+    tpot_provenance = engine::to_string(r.model.step_model->calibration);
+  }
   add_metric_rows(table, "TPOT", s.tpot_ms, tpot_provenance);
   add_metric_rows(table, "E2E", s.e2e_ms, s.ttft_modelled == 0 ? "measured" : "TTFT + (n−1)·TPOT");
   return table;
@@ -206,7 +212,28 @@ std::string answer_text(const engine::MixResult& r) {
   return text;
 }
 
+// With the deployment's step model: what prices each request, and what the flags overrode.
+std::string step_model_caption(const engine::MixResult& r) {
+  const engine::MixModel& m = r.model;
+  std::string text = fmt::format(
+      "latencies and shares without a measurement: {}'s step model ({}), each request alone: "
+      "TTFT = overhead + its prefill step (n new tokens after c cached, c·n + n(n+1)/2 causal "
+      "pairs), TPOT = its mean decode step; the attention share is that step's attention part",
+      r.workload_name, engine::to_string(m.step_model->calibration));
+  if (m.prefill_share) {
+    text += "\nprefill share: " + human_percent(*m.prefill_share) + " (given) for every request";
+  }
+  if (m.reference) {
+    text += fmt::format("\nTTFT without a measurement: {} at {} (given), scaled to each prompt",
+                        human_ms(m.reference->ttft_ms.value),
+                        human_count(m.reference->prompt_tokens) + " tokens");
+  }
+  if (m.tpot_ms) text += "\nTPOT without a measurement: " + human_ms(m.tpot_ms->value) + " (given)";
+  return text;
+}
+
 std::string model_caption(const engine::MixResult& r) {
+  if (r.model.step_model) return step_model_caption(r);
   std::string text = "shares: workload " + r.workload_name + " (" +
                      std::string(engine::to_string(r.model.share_origin)) +
                      "), each request's at its own effective prompt 2c + n";

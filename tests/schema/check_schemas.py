@@ -148,6 +148,9 @@ CASES = [
     ("mix", "json", [f"{GOLDEN}/mix-truncated-jsonl/cut.jsonl"], ["mix", "cut.jsonl"]),
     ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
+    # The deployment prices every request (no --workload): tpot_ms null, step_model_provenance set.
+    ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
+     ["mix", "azure-sample.csv", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"]),
     ("mix-record", "jsonl", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
     ("mix-record", "jsonl", [f"{GOLDEN}/mix-azure-json/azure.csv"],

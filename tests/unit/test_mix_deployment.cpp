@@ -125,10 +125,14 @@ TEST_CASE("mix --replay refuses what it cannot run, naming flags it takes", "[mi
       run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4"}, exit_code)
           .is_null());
   CHECK(exit_code == 0);
-  // --strict: the default workload's illustrative reference latencies reach the answer
-  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strict"}, exit_code)
-            .is_null());
+  // --strict: the default workload's illustrative reference latencies reach the answer ...
+  CHECK(run_mix({"--strict"}, exit_code).is_null());
   CHECK(exit_code == 2);
+  // ... but not a named deployment's (its step model prices each request: modelled)
+  CHECK_FALSE(
+      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strict"}, exit_code)
+          .is_null());
+  CHECK(exit_code == 0);
   // --fail-on modelled: the modelled step model reaches the replay
   CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft", "500ms",
                  "--ctx", "4k", "--tpot", "20ms", "--share", "0.3", "--fail-on", "modelled"},

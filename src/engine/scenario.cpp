@@ -791,7 +791,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
     if (options.step_model && !options.prefill_share && options.share_model == ShareModel::table &&
         workload.prefill_shares.empty()) {
-      scenario.deployment_inputs.emplace_back("prefill_share");
+      scenario.deployment_inputs.emplace_back("prefill_attention_share");
     }
     scenario.ttft_ms =
         resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share, scenario);
@@ -800,7 +800,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
   if (options.step_model && !options.decode_share && workload.decode_shares.empty()) {
-    scenario.deployment_inputs.emplace_back("decode_share");
+    scenario.deployment_inputs.emplace_back("decode_attention_share");
   }
   note_default_prompt(scenario);
   convert_shares_to_latency_kind(workload, options, scenario);

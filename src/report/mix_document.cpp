@@ -76,8 +76,8 @@ ordered_json inputs_json(const engine::MixResult& r) {
   ordered_json out;
   put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
   out["phase"] = to_string(m.phase);
-  out["prefill_share"] = or_null(m.prefill_share);
-  out["decode_share"] = or_null(m.decode_share);
+  out["prefill_attention_share"] = or_null(m.prefill_share);
+  out["decode_attention_share"] = or_null(m.decode_share);
   out["share_tables_provenance"] = engine::to_string(m.share_origin);
   out["extrapolation"] = m.extrapolation == engine::Extrapolation::clamp ? "clamp" : "model";
   if (m.reference) {
@@ -116,7 +116,7 @@ ordered_json group_json(const engine::MixGroup& g) {
     out["model"] = g.label;
   }
   out["requests"] = g.requests;
-  out["mean_prefill_share"] = g.mean_prefill_share;
+  out["mean_prefill_attention_share"] = g.mean_prefill_share;
   out["ttft_p50_before_ms"] = g.ttft_p50_before_ms;
   out["ttft_p50_after_ms"] = g.ttft_p50_after_ms;
   out["median_e2e_speedup"] = g.median_e2e_speedup;
@@ -140,7 +140,7 @@ ordered_json summary_json(const engine::MixResult& r) {
   out["ttft_ms"] = before_after_json(s.ttft_ms, points);
   out["tpot_ms"] = before_after_json(s.tpot_ms, points);
   out["e2e_ms"] = before_after_json(s.e2e_ms, points);
-  out["prefill_share"] = distribution_json(s.prefill_share, points);
+  out["prefill_attention_share"] = distribution_json(s.prefill_share, points);
   out["prefill_speedup"] = distribution_json(s.prefill_speedup, points);
   out["e2e_speedup"] = distribution_json(s.e2e_speedup, points);
   out["time_weighted_ttft_speedup"] = s.time_weighted_ttft_speedup;
@@ -307,7 +307,7 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
       records.push_back(distribution_record(tree, metric, side, summary[metric][side]));
     }
   }
-  for (const char* metric : {"prefill_share", "prefill_speedup", "e2e_speedup"}) {
+  for (const char* metric : {"prefill_attention_share", "prefill_speedup", "e2e_speedup"}) {
     records.push_back(distribution_record(tree, metric, "per_request", summary[metric]));
   }
   const ordered_json& replay = tree["replay"];
@@ -369,7 +369,7 @@ ordered_json per_request_json(const engine::RequestOutcome& o, const std::string
   out["response_tokens"] = o.response_tokens;
   out["cached_tokens"] = o.cached_tokens;
   out["model"] = model.empty() ? ordered_json(nullptr) : ordered_json(model);
-  out["prefill_share"] = number(o.prefill_share);
+  out["prefill_attention_share"] = number(o.prefill_share);
   out["ttft_before_ms"] = number(o.ttft_before_ms);
   out["ttft_after_ms"] = number(o.ttft_after_ms);
   out["ttft_provenance"] = latency_provenance(o.ttft_source, mix);

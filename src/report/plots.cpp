@@ -57,7 +57,7 @@ std::string series_label(const Sweep& sweep, const SweepRow& row) {
       add("compute " + human_speedup(*row.compute_speedup));
     } else if (name == "bytes_reduction" && row.bytes_reduction) {
       add("bytes ÷" + human_plain(*row.bytes_reduction));
-    } else if (name == "prefill_share") {
+    } else if (name == "prefill_attention_share") {
       add("share " + human_percent(row.prefill_share.value));
     } else if (name == "response_tokens") {
       add("response " + human_count(row.response_tokens.value));

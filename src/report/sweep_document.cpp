@@ -81,8 +81,8 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   put_with_provenance(out, "kernel_speedup", row.kernel_speedup);
   put_optional(out, "compute_speedup", row.compute_speedup);
   put_optional(out, "bytes_reduction", row.bytes_reduction);
-  put_with_provenance(out, "prefill_share", row.prefill_share);
-  put_with_provenance(out, "decode_share", row.decode_share);
+  put_with_provenance(out, "prefill_attention_share", row.prefill_share);
+  put_with_provenance(out, "decode_attention_share", row.decode_share);
   put_with_provenance(out, "ttft_ms", row.ttft_ms);
   put_with_provenance(out, "tpot_ms", row.tpot_ms);
   out.number("prefill_attention_speedup", r.prefill.attention.speedup);

@@ -95,8 +95,8 @@ struct Scenario {
   std::optional<PhaseRoofline> prefill_roofline;  ///< with a platform: at the prompt length
   std::optional<PhaseRoofline> decode_roofline;   ///< with a platform
   std::optional<CalibratedStepModel> step_model;  ///< the deployment, when one is known
-  /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_share",
-  /// "decode_share"), in the order they were resolved; empty when it supplied none.
+  /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_attention_share",
+  /// "decode_attention_share"), in the order they were resolved; empty when it supplied none.
   std::vector<std::string> deployment_inputs;
 };
 

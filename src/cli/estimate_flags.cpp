@@ -104,7 +104,9 @@ void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("L=D");
 }
 
-void add_change_flags(CLI::App& app, EstimateFlags& flags) {
+}  // namespace
+
+void add_change_flags(CLI::App& app, EstimateFlags& flags, bool share_model) {
   app.add_option("--kernel-speedup,-s", flags.kernel_speedup,
                  "Attention kernel speedup: old kernel time / new kernel time (> 0; below 1 "
                  "is a slowdown). Default: 2")
@@ -126,6 +128,7 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
                  "warning) or model (continue the edge segment)")
       ->type_name("MODE")
       ->capture_default_str();
+  if (!share_model) return;
   app.add_option("--share-model", flags.share_model,
                  "Prefill attention share when --share is not given: table (the workload's "
                  "measured points), analytic (attention vs GEMM FLOPs of --model's "
@@ -134,8 +137,6 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("MODE")
       ->capture_default_str();
 }
-
-}  // namespace
 
 void add_provenance_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_flag("--strict", flags.strict,

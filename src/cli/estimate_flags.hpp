@@ -44,6 +44,10 @@ struct EstimateFlags {
   bool workload_given() const { return workload_option != nullptr && workload_option->count() > 0; }
 };
 
+/// Registers the change flags: --kernel-speedup, --share, --decode-share, --phase, --extrapolate
+/// and (unless `share_model` is false) --share-model. estimate, sweep and mix register them here
+/// and parse them with to_options, once.
+void add_change_flags(CLI::App& app, EstimateFlags& flags, bool share_model = true);
 /// Registers the workload, request, change, platform and lever flags.
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags);
 /// Registers --min-request-speedup, --min-prefill-speedup, --strict and --fail-on.

@@ -49,10 +49,9 @@ struct MixFlags {
   std::string plot_path;
   std::string plot_title;
   std::string workload = kDefaultWorkload;
-  std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
-  std::string ttft, ctx, tpot;
-  /// The deployment the replay runs on, parsed by estimate's code: --model, --gpu, --tp,
-  /// --kv-dtype, ... (platform), --calibrate, --calibrate-concurrency and --fail-on.
+  /// Parsed by estimate's code (to_options, resolve_platform): the change flags
+  /// (--kernel-speedup, --phase, --share, --decode-share, --extrapolate), --ttft, --ctx, --tpot,
+  /// the deployment (--model, --gpu, --tp, --kv-dtype, ...), --calibrate and --fail-on.
   EstimateFlags deployment;
   std::string gpu_memory_utilization;
   OutputOptions output;
@@ -68,28 +67,6 @@ template <class T, class Parse>
 std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
   if (text.empty()) return std::nullopt;
   return parse(text, flag);
-}
-
-engine::EstimateOptions to_estimate_options(const MixFlags& flags) {
-  engine::EstimateOptions options;
-  options.prompt_tokens = optional_value<std::int64_t>(flags.ctx, "--ctx", io::parse_token_count);
-  options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
-  options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
-  options.kernel_speedup =
-      optional_value<double>(flags.kernel_speedup, "--kernel-speedup", io::parse_positive_number);
-  options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);
-  options.decode_share =
-      optional_value<double>(flags.decode_share, "--decode-share", io::parse_share);
-  options.phase = flags.phase.empty()
-                      ? engine::Phase::prefill
-                      : parse_choice<engine::Phase>(flags.phase, "--phase", "phase",
-                                                    {{"prefill", engine::Phase::prefill},
-                                                     {"decode", engine::Phase::decode},
-                                                     {"both", engine::Phase::both}});
-  options.extrapolation = parse_choice<engine::Extrapolation>(
-      flags.extrapolate, "--extrapolate", "mode",
-      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
-  return options;
 }
 
 // "50,90,99,99.9": points in [0, 100], at least one.
@@ -218,7 +195,7 @@ class MixCommand final : public Command {
           "per-request CSV with --columns; see kspeed mix --help)");
     }
     // Every flag is checked before the log is read, so a typo fails in milliseconds.
-    const engine::EstimateOptions estimate_options = to_estimate_options(flags_);
+    const engine::EstimateOptions estimate_options = to_options(flags_.deployment);
     io::ReadOptions read_options;
     read_options.strict = flags_.strict;
     if (!flags_.columns.empty()) {
@@ -438,30 +415,17 @@ class MixCommand final : public Command {
                          "--workload, the deployment's step model prices every request instead")
             ->type_name("FILE|NAME")
             ->capture_default_str();
-    app_->add_option("--kernel-speedup,-s", flags_.kernel_speedup,
-                     "Attention kernel speedup: old kernel time / new (> 0). Default: 2")
-        ->type_name("X");
-    app_->add_option("--phase", flags_.phase,
-                     "Where the change applies: prefill, decode or both. Default: prefill")
-        ->type_name("PHASE");
-    app_->add_option("--share", flags_.share,
-                     "One prefill attention share for every request instead of the table: 0.3 "
-                     "or 30%")
-        ->type_name("P");
-    app_->add_option("--decode-share", flags_.decode_share,
-                     "One decode attention share instead of the decode table: 0.2 or 20%")
-        ->type_name("P");
-    app_->add_option("--extrapolate", flags_.extrapolate,
-                     "Prompts outside the share table: clamp (with a warning) or model")
-        ->type_name("MODE")
-        ->capture_default_str();
-    app_->add_option("--ttft", flags_.ttft,
+    // The change flags estimate and sweep take, registered and parsed by their code (no
+    // --share-model: each request's share is the table's, the given one or the step model's).
+    cli::add_change_flags(*app_, flags_.deployment, false);
+    app_->add_option("--ttft", flags_.deployment.ttft,
                      "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
                      "are scaled. Default: the workload's")
         ->type_name("DURATION");
-    app_->add_option("--ctx", flags_.ctx, "The prompt length --ttft was measured at: 1k, 4096")
+    app_->add_option("--ctx", flags_.deployment.ctx,
+                     "The prompt length --ttft was measured at: 1k, 4096")
         ->type_name("TOKENS");
-    app_->add_option("--tpot", flags_.tpot,
+    app_->add_option("--tpot", flags_.deployment.tpot,
                      "TPOT for requests without a measured one: 50ms. Default: the workload's")
         ->type_name("DURATION");
   }
@@ -566,7 +530,7 @@ class MixCommand final : public Command {
     const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
     if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
     if (model.tpot_ms && !given(model.tpot_ms->provenance)) model.tpot_ms.reset();
-    if (flags_.decode_share.empty()) model.decode_share.reset();
+    if (flags_.deployment.decode_share.empty()) model.decode_share.reset();
     model.prefill_shares.clear();
     model.decode_shares.clear();
     model.share_origin = step.calibration;

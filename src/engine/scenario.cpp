@@ -851,6 +851,7 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
       estimate_chain(prefill_input(estimate.scenario), decode_input(estimate.scenario));
   estimate.gates = check_gates(estimate.result, gates);
   estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
+  estimate.conditions = run_conditions(workload, estimate.scenario.platform);
   return estimate;
 }
 

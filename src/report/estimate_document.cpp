@@ -1,7 +1,6 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
 #include "kspeed/engine/moe.hpp"
-#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -219,7 +218,7 @@ ordered_json estimate_tree(const Estimate& estimate) {
                           : ordered_json(nullptr);
   out["request"] = request_json(estimate);
   out["chain"] = chain_json(estimate);
-  const auto conditions = run_conditions(estimate.workload, s.platform);
+  const std::vector<engine::Condition>& conditions = estimate.conditions;
   out["conditions"] = conditions_json(conditions);
   out["conditions_provenance"] = conditions_provenance_json(conditions);
   out["conditions_missing"] = missing_conditions(conditions);

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "kspeed/engine/moe.hpp"
-#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
@@ -451,7 +450,7 @@ View estimate_view(const Estimate& estimate) {
   view.answer(summary_sentence(estimate));
   view.table(inputs_table(estimate));
   if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
-  const auto conditions = run_conditions(estimate.workload, s.platform);
+  const std::vector<engine::Condition>& conditions = estimate.conditions;
   view.fact("conditions", conditions_line(conditions));
   const std::string missing = missing_conditions_line(conditions);
   if (!missing.empty()) {

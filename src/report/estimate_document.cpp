@@ -68,6 +68,7 @@ void put_after_fields(ordered_json& out, const Estimate& estimate) {
   out["ttft_after_ms"] = r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms;
   out["tpot_after_ms"] =
       estimate.tpot_after_ms ? estimate.tpot_after_ms->value : estimate.scenario.tpot_ms.value;
+  out["e2e_before_ms"] = r.request.time_before_ms;  // = time_before_ms, as sweep names it
   out["e2e_after_ms"] = r.request.time_after_ms;
   out["latency_reduction_pct"] = (1 - 1 / r.request.speedup) * 100;
 }

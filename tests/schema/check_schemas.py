@@ -328,7 +328,7 @@ def main():
         ("estimate-record", ["ttft_fixed_ms"], "ttft_t0_ms"),
         ("sweep-record", ["ttft_speedup"], "ttft_speed_up"),
         ("sweep", ["rows", 0, "request_speedup"], "request_speed_up"),
-        ("sweep-record", ["ttft_after_ms"], "ttft_ms_after"),
+        ("sweep-record", ["request_ttft_after_ms"], "ttft_ms_after"),
         ("roofline", ["position", "bound"], "bounds"),
         ("profile", ["files", 0, "phases", 0, "kernel_time_ns"], "kernel_ns"),
         ("mix", ["summary", "e2e_ms"], "e2e"),

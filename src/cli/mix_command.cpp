@@ -225,6 +225,13 @@ class MixCommand final : public Command {
     // With --model and --gpu and no --workload the deployment answers alone: its step model
     // prices each request, and no table or latency of the built-in example reaches the answer.
     const bool deployment_answers = platform && workload_option_->count() == 0;
+    if (platform && !deployment_answers && !flags_.replay) {
+      throw InputError(
+          "--model and --workload " + flags_.workload +
+          " both describe what prices the requests, and without --replay the deployment would "
+          "reach nothing: drop --workload (the deployment's step model prices each request), or "
+          "add --replay (the workload prices the chain, the deployment times the replay)");
+    }
     engine::Workload workload = io::load_workload(flags_.workload);
     engine::EstimateOptions scenario_options = estimate_options;
     if (deployment_answers) {

@@ -429,6 +429,11 @@ class MixCommand final : public Command {
                      "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
                      "are scaled. Default: the workload's")
         ->type_name("DURATION");
+    app_->add_option("--ttft-point", flags_.deployment.ttft_points,
+                     "A measured TTFT at a prompt length, PROMPT=TTFT (repeatable): 8k=474ms. "
+                     "Two or more fit TTFT = T0 + a·n·(1 + odds(2c + n)) for every request "
+                     "without a measured TTFT. Default: the workload's points")
+        ->type_name("L=D");
     app_->add_option("--ctx", flags_.deployment.ctx,
                      "The prompt length --ttft was measured at: 1k, 4096")
         ->type_name("TOKENS");
@@ -529,11 +534,12 @@ class MixCommand final : public Command {
   }
 
   // The chain's latencies and shares from the deployment's step model, request by request
-  // (engine::MixRun::add): what the flags state (--ttft, --tpot, --share, --decode-share) still
-  // wins, and nothing the resolved scenario took for its one reference request is kept.
+  // (engine::MixRun::add): what the flags state (--ttft, --ttft-point, --tpot, --share,
+  // --decode-share) still wins, and nothing the resolved scenario took for its one reference
+  // request is kept.
   void price_by_step_model(engine::MixModel& model, const engine::CalibratedStepModel& step) const {
     model.step_model = step;
-    model.ttft_fit.reset();
+    if (flags_.deployment.ttft_points.empty()) model.ttft_fit.reset();
     const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
     if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
     if (model.tpot_ms && !given(model.tpot_ms->provenance)) model.tpot_ms.reset();

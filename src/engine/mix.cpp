@@ -57,14 +57,22 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
   model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
-  // The workload's measured TTFT points, as estimate and sweep use them away from its prompt
-  // (a --ttft names its own reference instead).
-  if (scenario.ttft_ms.provenance != Provenance::given && !workload.request.ttft_points.empty() &&
+  // The measured TTFT points (--ttft-point, else the workload's), as estimate and sweep use
+  // them away from the reference prompt (a --ttft names its own reference instead).
+  const std::vector<LatencyPoint>& points =
+      scenario.ttft_points.empty() ? workload.request.ttft_points : scenario.ttft_points;
+  // A given TTFT is --ttft's unless it is a --ttft-point measured at the reference prompt.
+  const bool at_a_point = std::any_of(points.begin(), points.end(), [&](const LatencyPoint& p) {
+    return p.context_tokens == static_cast<double>(scenario.prompt_tokens.value) &&
+           p.latency_ms == scenario.ttft_ms.value;
+  });
+  const bool ttft_flag = scenario.ttft_ms.provenance == Provenance::given && !at_a_point;
+  if (!ttft_flag && !points.empty() &&
       (!workload.prefill_shares.empty() || model.prefill_share)) {
     const std::vector<SharePoint> shares = model.prefill_share
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
-    model.ttft_fit = fit_ttft(workload.request.ttft_points, shares, extrapolation);
+    model.ttft_fit = fit_ttft(points, shares, extrapolation);
   }
   model.tpot_ms = scenario.tpot_ms;
   return model;
@@ -181,7 +189,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
   if (request.ttft_ms) {
     ttft = *request.ttft_ms;
     out.ttft_source = LatencySource::measured;
-  } else if (modelled && !model_.reference) {
+  } else if (modelled && !model_.reference && !model_.ttft_fit) {
     ttft = modelled->ttft_ms();
     out.ttft_source = LatencySource::modelled;
   } else if (model_.ttft_fit && share < 1.0) {

@@ -17,6 +17,7 @@
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -232,4 +233,24 @@ TEST_CASE("mix --model --gpu without --workload names the deployment, not the ex
   CHECK(doc["inputs"]["reference_ttft_ms"].is_null());
   CHECK(doc["inputs"]["tpot_ms"].is_null());
   CHECK(doc.dump().find("deepseek") == std::string::npos);
+}
+
+TEST_CASE("mix --ttft-point fits TTFT to the given points for every request", "[mix]") {
+  const Workload workload = io::load_workload("deepseek-r1-fp8");
+  EstimateOptions options;
+  options.ttft_points = {{1024, 300}, {8192, 600}};
+  const Scenario scenario = resolve_scenario(workload, options);
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp));
+  Request request;
+  request.prompt_tokens = 4096;
+  request.response_tokens = 2;
+  const RequestOutcome& out = run.add(request);
+  // The same fit, by the latency model directly: TTFT = T0 + a·L·(1 + odds(L)) at L = 4,096.
+  const TtftModel fit =
+      fit_ttft(options.ttft_points, workload.prefill_shares, Extrapolation::clamp);
+  CHECK(out.ttft_source == LatencySource::fitted);
+  CHECK(out.ttft_before_ms == Approx(ttft_at(fit, 4096).ttft_ms).epsilon(1e-12));
+  // Not the workload's own points (267 ms at 1k, 474 ms at 8k): a different answer.
+  MixRun own(make_mix_model(workload, resolve_scenario(workload, {}), Extrapolation::clamp));
+  CHECK(own.add(request).ttft_before_ms != Approx(out.ttft_before_ms));
 }

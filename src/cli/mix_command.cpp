@@ -242,8 +242,11 @@ class MixCommand final : public Command {
       attach_step_model(scenario_options, calibration);
     }
     const engine::Scenario scenario = engine::resolve_scenario(workload, scenario_options);
+    // Two or more --tpot-point fit TPOT = c + b·L for every request; a --tpot wins over them.
     engine::MixModel model =
-        engine::make_mix_model(workload, scenario, estimate_options.extrapolation);
+        engine::make_mix_model(workload, scenario, estimate_options.extrapolation,
+                               estimate_options.tpot_ms ? std::vector<engine::LatencyPoint>{}
+                                                        : estimate_options.tpot_points);
     if (deployment_answers) price_by_step_model(model, *scenario_options.step_model);
     model.prefix_cache = cache;
     model.percentiles = percentiles;
@@ -434,6 +437,11 @@ class MixCommand final : public Command {
                      "Two or more fit TTFT = T0 + a·n·(1 + odds(2c + n)) for every request "
                      "without a measured TTFT. Default: the workload's points")
         ->type_name("L=D");
+    app_->add_option("--tpot-point", flags_.deployment.tpot_points,
+                     "A measured TPOT at a context length, CONTEXT=TPOT (repeatable): "
+                     "--tpot-point 1k=50ms --tpot-point 128k=95ms. Two or more fit TPOT = c + b·L, "
+                     "taken at each request's prompt L; one is held like --tpot. --tpot wins")
+        ->type_name("L=D");
     app_->add_option("--ctx", flags_.deployment.ctx,
                      "The prompt length --ttft was measured at: 1k, 4096")
         ->type_name("TOKENS");
@@ -542,7 +550,9 @@ class MixCommand final : public Command {
     if (flags_.deployment.ttft_points.empty()) model.ttft_fit.reset();
     const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
     if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
-    if (model.tpot_ms && !given(model.tpot_ms->provenance)) model.tpot_ms.reset();
+    if (model.tpot_ms && !given(model.tpot_ms->provenance) && !model.tpot_fit) {
+      model.tpot_ms.reset();
+    }
     if (flags_.deployment.decode_share.empty()) model.decode_share.reset();
     model.prefill_shares.clear();
     model.decode_shares.clear();

@@ -41,7 +41,7 @@ Warning requests_warning(WarningCode code, std::int64_t requests, const char* in
 }  // namespace
 
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
-                        Extrapolation extrapolation) {
+                        Extrapolation extrapolation, const std::vector<LatencyPoint>& tpot_points) {
   MixModel model;
   model.prefill_shares = workload.prefill_shares;
   if (scenario.prefill_share.provenance == Provenance::given) {
@@ -67,14 +67,14 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
            p.latency_ms == scenario.ttft_ms.value;
   });
   const bool ttft_flag = scenario.ttft_ms.provenance == Provenance::given && !at_a_point;
-  if (!ttft_flag && !points.empty() &&
-      (!workload.prefill_shares.empty() || model.prefill_share)) {
+  if (!ttft_flag && !points.empty() && (!workload.prefill_shares.empty() || model.prefill_share)) {
     const std::vector<SharePoint> shares = model.prefill_share
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
     model.ttft_fit = fit_ttft(points, shares, extrapolation);
   }
   model.tpot_ms = scenario.tpot_ms;
+  if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
   return model;
 }
 
@@ -233,6 +233,10 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (request.itl_ms) {
     tpot = *request.itl_ms;
     out.tpot_source = LatencySource::measured;
+  } else if (model_.tpot_fit) {
+    // TPOT = c + b·L at this request's prompt
+    tpot = tpot_fitted_at(*model_.tpot_fit, static_cast<double>(request.prompt_tokens));
+    out.tpot_source = LatencySource::fitted;
   } else if (modelled && !model_.tpot_ms) {
     tpot = modelled->tpot_ms();
     out.tpot_source = LatencySource::modelled;
@@ -446,6 +450,7 @@ MixSummary summarise(const MixRun& run) {
       ++out.ttft_modelled;
     }
     if (outcomes[i].tpot_source == LatencySource::given ||
+        outcomes[i].tpot_source == LatencySource::fitted ||
         outcomes[i].tpot_source == LatencySource::modelled) {
       ++out.tpot_from_workload;
     }

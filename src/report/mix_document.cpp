@@ -93,6 +93,10 @@ ordered_json inputs_json(const engine::MixResult& r) {
   out["ttft_fit_ms_per_token"] =
       m.ttft_fit ? ordered_json(m.ttft_fit->ms_per_token) : ordered_json();
   put_with_provenance(out, "tpot_ms", m.tpot_ms);
+  // TPOT = c + b·L fitted to --tpot-point, at each request's prompt (null: none)
+  out["tpot_fit_fixed_ms"] = m.tpot_fit ? ordered_json(m.tpot_fit->fixed_ms) : ordered_json();
+  out["tpot_fit_ms_per_token"] =
+      m.tpot_fit ? ordered_json(m.tpot_fit->ms_per_token) : ordered_json();
   // The deployment's step model prices requests without a measurement (null: it does not)
   out["step_model_provenance"] =
       m.step_model ? ordered_json(engine::to_string(m.step_model->calibration)) : ordered_json();

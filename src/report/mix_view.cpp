@@ -86,7 +86,9 @@ Table percentile_table(const engine::MixResult& r) {
   }
   add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model));
   std::string tpot_provenance = "measured";
-  if (s.ttft_measured == 0 && r.model.tpot_ms) {
+  if (s.ttft_measured == 0 && r.model.tpot_fit) {
+    tpot_provenance = "fitted";
+  } else if (s.ttft_measured == 0 && r.model.tpot_ms) {
     tpot_provenance = engine::to_string(r.model.tpot_ms->provenance);
   } else if (s.ttft_measured == 0 && r.model.step_model) {
     tpot_provenance = engine::to_string(r.model.step_model->calibration);
@@ -228,7 +230,11 @@ std::string step_model_caption(const engine::MixResult& r) {
                         human_ms(m.reference->ttft_ms.value),
                         human_count(m.reference->prompt_tokens) + " tokens");
   }
-  if (m.tpot_ms) text += "\nTPOT without a measurement: " + human_ms(m.tpot_ms->value) + " (given)";
+  if (m.tpot_fit) {
+    text += "\nTPOT without a measurement: fitted to --tpot-point, c + b·L at each prompt L";
+  } else if (m.tpot_ms) {
+    text += "\nTPOT without a measurement: " + human_ms(m.tpot_ms->value) + " (given)";
+  }
   return text;
 }
 
@@ -250,7 +256,12 @@ std::string model_caption(const engine::MixResult& r) {
                         human_count(r.model.reference->prompt_tokens) + " tokens",
                         engine::to_string(r.model.reference->ttft_ms.provenance));
   }
-  if (r.model.tpot_ms && r.summary.tpot_from_workload > 0) {
+  if (r.model.tpot_fit && r.summary.tpot_from_workload > 0) {
+    text += fmt::format(
+        "\nTPOT without a measurement: fitted to --tpot-point, c + b·L at each prompt L with c = "
+        "{} and b = {} ms/token",
+        human_ms(r.model.tpot_fit->fixed_ms), human_fixed(r.model.tpot_fit->ms_per_token, 6));
+  } else if (r.model.tpot_ms && r.summary.tpot_from_workload > 0) {
     text += fmt::format("\nTPOT without a measurement: {} ({}), not scaled with context",
                         human_ms(r.model.tpot_ms->value),
                         engine::to_string(r.model.tpot_ms->provenance));

@@ -254,3 +254,21 @@ TEST_CASE("mix --ttft-point fits TTFT to the given points for every request", "[
   MixRun own(make_mix_model(workload, resolve_scenario(workload, {}), Extrapolation::clamp));
   CHECK(own.add(request).ttft_before_ms != Approx(out.ttft_before_ms));
 }
+
+TEST_CASE("mix --tpot-point fits TPOT = c + b·L at each request's prompt", "[mix]") {
+  const Workload workload = io::load_workload("deepseek-r1-fp8");
+  EstimateOptions options;
+  options.tpot_points = {{1024, 50}, {131072, 95}};
+  const Scenario scenario = resolve_scenario(workload, options);
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp, options.tpot_points));
+  Request request;
+  request.prompt_tokens = 32768;
+  request.response_tokens = 64;
+  const RequestOutcome& out = run.add(request);
+  // By hand: the line through (1,024, 50) and (131,072, 95) at L = 32,768.
+  const double b = (95.0 - 50.0) / (131072.0 - 1024.0);
+  CHECK(out.tpot_source == LatencySource::fitted);
+  CHECK(out.tpot_before_ms == Approx(50.0 + b * (32768.0 - 1024.0)).epsilon(1e-12));
+  request.prompt_tokens = 1024;
+  CHECK(run.add(request).tpot_before_ms == Approx(50.0).epsilon(1e-12));
+}

@@ -85,6 +85,9 @@ struct MixModel {
   /// instead of `reference` when the user gave no --ttft (the same logic as estimate and sweep).
   std::optional<TtftModel> ttft_fit;
   std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
+  /// TPOT = c + b·L fitted to two or more --tpot-point, at each request's prompt L (as estimate
+  /// and sweep evaluate it at --ctx), instead of `tpot_ms` for requests without a measured TPOT.
+  std::optional<TpotModel> tpot_fit;
   /// The deployment's step model (mix --model/--gpu without --workload): each request's TTFT,
   /// TPOT and both shares from its own prefill step and mean decode step, for what neither the
   /// log nor a flag gives. Then no table, reference or fit of another deployment is used.
@@ -94,8 +97,10 @@ struct MixModel {
 };
 
 /// The model of a resolved estimate scenario: its tables, speedup, phase, reference TTFT and TPOT.
+/// `tpot_points`: two or more fit `tpot_fit` (pass none when --tpot is given: it wins).
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
-                        Extrapolation extrapolation);
+                        Extrapolation extrapolation,
+                        const std::vector<LatencyPoint>& tpot_points = {});
 
 /// Where a request's TTFT came from.
 enum class LatencySource : std::uint8_t {

@@ -1,46 +1,21 @@
 #pragma once
-// The conditions of the run being estimated (MODEL.md section 6's checklist): the workload's, with
-// the model, hardware and precision of the deployment in their place where the user chose the
-// deployment. Decided here, worded by the report (report::condition_text). After `--model
-// llama-3.1-70b --gpu h100-sxm --tp 8` the run is a Llama on eight H100s whatever model the
-// workload's shares were measured on (a mismatch the share warning names), and its hardware is
-// stated.
+// The conditions of the run being estimated (MODEL.md section 6's checklist), decided for the
+// estimate's view and document (which only word them): the workload's, with the model, hardware
+// and precision of the deployment in their place where the user chose the deployment. After
+// `--model llama-3.1-70b --gpu h100-sxm --tp 8` the run is a Llama on eight H100s whatever model
+// the workload's shares were measured on (a mismatch the share warning names), and its hardware
+// is stated.
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/hardware.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/workload.hpp"
 
 namespace kspeed::engine {
-
-/// The deployment's hardware: `gpus` of one kind (tensor parallelism).
-struct HardwareCondition {
-  std::int64_t gpus = 1;
-  std::string gpu;  ///< the GPU's name, e.g. "h100-sxm"
-};
-
-/// The three data types the decode model prices.
-struct PrecisionCondition {
-  std::string weights;   ///< e.g. "fp8"
-  std::string kv_cache;  ///< e.g. "bf16"
-  std::string compute;   ///< e.g. "bf16"
-};
-
-/// Speculative decoding: tokens verified per step and accepted on average.
-struct SpeculationCondition {
-  double tokens_per_step = 1;
-  double mean_accepted = 1;
-};
-
-/// What a condition states: the workload's own text, the model's name as a string, or the
-/// deployment's values for the report to word.
-using ConditionValue =
-    std::variant<std::string, HardwareCondition, PrecisionCondition, SpeculationCondition>;
 
 /// One checklist condition and where its value came from.
 struct Condition {

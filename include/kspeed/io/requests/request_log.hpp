@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "kspeed/engine/mix.hpp"
-#include "kspeed/engine/mix_result.hpp"
+#include "kspeed/engine/request_log_counts.hpp"
 
 namespace kspeed::io {
 

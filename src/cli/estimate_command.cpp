@@ -51,7 +51,7 @@ class EstimateCommand final : public Command {
     check_ncu_flags_need_file(flags_.ncu);
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_);
-    const engine::Workload workload = load_estimate_workload(flags_, calibration);
+    engine::Workload workload = load_estimate_workload(flags_, calibration);
     // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
     PlatformFlags platform = flags_.platform;
     if (!flags_.ncu.file.empty() && platform.model.empty()) {
@@ -61,6 +61,7 @@ class EstimateCommand final : public Command {
     options.platform =
         resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                                     workload.kv_dtype, engine::workload_model_label(workload)});
+    name_after_deployment(workload, options.platform);
     attach_step_model(options, calibration, workload);
     if (!flags_.ncu.file.empty()) price_measured_kernel(options);
     if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");

@@ -105,7 +105,9 @@ void add_workload_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("L=D");
 }
 
-void add_change_flags(CLI::App& app, EstimateFlags& flags) {
+}  // namespace
+
+void add_change_flags(CLI::App& app, EstimateFlags& flags, bool share_model) {
   app.add_option("--kernel-speedup,-s", flags.kernel_speedup,
                  "Attention kernel speedup: old kernel time / new kernel time (> 0; below 1 "
                  "is a slowdown). Default: 2")
@@ -127,6 +129,7 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
                  "warning) or model (continue the edge segment)")
       ->type_name("MODE")
       ->capture_default_str();
+  if (!share_model) return;
   app.add_option("--share-model", flags.share_model,
                  "Prefill attention share when --share is not given: table (the workload's "
                  "measured points), analytic (attention vs GEMM FLOPs of --model's "
@@ -135,8 +138,6 @@ void add_change_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("MODE")
       ->capture_default_str();
 }
-
-}  // namespace
 
 void add_provenance_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_flag("--strict", flags.strict,
@@ -228,6 +229,7 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
   if (!deployment_named || flags.workload_given() || !flags.ncu.file.empty()) return workload;
   const engine::Workload example = workload;
   workload = engine::request_lengths_only(example);
+  workload.name.clear();  // the deployment's, once resolved (name_after_deployment)
   if (flags.share_model == "calibrated") {
     // Asked for by name: the analytic curve moved onto the example's measured share table.
     workload.prefill_shares = example.prefill_shares;
@@ -246,6 +248,24 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
     workload.batch = std::llround(calibration->concurrency);
   }
   return workload;
+}
+
+std::string deployment_name(const engine::Platform& platform) {
+  const std::int64_t gpus = platform.tensor_parallel.value;
+  return platform.model.value.name + " on " +
+         (gpus > 1 ? std::to_string(gpus) + "× " : std::string()) + platform.gpu.value.name;
+}
+
+void name_after_deployment(engine::Workload& workload,
+                           const std::optional<engine::Platform>& platform) {
+  if (!workload.name.empty() || !platform) return;
+  workload.name = deployment_name(*platform);
+  workload.description = "the deployment alone: its step model gives the latencies and shares";
+  workload.source =
+      "Deployment " + workload.name +
+      ": TTFT, TPOT and attention shares from its step model (modelled from the roofline, or "
+      "fitted with --calibrate), no other deployment's latency or share. Request lengths: the "
+      "log's, the flags', else the kspeed source analysis's illustrative request.";
 }
 
 std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags) {

@@ -44,6 +44,10 @@ struct EstimateFlags {
   bool workload_given() const { return workload_option != nullptr && workload_option->count() > 0; }
 };
 
+/// Registers the change flags: --kernel-speedup, --share, --decode-share, --phase, --extrapolate
+/// and (unless `share_model` is false) --share-model. estimate, sweep and mix register them here
+/// and parse them with to_options, once.
+void add_change_flags(CLI::App& app, EstimateFlags& flags, bool share_model = true);
 /// Registers the workload, request, change, platform and lever flags.
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags);
 /// Registers --min-request-speedup, --min-prefill-speedup, --strict and --fail-on.
@@ -61,6 +65,15 @@ engine::GateThresholds to_gates(const EstimateFlags& flags);
 /// median lengths, provenance measured).
 engine::Workload load_estimate_workload(const EstimateFlags& flags,
                                         const std::optional<io::CalibrationFile>& calibration);
+
+/// "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm": the deployment, by name.
+std::string deployment_name(const engine::Platform& platform);
+
+/// The workload of an answer the deployment gives alone (load_estimate_workload's lengths-only
+/// workload, which comes back unnamed): named after the deployment, its citation saying what
+/// answers, so no other model's workload is named in the answer. Any other workload is kept.
+void name_after_deployment(engine::Workload& workload,
+                           const std::optional<engine::Platform>& platform);
 
 /// --calibrate's file, read (nullopt without the flag).
 std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);

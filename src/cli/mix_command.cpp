@@ -12,6 +12,7 @@
 #include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/kv_capacity.hpp"
 #include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/error.hpp"
@@ -22,7 +23,6 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/mix_plot.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
 
@@ -50,10 +50,9 @@ struct MixFlags {
   std::string plot_path;
   std::string plot_title;
   std::string workload = kDefaultWorkload;
-  std::string kernel_speedup, phase, share, decode_share, extrapolate = "clamp";
-  std::string ttft, ctx, tpot;
-  /// The deployment the replay runs on, parsed by estimate's code: --model, --gpu, --tp,
-  /// --kv-dtype, ... (platform), --calibrate, --calibrate-concurrency and --fail-on.
+  /// Parsed by estimate's code (to_options, resolve_platform): the change flags
+  /// (--kernel-speedup, --phase, --share, --decode-share, --extrapolate), --ttft, --ctx, --tpot,
+  /// the deployment (--model, --gpu, --tp, --kv-dtype, ...), --calibrate and --fail-on.
   EstimateFlags deployment;
   std::string gpu_memory_utilization;
   OutputOptions output;
@@ -69,28 +68,6 @@ template <class T, class Parse>
 std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
   if (text.empty()) return std::nullopt;
   return parse(text, flag);
-}
-
-engine::EstimateOptions to_estimate_options(const MixFlags& flags) {
-  engine::EstimateOptions options;
-  options.prompt_tokens = optional_value<std::int64_t>(flags.ctx, "--ctx", io::parse_token_count);
-  options.ttft_ms = optional_value<double>(flags.ttft, "--ttft", io::parse_duration_ms);
-  options.tpot_ms = optional_value<double>(flags.tpot, "--tpot", io::parse_duration_ms);
-  options.kernel_speedup =
-      optional_value<double>(flags.kernel_speedup, "--kernel-speedup", io::parse_positive_number);
-  options.prefill_share = optional_value<double>(flags.share, "--share", io::parse_share);
-  options.decode_share =
-      optional_value<double>(flags.decode_share, "--decode-share", io::parse_share);
-  options.phase = flags.phase.empty()
-                      ? engine::Phase::prefill
-                      : parse_choice<engine::Phase>(flags.phase, "--phase", "phase",
-                                                    {{"prefill", engine::Phase::prefill},
-                                                     {"decode", engine::Phase::decode},
-                                                     {"both", engine::Phase::both}});
-  options.extrapolation = parse_choice<engine::Extrapolation>(
-      flags.extrapolate, "--extrapolate", "mode",
-      {{"clamp", engine::Extrapolation::clamp}, {"model", engine::Extrapolation::model}});
-  return options;
 }
 
 // "50,90,99,99.9": points in [0, 100], at least one.
@@ -222,7 +199,7 @@ class MixCommand final : public Command {
           "benchmarks.json, a per-request CSV with --columns; see kspeed mix --help)");
     }
     // Every flag is checked before the log is read, so a typo fails in milliseconds.
-    const engine::EstimateOptions estimate_options = to_estimate_options(flags_);
+    const engine::EstimateOptions estimate_options = to_options(flags_.deployment);
     io::ReadOptions read_options;
     read_options.strict = flags_.strict;
     if (!flags_.columns.empty()) {
@@ -230,13 +207,13 @@ class MixCommand final : public Command {
     }
     const engine::PrefixCacheOptions cache = parse_prefix_cache(flags_);
     const std::vector<double> percentiles = parse_percentiles(flags_.percentiles);
-    const report::MixGrouping grouping = parse_choice<report::MixGrouping>(
+    const engine::MixGrouping grouping = parse_choice<engine::MixGrouping>(
         flags_.by, "--by", "grouping",
-        {{"bucket", report::MixGrouping::bucket}, {"model", report::MixGrouping::model}});
+        {{"bucket", engine::MixGrouping::bucket}, {"model", engine::MixGrouping::model}});
     const engine::Slo slo = parse_slo();
     reject_replay_flags_without_replay();
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
-    const engine::Workload workload = io::load_workload(flags_.workload);
+    engine::Workload workload = io::load_workload(flags_.workload);
     // The replay runs on the workload's deployment when the flags name none (a workload kspeed
     // profile emitted with --model states it, with the steps to calibrate it on).
     const std::optional<engine::Platform> platform = resolve_platform(
@@ -255,23 +232,48 @@ class MixCommand final : public Command {
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
 
-    const engine::Scenario scenario = engine::resolve_scenario(workload, estimate_options);
+    // With --model and --gpu and no --workload the deployment answers alone: its step model
+    // prices each request, and no table or latency of the built-in example reaches the answer.
+    const bool deployment_answers = platform && workload_option_->count() == 0;
+    if (platform && !deployment_answers && !flags_.replay) {
+      throw InputError(
+          "--model and --workload " + flags_.workload +
+          " both describe what prices the requests, and without --replay the deployment would "
+          "reach nothing: drop --workload (the deployment's step model prices each request), or "
+          "add --replay (the workload prices the chain, the deployment times the replay)");
+    }
+    engine::EstimateOptions scenario_options = estimate_options;
+    if (deployment_answers) {
+      workload = engine::request_lengths_only(workload);
+      workload.name.clear();
+      name_after_deployment(workload, platform);
+      scenario_options.platform = platform;
+      attach_step_model(scenario_options, calibration, workload);
+    }
+    const engine::Scenario scenario = engine::resolve_scenario(workload, scenario_options);
+    // Two or more --tpot-point fit TPOT = c + b·L for every request; a --tpot wins over them.
     engine::MixModel model =
-        engine::make_mix_model(workload, scenario, estimate_options.extrapolation);
+        engine::make_mix_model(workload, scenario, estimate_options.extrapolation,
+                               estimate_options.tpot_ms ? std::vector<engine::LatencyPoint>{}
+                                                        : estimate_options.tpot_points);
+    if (deployment_answers) price_by_step_model(model, *scenario_options.step_model);
     model.prefix_cache = cache;
     model.percentiles = percentiles;
 
     engine::MixRun run(model);
-    report::MixResult result;
+    engine::MixResult result;
     // An AIPerf artifact directory is read through its per-request export.
-    result.log = io::read_request_log(io::per_request_export(flags_.log), read_options,
-                                      [&run](const engine::Request& request) { run.add(request); });
+    const io::RequestLogReport log =
+        io::read_request_log(io::per_request_export(flags_.log), read_options,
+                             [&run](const engine::Request& request) { run.add(request); });
+    result.log = static_cast<const engine::RequestLogCounts&>(log);  // format: by name, below
+    result.log_format = std::string(io::to_string(log.format));
     result.workload_name = workload.name;
     result.workload_source = workload.source;
     result.model = run.model();
     result.summary = engine::summarise(run);
     result.grouping = grouping;
-    if (grouping == report::MixGrouping::model && result.summary.by_model.empty()) {
+    if (grouping == engine::MixGrouping::model && result.summary.by_model.empty()) {
       throw InputError("--by model: " + flags_.log +
                        " names no models (BurstGPT logs and --columns model=COL do); use --by "
                        "bucket");
@@ -288,7 +290,7 @@ class MixCommand final : public Command {
           flags_.per_request.empty() ? nullptr : &replay_order_);
       if (result.replay->requests == 0) {
         throw InputError(
-            "--replay: " + flags_.log + " (" + std::string(io::to_string(result.log.format)) +
+            "--replay: " + flags_.log + " (" + result.log_format +
             ") gives no request an arrival time, so there is no queue to replay; "
             "replay it as a closed loop with --concurrency N, drop --replay, or map an arrival "
             "column with --columns arrival=COL:s");
@@ -426,35 +428,34 @@ class MixCommand final : public Command {
   }
 
   void add_change_flags() {
-    app_->add_option("--workload,-w", flags_.workload,
-                     "Share tables and reference latencies: a workload JSON file or a built-in "
-                     "name (kspeed workloads lists them)")
-        ->type_name("FILE|NAME")
-        ->capture_default_str();
-    app_->add_option("--kernel-speedup,-s", flags_.kernel_speedup,
-                     "Attention kernel speedup: old kernel time / new (> 0). Default: 2")
-        ->type_name("X");
-    app_->add_option("--phase", flags_.phase,
-                     "Where the change applies: prefill, decode or both. Default: prefill")
-        ->type_name("PHASE");
-    app_->add_option("--share", flags_.share,
-                     "One prefill attention share for every request instead of the table: 0.3 "
-                     "or 30%")
-        ->type_name("P");
-    app_->add_option("--decode-share", flags_.decode_share,
-                     "One decode attention share instead of the decode table: 0.2 or 20%")
-        ->type_name("P");
-    app_->add_option("--extrapolate", flags_.extrapolate,
-                     "Prompts outside the share table: clamp (with a warning) or model")
-        ->type_name("MODE")
-        ->capture_default_str();
-    app_->add_option("--ttft", flags_.ttft,
+    workload_option_ =
+        app_->add_option("--workload,-w", flags_.workload,
+                         "Share tables and reference latencies: a workload JSON file or a built-in "
+                         "name (kspeed workloads lists them). With --model and --gpu and no "
+                         "--workload, the deployment's step model prices every request instead")
+            ->type_name("FILE|NAME")
+            ->capture_default_str();
+    // The change flags estimate and sweep take, registered and parsed by their code (no
+    // --share-model: each request's share is the table's, the given one or the step model's).
+    cli::add_change_flags(*app_, flags_.deployment, false);
+    app_->add_option("--ttft", flags_.deployment.ttft,
                      "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
                      "are scaled. Default: the workload's")
         ->type_name("DURATION");
-    app_->add_option("--ctx", flags_.ctx, "The prompt length --ttft was measured at: 1k, 4096")
+    app_->add_option("--ttft-point", flags_.deployment.ttft_points,
+                     "A measured TTFT at a prompt length, PROMPT=TTFT (repeatable): 8k=474ms. "
+                     "Two or more fit TTFT = T0 + a·n·(1 + odds(2c + n)) for every request "
+                     "without a measured TTFT. Default: the workload's points")
+        ->type_name("L=D");
+    app_->add_option("--tpot-point", flags_.deployment.tpot_points,
+                     "A measured TPOT at a context length, CONTEXT=TPOT (repeatable): "
+                     "--tpot-point 1k=50ms --tpot-point 128k=95ms. Two or more fit TPOT = c + b·L, "
+                     "taken at each request's prompt L; one is held like --tpot. --tpot wins")
+        ->type_name("L=D");
+    app_->add_option("--ctx", flags_.deployment.ctx,
+                     "The prompt length --ttft was measured at: 1k, 4096")
         ->type_name("TOKENS");
-    app_->add_option("--tpot", flags_.tpot,
+    app_->add_option("--tpot", flags_.deployment.tpot,
                      "TPOT for requests without a measured one: 50ms. Default: the workload's")
         ->type_name("DURATION");
   }
@@ -540,17 +541,7 @@ class MixCommand final : public Command {
           {"--slo-ttft", &flags_.slo_ttft},
           {"--slo-tpot", &flags_.slo_tpot},
           {"--attainment", &flags_.attainment},
-          {"--model", &platform.model},
-          {"--gpu", &platform.gpu},
           {"--batch", &platform.batch},
-          {"--tp", &platform.tp},
-          {"--kv-dtype", &platform.kv_dtype},
-          {"--kv-layout", &platform.kv_layout},
-          {"--precision", &platform.precision},
-          {"--spec-tokens", &platform.spec_tokens},
-          {"--spec-accept", &platform.spec_accept},
-          {"--calibrate", &flags_.deployment.calibrate},
-          {"--calibrate-concurrency", &flags_.deployment.calibrate_concurrency},
           {"--gpu-memory-utilization", &flags_.gpu_memory_utilization}}) {
       if (!value->empty()) {
         throw InputError(std::string(flag) +
@@ -558,6 +549,24 @@ class MixCommand final : public Command {
                          "capacity come from replaying the log's requests)");
       }
     }
+  }
+
+  // The chain's latencies and shares from the deployment's step model, request by request
+  // (engine::MixRun::add): what the flags state (--ttft, --ttft-point, --tpot, --share,
+  // --decode-share) still wins, and nothing the resolved scenario took for its one reference
+  // request is kept.
+  void price_by_step_model(engine::MixModel& model, const engine::CalibratedStepModel& step) const {
+    model.step_model = step;
+    if (flags_.deployment.ttft_points.empty()) model.ttft_fit.reset();
+    const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
+    if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
+    if (model.tpot_ms && !given(model.tpot_ms->provenance) && !model.tpot_fit) {
+      model.tpot_ms.reset();
+    }
+    if (flags_.deployment.decode_share.empty()) model.decode_share.reset();
+    model.prefill_shares.clear();
+    model.decode_shares.clear();
+    model.share_origin = step.calibration;
   }
 
   engine::ServingSetup parse_replay(const std::optional<engine::Platform>& platform,
@@ -798,6 +807,7 @@ class MixCommand final : public Command {
   }
 
   CLI::App* app_;
+  CLI::Option* workload_option_ = nullptr;  ///< --workload: given, or the default
   MixFlags flags_;
   engine::PerRequestReplay per_request_replay_;  // with --replay and --per-request
   std::vector<std::int32_t> replay_order_;       // replayed request i is outcome replay_order_[i]

@@ -119,7 +119,8 @@ engine::MeasuredRooflineQuery ncu_query(const NcuFlags& flags, const LeverFlags&
   engine::MeasureOptions measure;
   measure.mma_shape = parse_mma_shape(flags.mma_shape);
   for (const engine::ProfiledKernel& kernel : report.kernels) {
-    query.kernels.push_back(engine::measure_kernel(kernel, classifier, measure));
+    query.kernels.push_back(
+        engine::measure_kernel(kernel, classifier.classify(kernel.name), measure));
   }
   query.pattern = flags.kernel;
   query.pattern_matches = pattern_matches(flags.kernel, query.kernels);

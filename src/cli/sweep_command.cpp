@@ -132,10 +132,11 @@ class SweepCommand final : public Command {
     check_title_option(flags_.plot_title, flags_.plot_path);
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
-    const engine::Workload workload = load_estimate_workload(flags, calibration);
+    engine::Workload workload = load_estimate_workload(flags, calibration);
     options.platform = resolve_platform(
         flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
                          workload.kv_dtype, engine::workload_model_label(workload)});
+    name_after_deployment(workload, options.platform);
     attach_step_model(options, calibration, workload);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {

@@ -176,7 +176,7 @@ std::vector<bool> select_launches(const MeasuredRooflineQuery& query, KernelSele
   }
   std::vector<bool> attention(n);
   for (std::size_t i = 0; i < n; ++i) {
-    attention[i] = query.kernels[i].kernel_class == profile::KernelClass::attention_core;
+    attention[i] = query.kernels[i].kernel_class == KernelClass::attention_core;
   }
   if (std::any_of(attention.begin(), attention.end(), [](bool a) { return a; })) {
     selection = KernelSelection::attention;

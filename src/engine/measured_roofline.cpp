@@ -164,15 +164,14 @@ std::optional<double> ProfiledKernel::number(std::string_view metric) const {
   return found == nullptr ? std::nullopt : found->value;
 }
 
-MeasuredKernel measure_kernel(const ProfiledKernel& kernel,
-                              const profile::KernelClassifier& classifier,
+MeasuredKernel measure_kernel(const ProfiledKernel& kernel, KernelClass kernel_class,
                               const MeasureOptions& options) {
   MeasuredKernel out;
   out.id = kernel.id;
   out.name = kernel.name;
   out.device = kernel.device;
   out.compute_capability = kernel.compute_capability;
-  out.kernel_class = classifier.classify(kernel.name);
+  out.kernel_class = kernel_class;
   out.duration_s = measure_duration(kernel);
   out.dram_bytes = measure_dram_bytes(kernel);
   out.flops = measure_sass_flops(kernel);
@@ -187,10 +186,9 @@ MeasuredKernel measure_kernel(const ProfiledKernel& kernel,
   // Tensor instructions counted and not converted; or not collected for an attention kernel,
   // whose QK^T and PV run on tensor cores (FlashAttention, FlashInfer, cuDNN): either way the
   // SASS counters miss the kernel's main work.
-  out.flops_miss_tensor_work =
-      out.tensor.conversion == TensorConversion::not_converted ||
-      (out.tensor.conversion == TensorConversion::not_collected &&
-       out.kernel_class == profile::KernelClass::attention_core && out.flops.value);
+  out.flops_miss_tensor_work = out.tensor.conversion == TensorConversion::not_converted ||
+                               (out.tensor.conversion == TensorConversion::not_collected &&
+                                out.kernel_class == KernelClass::attention_core && out.flops.value);
   const auto& t = out.duration_s.value;
   const auto& f = out.flops.value;
   const auto& b = out.dram_bytes.value;

@@ -41,7 +41,7 @@ Warning requests_warning(WarningCode code, std::int64_t requests, const char* in
 }  // namespace
 
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
-                        Extrapolation extrapolation) {
+                        Extrapolation extrapolation, const std::vector<LatencyPoint>& tpot_points) {
   MixModel model;
   model.prefill_shares = workload.prefill_shares;
   if (scenario.prefill_share.provenance == Provenance::given) {
@@ -57,18 +57,48 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
   model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
-  // The workload's measured TTFT points, as estimate and sweep use them away from its prompt
-  // (a --ttft names its own reference instead).
-  if (scenario.ttft_ms.provenance != Provenance::given && !workload.request.ttft_points.empty() &&
-      (!workload.prefill_shares.empty() || model.prefill_share)) {
+  // The measured TTFT points (--ttft-point, else the workload's), as estimate and sweep use
+  // them away from the reference prompt (a --ttft names its own reference instead).
+  const std::vector<LatencyPoint>& points =
+      scenario.ttft_points.empty() ? workload.request.ttft_points : scenario.ttft_points;
+  // A given TTFT is --ttft's unless it is a --ttft-point measured at the reference prompt.
+  const bool at_a_point = std::any_of(points.begin(), points.end(), [&](const LatencyPoint& p) {
+    return p.context_tokens == static_cast<double>(scenario.prompt_tokens.value) &&
+           p.latency_ms == scenario.ttft_ms.value;
+  });
+  const bool ttft_flag = scenario.ttft_ms.provenance == Provenance::given && !at_a_point;
+  if (!ttft_flag && !points.empty() && (!workload.prefill_shares.empty() || model.prefill_share)) {
     const std::vector<SharePoint> shares = model.prefill_share
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
-    model.ttft_fit = fit_ttft(workload.request.ttft_points, shares, extrapolation);
+    model.ttft_fit = fit_ttft(points, shares, extrapolation);
   }
   model.tpot_ms = scenario.tpot_ms;
+  if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
   return model;
 }
+
+namespace {
+
+// One request alone on the deployment (no queue): its prefill step computes the n fresh tokens
+// after c cached ones (c·n + n(n+1)/2 causal pairs), its mean decode step reads the KV at the
+// mean context over the response (step_calibration.hpp's request_latency, with the cache).
+RequestLatency modelled_alone(const CalibratedStepModel& step, std::int64_t fresh,
+                              std::int64_t cached, std::int64_t prompt, std::int64_t response) {
+  BatchComposition prefill;
+  prefill.prefill_tokens = static_cast<double>(fresh);
+  prefill.prefill_pairs = causal_pairs(static_cast<double>(fresh), static_cast<double>(cached));
+  RequestLatency latency;
+  latency.prefill_step = step_time(step.model, prefill);
+  latency.decode_step =
+      step_time(step.model, decode_batch(static_cast<double>(prompt), static_cast<double>(response),
+                                         1, step.spec_tokens_per_step));
+  latency.overhead_ms = step.request_overhead_ms;
+  latency.mean_accepted = step.spec_mean_accepted;
+  return latency;
+}
+
+}  // namespace
 
 MixRun::MixRun(MixModel model) : model_(std::move(model)) {
   if (model_.prefix_cache.mode == PrefixCacheOptions::Mode::lru) {
@@ -125,9 +155,18 @@ const RequestOutcome& MixRun::add(const Request& request) {
   prompt_tokens_total_ += request.prompt_tokens;
   cached_tokens_total_ += cached;
   const auto effective = static_cast<double>(2 * cached + fresh);
+  std::optional<RequestLatency> modelled;
+  if (model_.step_model) {
+    modelled = modelled_alone(*model_.step_model, fresh, cached, request.prompt_tokens,
+                              request.response_tokens);
+  }
   double share = 0;
   if (model_.prefill_share) {
     share = *model_.prefill_share;
+  } else if (modelled) {
+    // The attention part of the modelled TTFT (a share of the wall time, overhead included), so
+    // Amdahl on TTFT moves exactly the prefill step's attention.
+    share = modelled->prefill_step.prefill_attention_ms / modelled->ttft_ms();
   } else if (!model_.prefill_shares.empty()) {
     const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
     share = lookup.share;
@@ -150,6 +189,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
   if (request.ttft_ms) {
     ttft = *request.ttft_ms;
     out.ttft_source = LatencySource::measured;
+  } else if (modelled && !model_.reference && !model_.ttft_fit) {
+    ttft = modelled->ttft_ms();
+    out.ttft_source = LatencySource::modelled;
   } else if (model_.ttft_fit && share < 1.0) {
     // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
     fixed = model_.ttft_fit->fixed_ms;
@@ -191,6 +233,13 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (request.itl_ms) {
     tpot = *request.itl_ms;
     out.tpot_source = LatencySource::measured;
+  } else if (model_.tpot_fit) {
+    // TPOT = c + b·L at this request's prompt
+    tpot = tpot_fitted_at(*model_.tpot_fit, static_cast<double>(request.prompt_tokens));
+    out.tpot_source = LatencySource::fitted;
+  } else if (modelled && !model_.tpot_ms) {
+    tpot = modelled->tpot_ms();
+    out.tpot_source = LatencySource::modelled;
   } else if (model_.tpot_ms) {
     tpot = model_.tpot_ms->value;
     out.tpot_source = LatencySource::given;
@@ -200,6 +249,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
   double decode_share = 0;
   if (model_.decode_share) {
     decode_share = *model_.decode_share;
+  } else if (modelled && modelled->decode_step.total_ms() > 0) {
+    // The attention part of the mean decode step (TPOT is that step over τ).
+    decode_share = modelled->decode_step.decode_attention_ms / modelled->decode_step.total_ms();
   } else if (!model_.decode_shares.empty() && steps > 0) {
     double sum = 0;
     for (int sample = 0; sample < kDecodeSamples; ++sample) {
@@ -397,7 +449,11 @@ MixSummary summarise(const MixRun& run) {
     } else if (outcomes[i].ttft_source != LatencySource::missing) {
       ++out.ttft_modelled;
     }
-    if (outcomes[i].tpot_source == LatencySource::given) ++out.tpot_from_workload;
+    if (outcomes[i].tpot_source == LatencySource::given ||
+        outcomes[i].tpot_source == LatencySource::fitted ||
+        outcomes[i].tpot_source == LatencySource::modelled) {
+      ++out.tpot_from_workload;
+    }
   }
   for (std::size_t b = 0; b < edges.size(); ++b) {
     if (members[b].empty()) continue;

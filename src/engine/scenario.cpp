@@ -802,7 +802,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
     if (options.step_model && !options.prefill_share && options.share_model == ShareModel::table &&
         workload.prefill_shares.empty()) {
-      scenario.deployment_inputs.emplace_back("prefill_share");
+      scenario.deployment_inputs.emplace_back("prefill_attention_share");
     }
     scenario.ttft_ms =
         resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share, scenario);
@@ -811,7 +811,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
   if (options.step_model && !options.decode_share && workload.decode_shares.empty()) {
-    scenario.deployment_inputs.emplace_back("decode_share");
+    scenario.deployment_inputs.emplace_back("decode_attention_share");
   }
   note_default_prompt(scenario);
   convert_shares_to_latency_kind(workload, options, scenario);
@@ -914,6 +914,7 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
   estimate.gates = check_gates(estimate.result, gates);
   estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
   estimate.interval = estimate_interval(workload, estimate.scenario);
+  estimate.conditions = run_conditions(workload, estimate.scenario.platform);
   return estimate;
 }
 

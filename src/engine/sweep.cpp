@@ -35,7 +35,7 @@ std::vector<Axis> axes_in_order(const SweepAxes& a) {
        [](EstimateOptions& o, const SweepAxes& x, std::size_t i) {
          o.levers->bytes_reduction = x.bytes_reduction[i];
        }},
-      {"prefill_share", a.prefill_share.size(),
+      {"prefill_attention_share", a.prefill_share.size(),
        [](EstimateOptions& o, const SweepAxes& x, std::size_t i) {
          o.prefill_share = x.prefill_share[i];
        }},

@@ -2,7 +2,6 @@
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
 #include "kspeed/engine/moe.hpp"
 #include "kspeed/report/reports.hpp"
-#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -69,6 +68,7 @@ void put_after_fields(ordered_json& out, const Estimate& estimate) {
   out["ttft_after_ms"] = r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms;
   out["tpot_after_ms"] =
       estimate.tpot_after_ms ? estimate.tpot_after_ms->value : estimate.scenario.tpot_ms.value;
+  out["e2e_before_ms"] = r.request.time_before_ms;  // = time_before_ms, as sweep names it
   out["e2e_after_ms"] = r.request.time_after_ms;
   out["latency_reduction_pct"] = (1 - 1 / r.request.speedup) * 100;
 }
@@ -162,19 +162,19 @@ void add_roofline_json(ordered_json& out, const engine::Scenario& s) {
   }
 }
 
-ordered_json conditions_json(const std::vector<Condition>& conditions) {
+ordered_json conditions_json(const std::vector<engine::Condition>& conditions) {
   ordered_json out = ordered_json::object();
-  for (const Condition& c : conditions) {
-    out[c.key] = c.value;
+  for (const engine::Condition& c : conditions) {
+    out[c.key] = condition_text(c);
   }
   return out;
 }
 
 // Where each condition came from: "workload", "given" (--model, --gpu, --tp, --kv-dtype,
 // --precision) or "preset" (the workload's own model / gpu), "+config.json" when read from one.
-ordered_json conditions_provenance_json(const std::vector<Condition>& conditions) {
+ordered_json conditions_provenance_json(const std::vector<engine::Condition>& conditions) {
   ordered_json out = ordered_json::object();
-  for (const Condition& c : conditions) {
+  for (const engine::Condition& c : conditions) {
     out[c.key] = std::string(to_string(c.provenance)) + (c.origin.empty() ? "" : "+" + c.origin);
   }
   return out;
@@ -238,7 +238,7 @@ ordered_json estimate_tree(const Estimate& estimate) {
   out["request"] = request_json(estimate);
   out["prediction_interval"] = interval_json(estimate.interval);
   out["chain"] = chain_json(estimate);
-  const auto conditions = run_conditions(estimate.workload, s.platform);
+  const std::vector<engine::Condition>& conditions = estimate.conditions;
   out["conditions"] = conditions_json(conditions);
   out["conditions_provenance"] = conditions_provenance_json(conditions);
   out["conditions_missing"] = missing_conditions(conditions);

@@ -9,7 +9,6 @@
 #include "kspeed/engine/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
-#include "kspeed/report/run_conditions.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -452,10 +451,10 @@ std::string interval_sentence(const Estimate& estimate) {
 }
 
 // "model: llama-3.1-70b (given); hardware: 8 × h100-sxm (given); precision: ..."
-std::string conditions_line(const std::vector<Condition>& conditions) {
+std::string conditions_line(const std::vector<engine::Condition>& conditions) {
   std::string line;
-  for (const Condition& c : conditions) {
-    line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(c.value);
+  for (const engine::Condition& c : conditions) {
+    line.append(line.empty() ? "" : "; ").append(c.key).append(": ").append(condition_text(c));
     if (c.provenance != engine::Provenance::workload) {
       line += " (" + std::string(to_string(c.provenance)) +
               (c.origin.empty() ? "" : ", " + c.origin) + ")";
@@ -464,7 +463,7 @@ std::string conditions_line(const std::vector<Condition>& conditions) {
   return line.empty() ? "none stated" : line;
 }
 
-std::string missing_conditions_line(const std::vector<Condition>& conditions) {
+std::string missing_conditions_line(const std::vector<engine::Condition>& conditions) {
   std::string line;
   for (const std::string& key : missing_conditions(conditions)) {
     line += (line.empty() ? "" : ", ") + key;
@@ -506,7 +505,7 @@ View estimate_view(const Estimate& estimate) {
   view.answer(summary_sentence(estimate) + interval_sentence(estimate));
   view.table(inputs_table(estimate));
   if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
-  const auto conditions = run_conditions(estimate.workload, s.platform);
+  const std::vector<engine::Condition>& conditions = estimate.conditions;
   view.fact("conditions", conditions_line(conditions));
   const std::string missing = missing_conditions_line(conditions);
   if (!missing.empty()) {

@@ -3,8 +3,8 @@
 // with the same columns, so a dashboard can plot any of them.
 #include <cmath>
 
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/human.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -37,15 +37,15 @@ ordered_json before_after_json(const engine::BeforeAfter& metric,
           {"after", distribution_json(metric.after, points)}};
 }
 
-ordered_json log_json(const io::RequestLogReport& log) {
+ordered_json log_json(const engine::RequestLogCounts& log, const std::string& format) {
   ordered_json out;
   out["file"] = log.source;
-  out["format"] = io::to_string(log.format);
+  out["format"] = format;
   out["records"] = log.records;
   out["requests"] = log.requests;
   out["skipped"] = log.skipped_total();
   ordered_json reasons = ordered_json::array();
-  for (const io::SkippedRows& rows : log.skipped) {
+  for (const engine::SkippedRows& rows : log.skipped) {
     reasons.push_back({{"reason", rows.reason},
                        {"count", rows.count},
                        {"first_lines", rows.first_lines},
@@ -71,13 +71,13 @@ const char* cache_mode_name(engine::PrefixCacheOptions::Mode mode) {
   return "off";
 }
 
-ordered_json inputs_json(const MixResult& r) {
+ordered_json inputs_json(const engine::MixResult& r) {
   const engine::MixModel& m = r.model;
   ordered_json out;
   put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
   out["phase"] = to_string(m.phase);
-  out["prefill_share"] = or_null(m.prefill_share);
-  out["decode_share"] = or_null(m.decode_share);
+  out["prefill_attention_share"] = or_null(m.prefill_share);
+  out["decode_attention_share"] = or_null(m.decode_share);
   out["share_tables_provenance"] = engine::to_string(m.share_origin);
   out["extrapolation"] = m.extrapolation == engine::Extrapolation::clamp ? "clamp" : "model";
   if (m.reference) {
@@ -93,6 +93,13 @@ ordered_json inputs_json(const MixResult& r) {
   out["ttft_fit_ms_per_token"] =
       m.ttft_fit ? ordered_json(m.ttft_fit->ms_per_token) : ordered_json();
   put_with_provenance(out, "tpot_ms", m.tpot_ms);
+  // TPOT = c + b·L fitted to --tpot-point, at each request's prompt (null: none)
+  out["tpot_fit_fixed_ms"] = m.tpot_fit ? ordered_json(m.tpot_fit->fixed_ms) : ordered_json();
+  out["tpot_fit_ms_per_token"] =
+      m.tpot_fit ? ordered_json(m.tpot_fit->ms_per_token) : ordered_json();
+  // The deployment's step model prices requests without a measurement (null: it does not)
+  out["step_model_provenance"] =
+      m.step_model ? ordered_json(engine::to_string(m.step_model->calibration)) : ordered_json();
   out["prefix_cache"] = cache_mode_name(m.prefix_cache.mode);
   out["prefix_cache_tokens"] = m.prefix_cache.mode == engine::PrefixCacheOptions::Mode::lru
                                    ? ordered_json(m.prefix_cache.capacity_tokens)
@@ -113,7 +120,7 @@ ordered_json group_json(const engine::MixGroup& g) {
     out["model"] = g.label;
   }
   out["requests"] = g.requests;
-  out["mean_prefill_share"] = g.mean_prefill_share;
+  out["mean_prefill_attention_share"] = g.mean_prefill_share;
   out["ttft_p50_before_ms"] = g.ttft_p50_before_ms;
   out["ttft_p50_after_ms"] = g.ttft_p50_after_ms;
   out["median_e2e_speedup"] = g.median_e2e_speedup;
@@ -127,7 +134,7 @@ ordered_json groups_json(const std::vector<engine::MixGroup>& groups) {
   return out;
 }
 
-ordered_json summary_json(const MixResult& r) {
+ordered_json summary_json(const engine::MixResult& r) {
   const engine::MixSummary& s = r.summary;
   const std::vector<double>& points = s.percentiles;
   ordered_json out;
@@ -137,7 +144,7 @@ ordered_json summary_json(const MixResult& r) {
   out["ttft_ms"] = before_after_json(s.ttft_ms, points);
   out["tpot_ms"] = before_after_json(s.tpot_ms, points);
   out["e2e_ms"] = before_after_json(s.e2e_ms, points);
-  out["prefill_share"] = distribution_json(s.prefill_share, points);
+  out["prefill_attention_share"] = distribution_json(s.prefill_share, points);
   out["prefill_speedup"] = distribution_json(s.prefill_speedup, points);
   out["e2e_speedup"] = distribution_json(s.e2e_speedup, points);
   out["time_weighted_ttft_speedup"] = s.time_weighted_ttft_speedup;
@@ -224,7 +231,7 @@ const char* routing_name(engine::Routing routing) {
 }
 
 // Every assumption the replay made, with where it came from.
-ordered_json replay_inputs_json(const MixResult& r) {
+ordered_json replay_inputs_json(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::StepModel& step = setup.step;
   ordered_json out;
@@ -256,7 +263,7 @@ ordered_json replay_inputs_json(const MixResult& r) {
   return out;
 }
 
-ordered_json replay_json(const MixResult& r) {
+ordered_json replay_json(const engine::MixResult& r) {
   if (!r.replay) return nullptr;
   const engine::MixReplay& q = *r.replay;
   const std::vector<double>& points = r.summary.percentiles;
@@ -276,19 +283,19 @@ ordered_json replay_json(const MixResult& r) {
   return out;
 }
 
-std::vector<engine::Warning> all_warnings(const MixResult& r) {
+std::vector<engine::Warning> all_warnings(const engine::MixResult& r) {
   std::vector<engine::Warning> warnings = r.summary.warnings;
   if (r.replay)
     warnings.insert(warnings.end(), r.replay->warnings.begin(), r.replay->warnings.end());
   return warnings;
 }
 
-ordered_json mix_tree(const MixResult& r) {
+ordered_json mix_tree(const engine::MixResult& r) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
   out["workload"] = {{"name", r.workload_name}, {"citation", r.workload_source}};
-  out["log"] = log_json(r.log);
+  out["log"] = log_json(r.log, r.log_format);
   out["inputs"] = inputs_json(r);
   out["summary"] = summary_json(r);
   out["replay"] = replay_json(r);
@@ -316,7 +323,7 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
       records.push_back(distribution_record(tree, metric, side, summary[metric][side]));
     }
   }
-  for (const char* metric : {"prefill_share", "prefill_speedup", "e2e_speedup"}) {
+  for (const char* metric : {"prefill_attention_share", "prefill_speedup", "e2e_speedup"}) {
     records.push_back(distribution_record(tree, metric, "per_request", summary[metric]));
   }
   const ordered_json& replay = tree["replay"];
@@ -346,6 +353,8 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
                            : "none";
     case engine::LatencySource::given:
       return mix.tpot_ms ? std::string(engine::to_string(mix.tpot_ms->provenance)) : "none";
+    case engine::LatencySource::modelled:
+      return mix.step_model ? std::string(engine::to_string(mix.step_model->calibration)) : "none";
     case engine::LatencySource::missing:
       return "none";
   }
@@ -354,7 +363,7 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
 
 }  // namespace
 
-Document mix_document(const MixResult& result) {
+Document mix_document(const engine::MixResult& result) {
   Document document;
   document.tree = mix_tree(result);
   document.records = mix_records(document.tree);
@@ -376,7 +385,7 @@ ordered_json per_request_json(const engine::RequestOutcome& o, const std::string
   out["response_tokens"] = o.response_tokens;
   out["cached_tokens"] = o.cached_tokens;
   out["model"] = model.empty() ? ordered_json(nullptr) : ordered_json(model);
-  out["prefill_share"] = number(o.prefill_share);
+  out["prefill_attention_share"] = number(o.prefill_share);
   out["ttft_before_ms"] = number(o.ttft_before_ms);
   out["ttft_after_ms"] = number(o.ttft_after_ms);
   out["ttft_provenance"] = latency_provenance(o.ttft_source, mix);

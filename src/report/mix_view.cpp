@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/human.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -42,10 +42,14 @@ std::string percentile_name(double point) {
   return "p" + human_plain(point);
 }
 
-// "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from.
-// Modelled TTFTs are "fitted" when the workload's measured points were fitted, else "scaled".
-std::string ttft_provenance(const MixSummary& s, bool fitted) {
-  const char* modelled = fitted ? "fitted" : "scaled";
+// "measured" / "scaled" / "measured 40, scaled 5": where the TTFTs came from. Modelled TTFTs
+// are the step model's calibration ("modelled", "fitted") when the deployment prices them,
+// "fitted" when the workload's measured points were fitted, else "scaled".
+std::string ttft_provenance(const MixSummary& s, const engine::MixModel& m) {
+  const std::string modelled = m.step_model
+                                   ? std::string(engine::to_string(m.step_model->calibration))
+                               : m.ttft_fit ? std::string("fitted")
+                                            : std::string("scaled");
   if (s.ttft_measured > 0 && s.ttft_modelled > 0) {
     return fmt::format("measured {}, {} {}", human_count(s.ttft_measured), modelled,
                        human_count(s.ttft_modelled));
@@ -71,7 +75,7 @@ void add_metric_rows(Table& table, const std::string& name, const engine::Before
   table.rows.push_back(std::move(ratio));
 }
 
-Table percentile_table(const MixResult& r) {
+Table percentile_table(const engine::MixResult& r) {
   const MixSummary& s = r.summary;
   Table table;
   table.header = {"metric (ms)", "mean"};
@@ -80,11 +84,15 @@ Table percentile_table(const MixResult& r) {
     table.header.push_back(percentile_name(point));
     table.align.push_back(Align::right);
   }
-  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model.ttft_fit.has_value()));
-  const std::string tpot_provenance =
-      r.model.tpot_ms && s.ttft_measured == 0
-          ? std::string(engine::to_string(r.model.tpot_ms->provenance))
-          : std::string("measured");
+  add_metric_rows(table, "TTFT", s.ttft_ms, ttft_provenance(s, r.model));
+  std::string tpot_provenance = "measured";
+  if (s.ttft_measured == 0 && r.model.tpot_fit) {
+    tpot_provenance = "fitted";
+  } else if (s.ttft_measured == 0 && r.model.tpot_ms) {
+    tpot_provenance = engine::to_string(r.model.tpot_ms->provenance);
+  } else if (s.ttft_measured == 0 && r.model.step_model) {
+    tpot_provenance = engine::to_string(r.model.step_model->calibration);
+  }
   add_metric_rows(table, "TPOT", s.tpot_ms, tpot_provenance);
   add_metric_rows(table, "E2E", s.e2e_ms, s.ttft_modelled == 0 ? "measured" : "TTFT + (n−1)·TPOT");
   return table;
@@ -149,7 +157,7 @@ Table group_table(const std::vector<engine::MixGroup>& groups, bool by_model) {
   return table;
 }
 
-std::string change_text(const MixResult& r) {
+std::string change_text(const engine::MixResult& r) {
   return fmt::format("{} attention kernel ({}) on {}", human_speedup(r.model.kernel_speedup.value),
                      engine::to_string(r.model.kernel_speedup.provenance),
                      r.model.phase == engine::Phase::both
@@ -165,10 +173,10 @@ std::string requests_text(std::int64_t count) {
 std::string capacity_cell(const std::optional<engine::Capacity>& c);
 std::string replicas_cell(const std::optional<engine::ReplicaCapacity>& c);
 std::string ratio_cell(double before, double after);
-std::string arrivals_text(const MixResult& r);
+std::string arrivals_text(const engine::MixResult& r);
 
 // With --replay the headline is the replay's: latencies under load, and capacity with an SLO.
-std::string replay_answer_text(const MixResult& r) {
+std::string replay_answer_text(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   const auto last = s.before.ttft_ms.percentiles.size() - 1;
   const std::string p = percentile_name(r.summary.percentiles[last]);
@@ -194,7 +202,7 @@ std::string replay_answer_text(const MixResult& r) {
   return text;
 }
 
-std::string answer_text(const MixResult& r) {
+std::string answer_text(const engine::MixResult& r) {
   if (r.replay && r.replay->requests > 0) return replay_answer_text(r);
   const MixSummary& s = r.summary;
   const auto last = s.ttft_ms.before.percentiles.size() - 1;
@@ -211,7 +219,32 @@ std::string answer_text(const MixResult& r) {
   return text;
 }
 
-std::string model_caption(const MixResult& r) {
+// With the deployment's step model: what prices each request, and what the flags overrode.
+std::string step_model_caption(const engine::MixResult& r) {
+  const engine::MixModel& m = r.model;
+  std::string text = fmt::format(
+      "latencies and shares without a measurement: {}'s step model ({}), each request alone: "
+      "TTFT = overhead + its prefill step (n new tokens after c cached, c·n + n(n+1)/2 causal "
+      "pairs), TPOT = its mean decode step; the attention share is that step's attention part",
+      r.workload_name, engine::to_string(m.step_model->calibration));
+  if (m.prefill_share) {
+    text += "\nprefill share: " + human_percent(*m.prefill_share) + " (given) for every request";
+  }
+  if (m.reference) {
+    text += fmt::format("\nTTFT without a measurement: {} at {} (given), scaled to each prompt",
+                        human_ms(m.reference->ttft_ms.value),
+                        human_count(m.reference->prompt_tokens) + " tokens");
+  }
+  if (m.tpot_fit) {
+    text += "\nTPOT without a measurement: fitted to --tpot-point, c + b·L at each prompt L";
+  } else if (m.tpot_ms) {
+    text += "\nTPOT without a measurement: " + human_ms(m.tpot_ms->value) + " (given)";
+  }
+  return text;
+}
+
+std::string model_caption(const engine::MixResult& r) {
+  if (r.model.step_model) return step_model_caption(r);
   std::string text = "shares: workload " + r.workload_name + " (" +
                      std::string(engine::to_string(r.model.share_origin)) +
                      "), each request's at its own effective prompt 2c + n";
@@ -228,7 +261,12 @@ std::string model_caption(const MixResult& r) {
                         human_count(r.model.reference->prompt_tokens) + " tokens",
                         engine::to_string(r.model.reference->ttft_ms.provenance));
   }
-  if (r.model.tpot_ms && r.summary.tpot_from_workload > 0) {
+  if (r.model.tpot_fit && r.summary.tpot_from_workload > 0) {
+    text += fmt::format(
+        "\nTPOT without a measurement: fitted to --tpot-point, c + b·L at each prompt L with c = "
+        "{} and b = {} ms/token",
+        human_ms(r.model.tpot_fit->fixed_ms), human_fixed(r.model.tpot_fit->ms_per_token, 6));
+  } else if (r.model.tpot_ms && r.summary.tpot_from_workload > 0) {
     text += fmt::format("\nTPOT without a measurement: {} ({}), not scaled with context",
                         human_ms(r.model.tpot_ms->value),
                         engine::to_string(r.model.tpot_ms->provenance));
@@ -236,7 +274,7 @@ std::string model_caption(const MixResult& r) {
   return text;
 }
 
-std::string cache_text(const MixResult& r) {
+std::string cache_text(const engine::MixResult& r) {
   const engine::PrefixCacheOptions& cache = r.model.prefix_cache;
   switch (cache.mode) {
     case engine::PrefixCacheOptions::Mode::off:
@@ -304,7 +342,7 @@ void add_replay_rows(Table& table, const std::string& name, const engine::MixRep
   }
 }
 
-Table replay_table(const MixResult& r) {
+Table replay_table(const engine::MixResult& r) {
   const engine::MixReplay& q = *r.replay;
   Table table;
   table.header = {"metric (ms)", "before", "after", "speedup", "no queue before", "no queue after"};
@@ -318,7 +356,7 @@ Table replay_table(const MixResult& r) {
   return table;
 }
 
-Table load_table(const MixResult& r) {
+Table load_table(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   Table table;
   table.header = {"load", "before", "after", "after ÷ before"};
@@ -364,7 +402,7 @@ Table load_table(const MixResult& r) {
   return table;
 }
 
-std::string slo_text(const MixResult& r) {
+std::string slo_text(const engine::MixResult& r) {
   std::string text;
   if (r.slo.ttft_ms) text += "TTFT ≤ " + human_ms(*r.slo.ttft_ms);
   if (r.slo.tpot_ms)
@@ -372,7 +410,7 @@ std::string slo_text(const MixResult& r) {
   return text + " for at least " + human_percent(r.slo.attainment_target) + " of requests";
 }
 
-std::string arrivals_text(const MixResult& r) {
+std::string arrivals_text(const engine::MixResult& r) {
   const engine::MixReplay& q = *r.replay;
   const engine::ArrivalOptions& a = q.setup.arrivals;
   const std::string replicas = fmt::format("{} replica{}", a.replicas, a.replicas == 1 ? "" : "s");
@@ -391,7 +429,7 @@ std::string coefficient(double ms) {
   return fmt::format("{:.4g}", ms);
 }
 
-std::string scheduler_text(const MixResult& r) {
+std::string scheduler_text(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::SchedulerOptions& s = setup.scheduler;
   const engine::StepModel& m = setup.step;
@@ -418,7 +456,7 @@ std::string scheduler_text(const MixResult& r) {
                                                                      : "shared queue");
 }
 
-void add_replay(View& view, const MixResult& r) {
+void add_replay(View& view, const engine::MixResult& r) {
   view.subheading("Replay (--replay): " + arrivals_text(r) + ", continuous batching");
   view.table(replay_table(r));
   view.caption(
@@ -437,7 +475,7 @@ void add_replay(View& view, const MixResult& r) {
   view.caption(caption);
 }
 
-std::string skipped_text(const io::SkippedRows& rows) {
+std::string skipped_text(const engine::SkippedRows& rows) {
   std::string lines;
   for (std::int64_t line : rows.first_lines) {
     lines += (lines.empty() ? "" : ", ") + human_count(line);
@@ -448,13 +486,13 @@ std::string skipped_text(const io::SkippedRows& rows) {
                      rows.first_detail);
 }
 
-void add_log_facts(View& view, const MixResult& r) {
-  const io::RequestLogReport& log = r.log;
+void add_log_facts(View& view, const engine::MixResult& r) {
+  const engine::RequestLogCounts& log = r.log;
   view.fact("log", fmt::format("{} ({}): {} record{}, {} request{} used, {} skipped", log.source,
-                               io::to_string(log.format), human_count(log.records),
-                               log.records == 1 ? "" : "s", human_count(log.requests),
-                               log.requests == 1 ? "" : "s", human_count(log.skipped_total())));
-  for (const io::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
+                               r.log_format, human_count(log.records), log.records == 1 ? "" : "s",
+                               human_count(log.requests), log.requests == 1 ? "" : "s",
+                               human_count(log.skipped_total())));
+  for (const engine::SkippedRows& rows : log.skipped) view.fact("skipped", skipped_text(rows));
   if (log.zero_response > 0) {
     view.fact("kept", human_count(log.zero_response) +
                           (log.zero_response == 1 ? " request" : " requests") +
@@ -471,7 +509,7 @@ void add_log_facts(View& view, const MixResult& r) {
 
 }  // namespace
 
-View mix_view(const MixResult& r) {
+View mix_view(const engine::MixResult& r) {
   const MixSummary& s = r.summary;
   View view;
   view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests),
@@ -495,7 +533,7 @@ View mix_view(const MixResult& r) {
                   human_speedup(s.time_weighted_e2e_speedup),
                   human_speedup(s.request_weighted_e2e_speedup)));
 
-  const bool by_model = r.grouping == MixGrouping::model;
+  const bool by_model = r.grouping == engine::MixGrouping::model;
   view.subheading(by_model ? "By model" : "By prompt length (log-spaced buckets, k = 1,024)");
   view.table(group_table(by_model ? s.by_model : s.buckets, by_model));
 

@@ -25,7 +25,7 @@ ordered_json launch_json(const MeasuredRooflineResult& r, std::size_t i) {
   ordered_json out;
   out["id"] = k.id;
   out["name"] = k.name;
-  out["class"] = profile::to_string(k.kernel_class);
+  out["class"] = engine::to_string(k.kernel_class);
   out["selected"] = static_cast<bool>(r.selected[i]);
   out["priced"] = r.priced == i;
   out["device"] = or_null(k.device);

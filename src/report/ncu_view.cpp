@@ -80,7 +80,7 @@ Table launches_table(const MeasuredRooflineResult& r) {
     table.rows.push_back({
         mark + k.id,
         short_name(k.name),
-        std::string(profile::to_string(k.kernel_class)),
+        std::string(engine::to_string(k.kernel_class)),
         or_missing(k.duration_s.value, seconds_text),
         or_missing(k.dram_bytes.value, bytes_text),
         k.flops.value ? (lower_bound.empty() ? "" : "≥ ") + flops_text(*k.flops.value) : kMissing,

@@ -57,7 +57,7 @@ std::string series_label(const Sweep& sweep, const SweepRow& row) {
       add("compute " + human_speedup(*row.compute_speedup));
     } else if (name == "bytes_reduction" && row.bytes_reduction) {
       add("bytes ÷" + human_plain(*row.bytes_reduction));
-    } else if (name == "prefill_share") {
+    } else if (name == "prefill_attention_share") {
       add("share " + human_percent(row.prefill_share.value));
     } else if (name == "response_tokens") {
       add("response " + human_count(row.response_tokens.value));
@@ -364,7 +364,7 @@ std::string measured_roofline_svg(const engine::MeasuredRooflineResult& result,
   return chart::render_roofline_svg(out);
 }
 
-chart::CdfChart mix_chart(const MixResult& result,
+chart::CdfChart mix_chart(const engine::MixResult& result,
                           const std::vector<engine::RequestOutcome>& outcomes) {
   chart::CdfSeries ttft_before{"TTFT", chart::CdfWhen::before, {}};
   chart::CdfSeries ttft_after{"TTFT", chart::CdfWhen::after, {}};
@@ -387,8 +387,8 @@ chart::CdfChart mix_chart(const MixResult& result,
   return out;
 }
 
-std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes,
-                    const std::string& title) {
+std::string mix_svg(const engine::MixResult& result,
+                    const std::vector<engine::RequestOutcome>& outcomes, const std::string& title) {
   chart::CdfChart chart = mix_chart(result, outcomes);
   if (!title.empty()) chart.title = title;
   return chart::render_cdf_svg(chart);

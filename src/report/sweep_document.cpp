@@ -81,8 +81,8 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   put_with_provenance(out, "kernel_speedup", row.kernel_speedup);
   put_optional(out, "compute_speedup", row.compute_speedup);
   put_optional(out, "bytes_reduction", row.bytes_reduction);
-  put_with_provenance(out, "prefill_share", row.prefill_share);
-  put_with_provenance(out, "decode_share", row.decode_share);
+  put_with_provenance(out, "prefill_attention_share", row.prefill_share);
+  put_with_provenance(out, "decode_attention_share", row.decode_share);
   put_with_provenance(out, "ttft_ms", row.ttft_ms);
   put_with_provenance(out, "tpot_ms", row.tpot_ms);
   out.number("prefill_attention_speedup", r.prefill.attention.speedup);
@@ -95,16 +95,16 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   put_optional(out, "ttft_fixed_ms", ttft_fixed_ms);
   put_optional(out, "ttft_speedup",
                r.ttft ? std::optional<double>(r.ttft->speedup) : std::optional<double>());
-  out.number("ttft_after_ms", r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms);
+  out.number("request_ttft_after_ms", r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms);
   out.number("decode_speedup", r.decode.phase.speedup);
   put_optional(out, "decode_ceiling", r.decode.phase.ceiling);
-  out.number("tpot_after_ms", tpot_after(row));
+  out.number("request_tpot_after_ms", tpot_after(row));
   out.number("request_speedup", r.request.speedup);
   put_optional(out, "request_ceiling", r.request.ceiling);
-  out.number("e2e_before_ms", r.request.time_before_ms);
-  out.number("e2e_after_ms", r.request.time_after_ms);
-  out.number("latency_reduction_pct", latency_reduction_pct(r.request.speedup));
-  out.number("improvement_pct", r.improvement_pct);
+  out.number("request_e2e_before_ms", r.request.time_before_ms);
+  out.number("request_e2e_after_ms", r.request.time_after_ms);
+  out.number("request_latency_reduction_pct", latency_reduction_pct(r.request.speedup));
+  out.number("request_improvement_pct", r.improvement_pct);
   out.text("warnings", warning_codes(row));
 }
 

@@ -47,7 +47,7 @@ Table points_table(const Sweep& sweep) {
        [](const SweepRow& r) { return optional_speedup(r.compute_speedup); }},
       {"bytes_reduction", "bytes ÷",
        [](const SweepRow& r) { return optional_speedup(r.bytes_reduction); }},
-      {"prefill_share", "share",
+      {"prefill_attention_share", "share",
        [](const SweepRow& r) { return human_percent(r.prefill_share.value); }},
       {"response_tokens", "response",
        [](const SweepRow& r) { return human_count(r.response_tokens.value); }},
@@ -64,7 +64,7 @@ Table points_table(const Sweep& sweep) {
     table.header.emplace_back(column->header);
     table.align.push_back(Align::right);
   }
-  const bool share_swept = swept(sweep, "prefill_share");
+  const bool share_swept = swept(sweep, "prefill_attention_share");
   if (!share_swept) {
     table.header.emplace_back("share");
     table.align.push_back(Align::right);

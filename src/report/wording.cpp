@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 namespace kspeed::report {
 
@@ -522,6 +523,24 @@ std::string setup_differences_text(const std::vector<profile::SetupField>& field
     out += (out.empty() ? "" : "; ") + std::string(name(field)) + ": " + values;
   }
   return out;
+}
+
+std::string condition_text(const engine::Condition& condition) {
+  struct Words {
+    std::string operator()(const std::string& text) const { return text; }
+    // "h100-sxm", or "8 × h100-sxm" with tensor parallelism.
+    std::string operator()(const engine::HardwareCondition& h) const {
+      return h.gpus > 1 ? human_count(h.gpus) + " × " + h.gpu : h.gpu;
+    }
+    std::string operator()(const engine::PrecisionCondition& p) const {
+      return p.weights + " weights, " + p.kv_cache + " KV cache, " + p.compute + " compute";
+    }
+    std::string operator()(const engine::SpeculationCondition& s) const {
+      return human_plain(s.tokens_per_step) + " tokens verified per step, " +
+             human_plain(s.mean_accepted) + " accepted on average";
+    }
+  };
+  return std::visit(Words{}, condition.value);
 }
 
 std::string token_counts_condition(const engine::Workload& workload) {

@@ -192,7 +192,7 @@ std::string mix_sample_svg() {
     outcomes[i].e2e_before_ms = cdf.series[2].samples_ms[i];
     outcomes[i].e2e_after_ms = cdf.series[3].samples_ms[i];
   }
-  kspeed::report::MixResult result;
+  kspeed::engine::MixResult result;
   result.log.source = "sample.csv";
   result.workload_name = "deepseek-r1-fp8";
   return kspeed::report::mix_svg(result, outcomes);

@@ -11,11 +11,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kspeed::fuzz::expect_input_error_at_most([&] {
     const auto report = kspeed::io::try_parse_ncu_csv(text, "fuzz.csv");
     if (!report) return;
-    static const kspeed::profile::KernelClassifier classifier(
-        kspeed::profile::builtin_patterns());
+    static const kspeed::profile::KernelClassifier classifier(kspeed::profile::builtin_patterns());
     const kspeed::engine::Roof roof{989.4, 3.35};
     for (const auto& kernel : report->kernels) {
-      const auto measured = kspeed::engine::measure_kernel(kernel, classifier);
+      const auto measured =
+          kspeed::engine::measure_kernel(kernel, classifier.classify(kernel.name));
       (void)kspeed::engine::place_on_roof(measured, roof);
       (void)kspeed::engine::price_levers(measured, roof, {2, 2, 0.8});
     }

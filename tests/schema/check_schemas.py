@@ -153,6 +153,9 @@ CASES = [
     ("mix", "json", [f"{GOLDEN}/mix-truncated-jsonl/cut.jsonl"], ["mix", "cut.jsonl"]),
     ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
+    # The deployment prices every request (no --workload): tpot_ms null, step_model_provenance set.
+    ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
+     ["mix", "azure-sample.csv", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"]),
     ("mix-record", "jsonl", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
     ("mix-record", "jsonl", [f"{GOLDEN}/mix-azure-json/azure.csv"],
@@ -330,7 +333,7 @@ def main():
         ("estimate-record", ["ttft_fixed_ms"], "ttft_t0_ms"),
         ("sweep-record", ["ttft_speedup"], "ttft_speed_up"),
         ("sweep", ["rows", 0, "request_speedup"], "request_speed_up"),
-        ("sweep-record", ["ttft_after_ms"], "ttft_ms_after"),
+        ("sweep-record", ["request_ttft_after_ms"], "ttft_ms_after"),
         ("roofline", ["position", "bound"], "bounds"),
         ("profile", ["files", 0, "phases", 0, "kernel_time_ns"], "kernel_ns"),
         ("mix", ["summary", "e2e_ms"], "e2e"),

@@ -8,6 +8,7 @@
 #include "kspeed/engine/measured_analysis.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/ncu_reader.hpp"
+#include "kspeed/profile/classify.hpp"
 
 using namespace kspeed::engine;
 
@@ -21,7 +22,7 @@ MeasuredRooflineQuery fixture_query() {
   query.file = "details-flash-fwd.csv";
   query.page = "details";
   for (const auto& kernel : report.kernels)
-    query.kernels.push_back(measure_kernel(kernel, classifier));
+    query.kernels.push_back(measure_kernel(kernel, classifier.classify(kernel.name)));
   query.gpu_name = "h100-sxm";
   query.precision = "bf16";
   query.peak_tflops = {989.4, Provenance::preset};
@@ -95,7 +96,7 @@ MeasuredRooflineQuery flashinfer_query(const MeasureOptions& options = {}) {
   query.file = "raw-b200-flashinfer.csv";
   query.page = "raw";
   for (const auto& kernel : report.kernels)
-    query.kernels.push_back(measure_kernel(kernel, classifier, options));
+    query.kernels.push_back(measure_kernel(kernel, classifier.classify(kernel.name), options));
   query.gpu_name = "b200";
   query.gpu_compute_capability = "10.0";
   query.export_preset = "b200";

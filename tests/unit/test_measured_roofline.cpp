@@ -9,11 +9,11 @@
 #include "kspeed/engine/roofline.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/ncu_reader.hpp"
+#include "kspeed/profile/classify.hpp"
 
 using namespace kspeed::engine;
 using kspeed::io::NcuReport;
 using kspeed::profile::builtin_patterns;
-using kspeed::profile::KernelClass;
 using kspeed::profile::KernelClassifier;
 
 namespace {
@@ -27,9 +27,10 @@ bool present(const std::string& path) {
   return false;
 }
 
-const KernelClassifier& builtin_classifier() {
+// One launch measured, its class as `kspeed profile`'s built-in rules give it.
+MeasuredKernel measured(const ProfiledKernel& kernel, const MeasureOptions& options = {}) {
   static const KernelClassifier classifier(builtin_patterns());
-  return classifier;
+  return measure_kernel(kernel, classifier.classify(kernel.name), options);
 }
 
 Roof preset_roof(const std::string& gpu) {
@@ -56,7 +57,7 @@ TEST_CASE("A100 FlashAttention v1 and GEMMs: duration, bytes, FLOPs, intensity b
 
   // fmha_fwd_loop_kernel (ID 7). Duration: no gpu__time_duration in this export, so
   // sm__cycles_elapsed.avg / .per_second = 7,355.74 / 945,954,313.37 s = 7.776 us.
-  const MeasuredKernel fmha = measure_kernel(report.kernels[7], builtin_classifier());
+  const MeasuredKernel fmha = measured(report.kernels[7]);
   CHECK(fmha.duration_s.value == Approx(7.776e-6).epsilon(1e-6));
   CHECK(fmha.duration_s.derivation == "sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second");
   // DRAM bytes: dram__bytes.sum "61,824" (no read/write split in this export).
@@ -99,14 +100,14 @@ TEST_CASE("A100 FlashAttention v1 and GEMMs: duration, bytes, FLOPs, intensity b
   CHECK_FALSE(position.above_roof);
 
   // The cutlass WMMA GEMMs (IDs 5 and 8): their tensor work is invisible to the SASS counters too.
-  const MeasuredKernel gemm5 = measure_kernel(report.kernels[5], builtin_classifier());
+  const MeasuredKernel gemm5 = measured(report.kernels[5]);
   CHECK(gemm5.duration_s.value == Approx(7.744e-6).epsilon(1e-6));  // 7,219.93 / 932,325,145.39 s
   CHECK(gemm5.dram_bytes.value == 415'488);
   CHECK(gemm5.flops.value == 196'608);  // 2·ffma 49,152 + fmul 49,152 + hadd 49,152
   CHECK(gemm5.intensity_flop_per_byte == Approx(0.473197782));
   CHECK(gemm5.tensor.warp_instructions == 6'144);
   CHECK(gemm5.kernel_class == KernelClass::other);
-  const MeasuredKernel gemm8 = measure_kernel(report.kernels[8], builtin_classifier());
+  const MeasuredKernel gemm8 = measured(report.kernels[8]);
   CHECK(gemm8.duration_s.value == Approx(6.784e-6).epsilon(1e-6));  // 5,992.24 / 883,290,203.53
   CHECK(gemm8.dram_bytes.value == 151'680);
   CHECK(gemm8.flops.value == 49'152);  // fmul 49,152 only
@@ -115,15 +116,14 @@ TEST_CASE("A100 FlashAttention v1 and GEMMs: duration, bytes, FLOPs, intensity b
 
   // Converted only when the caller states the MMA shape: HMMA.16816 is 2·16·8·16 = 4,096 FLOPs,
   // so 2,048 instructions are 8,388,608 FLOPs, and the total 8,695,808.
-  const MeasuredKernel shaped =
-      measure_kernel(report.kernels[7], builtin_classifier(), MeasureOptions{MmaShape{16, 8, 16}});
+  const MeasuredKernel shaped = measured(report.kernels[7], MeasureOptions{MmaShape{16, 8, 16}});
   CHECK(shaped.tensor.conversion == TensorConversion::converted);
   CHECK(shaped.tensor.flops == 8'388'608);
   CHECK(shaped.flops.value == 8'695'808);
   CHECK_FALSE(shaped.flops_miss_tensor_work);
 
   // A launch that moved no DRAM byte (ID 1) has no intensity, and is compute-bound.
-  const MeasuredKernel no_bytes = measure_kernel(report.kernels[1], builtin_classifier());
+  const MeasuredKernel no_bytes = measured(report.kernels[1]);
   CHECK(no_bytes.dram_bytes.value == 0);
   CHECK_FALSE(no_bytes.intensity_flop_per_byte);
   CHECK(place_on_roof(no_bytes, a100).bound == Bound::compute);
@@ -133,8 +133,7 @@ TEST_CASE("Blackwell FP8 GEMM: Speed-of-Light and duration only, FLOPs and bytes
           "[ncu][measured][real]") {
   const std::string path = kShared + "blackwell-cublaslt-fp8-gemm-details.csv";
   if (!present(path)) return;
-  const MeasuredKernel gemm =
-      measure_kernel(kspeed::io::load_ncu_csv(path).kernels.at(0), builtin_classifier());
+  const MeasuredKernel gemm = measured(kspeed::io::load_ncu_csv(path).kernels.at(0));
   CHECK(gemm.compute_capability == "10.0");
   CHECK(gemm.duration_s.value == Approx(406'240e-9));  // "Duration" 406240 ns
   CHECK(gemm.duration_s.derivation == "Duration");
@@ -162,7 +161,7 @@ TEST_CASE("legacy raw export: duration and DRAM bytes by their old names",
   const std::string path = kShared + "gtx1080-vectoradd-raw-legacy.csv";
   if (!present(path)) return;
   const NcuReport report = kspeed::io::load_ncu_csv(path);
-  const MeasuredKernel first = measure_kernel(report.kernels.at(0), builtin_classifier());
+  const MeasuredKernel first = measured(report.kernels.at(0));
   CHECK(first.duration_s.value == Approx(2'720e-9));
   CHECK(first.duration_s.derivation == "gpu__time_duration");
   CHECK(first.dram_bytes.value == 7'936);  // 7,552 + 384
@@ -172,12 +171,12 @@ TEST_CASE("legacy raw export: duration and DRAM bytes by their old names",
   CHECK(first.speed_of_light.dram == Approx(0.0167));     // fbpa__sol_pct
   CHECK_FALSE(first.flops.value);
   CHECK(first.achieved_byte_per_s == Approx(7'936 / 2'720e-9));
-  CHECK(measure_kernel(report.kernels.at(2), builtin_classifier()).dram_bytes.value == 2'432);
+  CHECK(measured(report.kernels.at(2)).dram_bytes.value == 2'432);
 }
 
 TEST_CASE("fixtures: the details and raw exports give the answers they state", "[ncu][measured]") {
   const NcuReport details = kspeed::io::load_ncu_csv(kFixtures + "details-flash-fwd.csv");
-  const MeasuredKernel flash = measure_kernel(details.kernels.at(0), builtin_classifier());
+  const MeasuredKernel flash = measured(details.kernels.at(0));
   CHECK(flash.kernel_class == KernelClass::attention_core);
   CHECK(flash.duration_s.value == Approx(0.25e-3));
   CHECK(flash.dram_bytes.value == Approx(48e6));
@@ -191,19 +190,19 @@ TEST_CASE("fixtures: the details and raw exports give the answers they state", "
   CHECK(flash.speed_of_light.compute == Approx(0.615));
   CHECK(flash.speed_of_light.memory == Approx(0.42));
   CHECK(flash.speed_of_light.dram == Approx(0.402));
-  const MeasuredKernel cache = measure_kernel(details.kernels.at(1), builtin_classifier());
+  const MeasuredKernel cache = measured(details.kernels.at(1));
   CHECK(cache.kernel_class == KernelClass::kv_write);
   CHECK(cache.duration_s.value == Approx(12'345e-9));
   CHECK_FALSE(cache.dram_bytes.value);
 
   const NcuReport raw = kspeed::io::load_ncu_csv(kFixtures + "raw-paged-attention.csv");
-  const MeasuredKernel paged = measure_kernel(raw.kernels.at(0), builtin_classifier());
+  const MeasuredKernel paged = measured(raw.kernels.at(0));
   CHECK(paged.kernel_class == KernelClass::attention_core);
   CHECK(paged.duration_s.value == Approx(1.2345e-3));
   CHECK(paged.dram_bytes.value == Approx(2'048'512));
   CHECK(paged.speed_of_light.compute == Approx(0.125));
   CHECK(paged.speed_of_light.memory == Approx(0.8025));
-  CHECK_FALSE(measure_kernel(raw.kernels.at(1), builtin_classifier()).dram_bytes.value);
+  CHECK_FALSE(measured(raw.kernels.at(1)).dram_bytes.value);
 }
 
 TEST_CASE("a measured intensity that differs from the model's, priced with --bytes-reduction 2",
@@ -251,7 +250,7 @@ TEST_CASE("a measured intensity that differs from the model's, priced with --byt
     text += k + row + "\n";
   }
   const NcuReport report = kspeed::io::parse_ncu_csv(text, "paged.csv");
-  const MeasuredKernel kernel = measure_kernel(report.kernels.at(0), builtin_classifier());
+  const MeasuredKernel kernel = measured(report.kernels.at(0));
   CHECK(kernel.kernel_class == KernelClass::attention_core);
   CHECK(kernel.tensor.conversion == TensorConversion::none_executed);
   CHECK_FALSE(kernel.flops_miss_tensor_work);

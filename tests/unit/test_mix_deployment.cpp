@@ -3,6 +3,7 @@
 // through the command itself. The AccelMark result (../shared/data) is used when present.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,10 +12,12 @@
 
 #include "kspeed/cli/app.hpp"
 #include "kspeed/engine/kv_capacity.hpp"
+#include "kspeed/engine/mix.hpp"
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/workload_reader.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -123,10 +126,14 @@ TEST_CASE("mix --replay refuses what it cannot run, naming flags it takes", "[mi
       run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4"}, exit_code)
           .is_null());
   CHECK(exit_code == 0);
-  // --strict: the default workload's illustrative reference latencies reach the answer
-  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strict"}, exit_code)
-            .is_null());
+  // --strict: the default workload's illustrative reference latencies reach the answer ...
+  CHECK(run_mix({"--strict"}, exit_code).is_null());
   CHECK(exit_code == 2);
+  // ... but not a named deployment's (its step model prices each request: modelled)
+  CHECK_FALSE(
+      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strict"}, exit_code)
+          .is_null());
+  CHECK(exit_code == 0);
   // --fail-on modelled: the modelled step model reaches the replay
   CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft", "500ms",
                  "--ctx", "4k", "--tpot", "20ms", "--share", "0.3", "--fail-on", "modelled"},
@@ -171,4 +178,97 @@ TEST_CASE("mix --replay --calibrate: AccelMark's H100 run fits the step model an
                 exit_code)
             .is_null());
   CHECK(exit_code == 2);
+}
+
+TEST_CASE("mix on a deployment prices each request by its step model, alone", "[mix][deployment]") {
+  const CalibratedStepModel step = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  MixModel model;
+  model.step_model = step;
+  model.kernel_speedup = {2.0, Provenance::given};
+  model.phase = Phase::both;
+  MixRun run(model);
+  Request request;
+  request.prompt_tokens = 4096;
+  request.response_tokens = 256;
+  const RequestOutcome& out = run.add(request);
+  // The step model by hand: one prefill step of 4,096 tokens (4,096·4,097/2 causal pairs) and
+  // the decode step at the mean context 4,096 + 256/2, alone.
+  const StepModel& m = step.model;
+  const double pairs = 4096.0 * 4097.0 / 2.0;
+  const double prefill_other = std::max(m.weights_ms, m.ms_per_token * 4096);
+  const double prefill_attention = m.ms_per_prefill_pair * pairs;
+  const double ttft = step.request_overhead_ms + m.fixed_ms + prefill_other + prefill_attention;
+  CHECK(out.ttft_source == LatencySource::modelled);
+  CHECK(out.ttft_before_ms == Approx(ttft).epsilon(1e-12));
+  CHECK(out.prefill_share == Approx(prefill_attention / ttft).epsilon(1e-12));
+  CHECK(out.ttft_after_ms == Approx(ttft - prefill_attention / 2).epsilon(1e-12));
+  const RequestLatency same = request_latency(step, 4096, 256);
+  CHECK(out.ttft_before_ms == Approx(same.ttft_ms()).epsilon(1e-12));
+  CHECK(out.tpot_source == LatencySource::modelled);
+  CHECK(out.tpot_before_ms == Approx(same.tpot_ms()).epsilon(1e-12));
+  CHECK(out.tpot_after_ms ==
+        Approx(same.tpot_ms() - same.decode_step.decode_attention_ms / 2).epsilon(1e-12));
+  // Llama-3.1-8B on one H100: ~16 GB of BF16 weights over 3.35 TB/s at η 0.58, a few ms a step.
+  CHECK(out.tpot_before_ms > 7.0);
+  CHECK(out.tpot_before_ms < 10.0);
+
+  // A cached prefix: only the fresh tokens are computed, each after the cached ones.
+  MixRun cached_run(model);
+  request.cached_tokens = 3072;
+  const RequestOutcome& cached = cached_run.add(request);
+  const double fresh_pairs = 1024.0 * 3072 + 1024.0 * 1025 / 2;
+  CHECK(cached.ttft_before_ms ==
+        Approx(step.request_overhead_ms + m.fixed_ms +
+               std::max(m.weights_ms, m.ms_per_token * 1024) + m.ms_per_prefill_pair * fresh_pairs)
+            .epsilon(1e-12));
+}
+
+TEST_CASE("mix --model --gpu without --workload names the deployment, not the example",
+          "[mix][deployment]") {
+  int code = -1;
+  const nlohmann::json doc = run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, code);
+  REQUIRE(code == 0);
+  CHECK(doc["workload"]["name"] == "llama-3.1-8b on h100-sxm");
+  CHECK(doc["inputs"]["step_model_provenance"] == "modelled");
+  CHECK(doc["inputs"]["reference_ttft_ms"].is_null());
+  CHECK(doc["inputs"]["tpot_ms"].is_null());
+  CHECK(doc.dump().find("deepseek") == std::string::npos);
+}
+
+TEST_CASE("mix --ttft-point fits TTFT to the given points for every request", "[mix]") {
+  const Workload workload = io::load_workload("deepseek-r1-fp8");
+  EstimateOptions options;
+  options.ttft_points = {{1024, 300}, {8192, 600}};
+  const Scenario scenario = resolve_scenario(workload, options);
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp));
+  Request request;
+  request.prompt_tokens = 4096;
+  request.response_tokens = 2;
+  const RequestOutcome& out = run.add(request);
+  // The same fit, by the latency model directly: TTFT = T0 + a·L·(1 + odds(L)) at L = 4,096.
+  const TtftModel fit =
+      fit_ttft(options.ttft_points, workload.prefill_shares, Extrapolation::clamp);
+  CHECK(out.ttft_source == LatencySource::fitted);
+  CHECK(out.ttft_before_ms == Approx(ttft_at(fit, 4096).ttft_ms).epsilon(1e-12));
+  // Not the workload's own points (267 ms at 1k, 474 ms at 8k): a different answer.
+  MixRun own(make_mix_model(workload, resolve_scenario(workload, {}), Extrapolation::clamp));
+  CHECK(own.add(request).ttft_before_ms != Approx(out.ttft_before_ms));
+}
+
+TEST_CASE("mix --tpot-point fits TPOT = c + b·L at each request's prompt", "[mix]") {
+  const Workload workload = io::load_workload("deepseek-r1-fp8");
+  EstimateOptions options;
+  options.tpot_points = {{1024, 50}, {131072, 95}};
+  const Scenario scenario = resolve_scenario(workload, options);
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp, options.tpot_points));
+  Request request;
+  request.prompt_tokens = 32768;
+  request.response_tokens = 64;
+  const RequestOutcome& out = run.add(request);
+  // By hand: the line through (1,024, 50) and (131,072, 95) at L = 32,768.
+  const double b = (95.0 - 50.0) / (131072.0 - 1024.0);
+  CHECK(out.tpot_source == LatencySource::fitted);
+  CHECK(out.tpot_before_ms == Approx(50.0 + b * (32768.0 - 1024.0)).epsilon(1e-12));
+  request.prompt_tokens = 1024;
+  CHECK(run.add(request).tpot_before_ms == Approx(50.0).epsilon(1e-12));
 }

@@ -25,7 +25,7 @@ engine::RequestOutcome request(double ttft_before, double ttft_after, double e2e
 }  // namespace
 
 TEST_CASE("mix plot: TTFT and E2E before and after, each point at (latency, rank / n)", "[chart]") {
-  report::MixResult result;
+  engine::MixResult result;
   result.log.source = "azure.csv";
   result.workload_name = "deepseek-r1-fp8";
   result.model.kernel_speedup = {2, engine::Provenance::given};

@@ -5,16 +5,18 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "hf_configs.hpp"
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/model_shapes.hpp"
 #include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
-#include "kspeed/report/run_conditions.hpp"
+#include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"
 
 using namespace kspeed;
@@ -162,20 +164,25 @@ TEST_CASE("the run's conditions follow --model and --gpu", "[presets][conditions
   choice.model = {io::load_model("llama-3.1-70b"), Provenance::given};
   choice.gpu = {io::load_gpu("h100-sxm"), Provenance::given};
   choice.tensor_parallel = {8, Provenance::given};
-  const auto conditions = report::run_conditions(workload, make_platform(choice));
+  const auto conditions = engine::run_conditions(workload, make_platform(choice));
   REQUIRE(conditions.size() == 3);
   CHECK(conditions[0].key == "model");
-  CHECK(conditions[0].value == "llama-3.1-70b");
+  CHECK(report::condition_text(conditions[0]) == "llama-3.1-70b");
   CHECK(conditions[0].provenance == Provenance::given);
   CHECK(conditions[1].key == "hardware");
-  CHECK(conditions[1].value == "8 × h100-sxm");
-  CHECK(conditions[2].value == "bf16 weights, bf16 KV cache, bf16 compute");
-  const auto missing = report::missing_conditions(conditions);
+  CHECK(report::condition_text(conditions[1]) == "8 × h100-sxm");
+  // The engine decides the values; only the report words them.
+  const auto* hardware = std::get_if<engine::HardwareCondition>(&conditions[1].value);
+  REQUIRE(hardware != nullptr);
+  CHECK(hardware->gpus == 8);
+  CHECK(hardware->gpu == "h100-sxm");
+  CHECK(report::condition_text(conditions[2]) == "bf16 weights, bf16 KV cache, bf16 compute");
+  const auto missing = engine::missing_conditions(conditions);
   CHECK(std::find(missing.begin(), missing.end(), "hardware") == missing.end());
   CHECK(std::find(missing.begin(), missing.end(), "model") == missing.end());
   // Without a platform the workload's own conditions stand.
-  const auto own = report::run_conditions(workload, std::nullopt);
+  const auto own = engine::run_conditions(workload, std::nullopt);
   REQUIRE(own.size() == 2);
-  CHECK(own[0].value == "DeepSeek-R1");
+  CHECK(report::condition_text(own[0]) == "DeepSeek-R1");
   CHECK(own[0].provenance == Provenance::workload);
 }

@@ -137,18 +137,18 @@ TEST_CASE("sweep document: the same columns for every row; after fields and less
   const auto& last = document.records.back();
   CHECK(last["schema_version"] == report::kSchemaVersion);
   const double speedup = last["request_speedup"].get<double>();
-  CHECK(last["latency_reduction_pct"].get<double>() == Approx((1 - 1 / speedup) * 100));
-  CHECK(last["e2e_after_ms"].get<double>() ==
-        Approx(last["e2e_before_ms"].get<double>() / speedup));
+  CHECK(last["request_latency_reduction_pct"].get<double>() == Approx((1 - 1 / speedup) * 100));
+  CHECK(last["request_e2e_after_ms"].get<double>() ==
+        Approx(last["request_e2e_before_ms"].get<double>() / speedup));
   // TTFT = prefill GPU time + T0 (fitted): TTFT' = T0 + (TTFT - T0) / prefill speedup
   const double fixed = last["ttft_fixed_ms"].is_null() ? 0.0 : last["ttft_fixed_ms"].get<double>();
   CHECK(fixed > 0);
-  CHECK(last["ttft_after_ms"].get<double>() ==
+  CHECK(last["request_ttft_after_ms"].get<double>() ==
         Approx(fixed +
                (last["ttft_ms"].get<double>() - fixed) / last["prefill_speedup"].get<double>()));
-  CHECK(last["ttft_after_ms"].get<double>() ==
+  CHECK(last["request_ttft_after_ms"].get<double>() ==
         Approx(last["ttft_ms"].get<double>() / last["ttft_speedup"].get<double>()));
-  CHECK(last["tpot_after_ms"].get<double>() == last["tpot_ms"].get<double>());  // prefill only
+  CHECK(last["request_tpot_after_ms"].get<double>() == last["tpot_ms"].get<double>());  // prefill only
 }
 
 TEST_CASE("sweep chart: prefill and request series over the context, ceiling, measured points") {

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/kernel_class.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/roofline.hpp"
-#include "kspeed/profile/classify.hpp"
 
 namespace kspeed::engine {
 
@@ -115,7 +115,7 @@ struct MeasuredKernel {
   std::string name;
   std::optional<std::string> device;
   std::optional<std::string> compute_capability;
-  profile::KernelClass kernel_class = profile::KernelClass::other;  ///< as `kspeed profile` sees it
+  KernelClass kernel_class = KernelClass::other;  ///< as `kspeed profile` sees it
   MeasuredQuantity duration_s;  ///< gpu__time_duration.sum, or elapsed cycles / cycle rate
   MeasuredQuantity dram_bytes;  ///< DRAM read + write
   MeasuredQuantity flops;       ///< from the SASS FLOP counters (an FMA counts 2), + tensor FLOPs
@@ -138,9 +138,9 @@ struct MeasureOptions {
   std::optional<MmaShape> mma_shape;
 };
 
-/// The measured work of one launch. `classifier` gives the kernel class (`kspeed profile`'s).
-MeasuredKernel measure_kernel(const ProfiledKernel& kernel,
-                              const profile::KernelClassifier& classifier,
+/// The measured work of one launch of a kernel of `kernel_class` (as `kspeed profile`'s classifier
+/// names it; the caller classifies, so the engine needs no regex rules).
+MeasuredKernel measure_kernel(const ProfiledKernel& kernel, KernelClass kernel_class,
                               const MeasureOptions& options = {});
 
 /// The roof of `gpu` at `precision` (its dense peak there and its HBM bandwidth), or nullopt when

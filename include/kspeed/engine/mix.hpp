@@ -20,6 +20,7 @@
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/serving_replay.hpp"
 #include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/workload.hpp"
 
@@ -84,13 +85,22 @@ struct MixModel {
   /// instead of `reference` when the user gave no --ttft (the same logic as estimate and sweep).
   std::optional<TtftModel> ttft_fit;
   std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
+  /// TPOT = c + b·L fitted to two or more --tpot-point, at each request's prompt L (as estimate
+  /// and sweep evaluate it at --ctx), instead of `tpot_ms` for requests without a measured TPOT.
+  std::optional<TpotModel> tpot_fit;
+  /// The deployment's step model (mix --model/--gpu without --workload): each request's TTFT,
+  /// TPOT and both shares from its own prefill step and mean decode step, for what neither the
+  /// log nor a flag gives. Then no table, reference or fit of another deployment is used.
+  std::optional<CalibratedStepModel> step_model;
   PrefixCacheOptions prefix_cache;
   std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
 };
 
 /// The model of a resolved estimate scenario: its tables, speedup, phase, reference TTFT and TPOT.
+/// `tpot_points`: two or more fit `tpot_fit` (pass none when --tpot is given: it wins).
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
-                        Extrapolation extrapolation);
+                        Extrapolation extrapolation,
+                        const std::vector<LatencyPoint>& tpot_points = {});
 
 /// Where a request's TTFT came from.
 enum class LatencySource : std::uint8_t {
@@ -99,6 +109,7 @@ enum class LatencySource : std::uint8_t {
   reference,  ///< the reference TTFT itself (same prompt, nothing cached)
   fitted,     ///< TTFT = T0 + a·n·(1 + odds(L_eff)) fitted to measured points (ttft_fit)
   given,      ///< a TPOT given by the user or workload, not scaled with context
+  modelled,   ///< the deployment's step model at this request's lengths (MixModel::step_model)
   missing,    ///< nothing to take it from
 };
 
@@ -195,7 +206,8 @@ struct MixSummary {
   /// Prefix cache: token hit rate sum(c) / sum(prompt); 0 without caching.
   double cache_hit_rate = 0;
   std::int64_t ttft_measured = 0, ttft_modelled = 0;  ///< requests by TTFT source
-  std::int64_t tpot_from_workload = 0;  ///< requests whose TPOT is the workload's, not the log's
+  /// Requests whose TPOT is not the log's: the workload's, a flag's or the step model's.
+  std::int64_t tpot_from_workload = 0;
   std::vector<Warning> warnings;
 };
 

@@ -16,6 +16,7 @@
 #include "kspeed/engine/phase_roofline.hpp"
 #include "kspeed/engine/prediction_interval.hpp"
 #include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/engine/share_table.hpp"
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
@@ -45,14 +46,14 @@ struct EstimateOptions {
   std::optional<double> kernel_speedup;         ///< --kernel-speedup
   /// --ncu: the speedup priced from a profiled kernel's measured position (provenance measured)
   std::optional<double> measured_kernel_speedup;
-  std::string kernel_speedup_instrument;  ///< what measured it: "ncu"
-  std::string measured_kernel;            ///< which launch: "7: fmha_fwd_loop_kernel<...>"
+  std::string kernel_speedup_instrument;           ///< what measured it: "ncu"
+  std::string measured_kernel;                     ///< which launch: "7: fmha_fwd_loop_kernel<...>"
   std::vector<Warning> measured_kernel_warnings;   ///< the measured analysis's, about that launch
   std::optional<double> measured_kernel_flops;     ///< that launch's FLOPs, when measured
   bool measured_kernel_flops_lower_bound = false;  ///< its tensor-core work not counted
-  std::optional<double> prefill_share;    ///< --share
-  std::optional<double> decode_share;     ///< --decode-share
-  Phase phase = Phase::prefill;           ///< --phase
+  std::optional<double> prefill_share;             ///< --share
+  std::optional<double> decode_share;              ///< --decode-share
+  Phase phase = Phase::prefill;                    ///< --phase
   /// False when `phase` is the command line's default: a decode-only workload then estimates
   /// decode (its prefill was not measured).
   bool phase_given = false;
@@ -96,8 +97,8 @@ struct Scenario {
   std::optional<PhaseRoofline> prefill_roofline;  ///< with a platform: at the prompt length
   std::optional<PhaseRoofline> decode_roofline;   ///< with a platform
   std::optional<CalibratedStepModel> step_model;  ///< the deployment, when one is known
-  /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_share",
-  /// "decode_share"), in the order they were resolved; empty when it supplied none.
+  /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_attention_share",
+  /// "decode_attention_share"), in the order they were resolved; empty when it supplied none.
   std::vector<std::string> deployment_inputs;
 };
 
@@ -119,6 +120,9 @@ struct Estimate {
   std::optional<WithProvenance<double>> tpot_after_ms;
   /// The headline's prediction interval from the measured inputs' spread, or why there is none.
   PredictionInterval interval;
+  /// The run's conditions, each with its provenance (run_conditions over the workload and the
+  /// platform), decided here so the view and the document only word them.
+  std::vector<Condition> conditions;
 };
 
 /// Each decode step after the change (modelled), when decode is targeted and has a share.

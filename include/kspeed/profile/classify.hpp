@@ -1,5 +1,7 @@
 #pragma once
-// Kernel classes: which GPU kernels are attention, and which are its neighbours. Patterns are
+// The kernel classifier: which GPU kernels are attention, and which are its neighbours. The
+// classes themselves are domain vocabulary (engine/kernel_class.hpp), shared with the engine's
+// measured roofline; the regex rules that assign them live here. Patterns are
 // regular expressions searched anywhere in the whole kernel name (demangled or mangled), because
 // wrappers bury the telling part deep inside templates (TRACES.md, "Attention kernel names").
 
@@ -9,25 +11,19 @@
 #include <string_view>
 #include <vector>
 
+#include "kspeed/engine/kernel_class.hpp"
 #include "kspeed/profile/regex.hpp"
 
 namespace kspeed::profile {
 
-enum class KernelClass {
-  attention_core,      ///< the attention kernel itself (what a faster kernel replaces)
-  kv_write,            ///< writing K and V into the paged cache
-  rope,                ///< rotary position embedding
-  attention_metadata,  ///< block tables, split counts, index building
-  other,               ///< everything else (GEMMs, norms, communication, ...)
-};
-inline constexpr std::size_t kKernelClassCount = 5;
-
-/// "attention_core", "kv_write", "rope", "attention_metadata", "other".
-std::string_view to_string(KernelClass kernel_class);
-/// Inverse of to_string; false for an unknown name.
-bool parse_kernel_class(std::string_view name, KernelClass& out);
-/// The class names, in enum order (for messages).
-std::vector<std::string> kernel_class_names();
+using engine::in_scope;
+using engine::kernel_class_names;
+using engine::KernelClass;
+using engine::kKernelClassCount;
+using engine::kShareScopes;
+using engine::parse_kernel_class;
+using engine::ShareScope;
+using engine::to_string;
 
 /// One rule: kernels whose name contains a match of `regex` belong to `kernel_class`.
 struct KernelPattern {
@@ -54,14 +50,5 @@ class KernelClassifier {
   std::vector<KernelPattern> patterns_;
   std::vector<Regex> compiled_;
 };
-
-/// Kernel classes that form each share (cumulative: core, + KV write, + RoPE).
-enum class ShareScope { core, core_kv, core_kv_rope };
-inline constexpr std::array<ShareScope, 3> kShareScopes = {ShareScope::core, ShareScope::core_kv,
-                                                           ShareScope::core_kv_rope};
-/// "core", "core+kv", "core+kv+rope".
-std::string_view to_string(ShareScope scope);
-/// Whether kernels of `kernel_class` count towards a share of `scope`.
-bool in_scope(KernelClass kernel_class, ShareScope scope);
 
 }  // namespace kspeed::profile

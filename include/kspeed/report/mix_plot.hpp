@@ -6,17 +6,18 @@
 #include <vector>
 
 #include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/chart/cdf_chart.hpp"
-#include "kspeed/report/mix_result.hpp"
 
 namespace kspeed::report {
 
 /// The four distributions (TTFT and E2E, before and after), one sample per request; requests
 /// without a value (an E2E without a TPOT) are left out by the chart.
-chart::CdfChart mix_chart(const MixResult& result,
+chart::CdfChart mix_chart(const engine::MixResult& result,
                           const std::vector<engine::RequestOutcome>& outcomes);
 /// mix_chart as a self-contained SVG.
-std::string mix_svg(const MixResult& result, const std::vector<engine::RequestOutcome>& outcomes,
+std::string mix_svg(const engine::MixResult& result,
+                    const std::vector<engine::RequestOutcome>& outcomes,
                     const std::string& title = {});
 
 }  // namespace kspeed::report

@@ -6,13 +6,13 @@
 #include "kspeed/engine/bench_diff.hpp"
 #include "kspeed/engine/conditions_audit.hpp"
 #include "kspeed/engine/measured_analysis.hpp"
+#include "kspeed/engine/mix_result.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
-#include "kspeed/report/mix_result.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {
@@ -63,11 +63,17 @@ Document bench_diff_document(const engine::BenchDiff& diff);
 View audit_view(const engine::Audit& audit);
 Document audit_document(const engine::Audit& audit);
 
-View mix_view(const MixResult& result);
-Document mix_document(const MixResult& result);
+View mix_view(const engine::MixResult& result);
+Document mix_document(const engine::MixResult& result);
 /// One request of `kspeed mix --per-request` as an NDJSON line (ends with a newline).
 std::string per_request_line(const engine::RequestOutcome& outcome, const std::string& model,
                              const engine::MixModel& mix);
+/// The replay's fields of one request's --per-request line (appended to per_request_line's
+/// object): queue, TTFT, TPOT, E2E and preemptions before and after, as replayed.
+std::string per_request_replay_line(const engine::RequestOutcome& outcome, const std::string& model,
+                                    const engine::MixModel& mix,
+                                    const engine::RequestTiming& before,
+                                    const engine::RequestTiming& after);
 
 /// The view and the document of one result.
 template <class Result>

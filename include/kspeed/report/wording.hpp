@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/report/document.hpp"
@@ -26,6 +27,10 @@ ordered_json warnings_json(const std::vector<engine::Warning>& warnings);
 /// An error message with its marks worded (kspeed/error.hpp): {flag:tp} -> "--tp",
 /// {count:131072} -> "131,072".
 std::string worded_error(const std::string& message);
+
+/// A run condition for people: the workload's text, "8 × h100-sxm", "fp8 weights, bf16 KV
+/// cache, bf16 compute", "2 tokens verified per step, 1.8 accepted on average".
+std::string condition_text(const engine::Condition& condition);
 
 /// The token_counts condition of a workload emitted by kspeed profile: "prefill measured at 512,
 /// 1024 prompt tokens per request; decode measured at a KV length of 1025 tokens per request".

@@ -47,12 +47,6 @@ std::string_view to_string(RequestFormat format) {
   return "unknown";
 }
 
-std::int64_t RequestLogReport::skipped_total() const {
-  std::int64_t total = 0;
-  for (const SkippedRows& rows : skipped) total += rows.count;
-  return total;
-}
-
 namespace requests {
 
 TextLines::TextLines(std::unique_ptr<trace::ByteSource> source, std::string name)

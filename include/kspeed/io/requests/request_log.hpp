@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/request_log_counts.hpp"
 
 namespace kspeed::io {
 
@@ -86,26 +87,12 @@ struct ReadOptions {
   std::optional<ColumnMapping> columns;  ///< read a CSV through this mapping
 };
 
-/// Rows skipped for one reason.
-struct SkippedRows {
-  std::string reason;  ///< e.g. "prompt length is not a whole number >= 1"
-  std::int64_t count = 0;
-  std::vector<std::int64_t> first_lines;  ///< up to kKeptLines line numbers, in file order
-  std::string first_detail;               ///< the first occurrence, as its error message says it
-};
-inline constexpr std::size_t kKeptLines = 5;
+using engine::kKeptLines;
+using engine::SkippedRows;
 
-/// What reading a log found, for the report beside the numbers.
-struct RequestLogReport {
-  std::string source;  ///< file name (or the name given for text)
+/// What reading a log found: the counts the result carries, and the format this reader found.
+struct RequestLogReport : engine::RequestLogCounts {
   RequestFormat format = RequestFormat::mapped_csv;
-  std::int64_t records = 0;          ///< data rows or records seen (headers excluded)
-  std::int64_t requests = 0;         ///< delivered to the callback
-  std::vector<SkippedRows> skipped;  ///< by reason, in order of first occurrence
-  std::int64_t zero_response = 0;    ///< requests kept with a zero-length response
-  std::int64_t out_of_order = 0;     ///< requests whose timestamp is before the previous one
-  std::int64_t first_out_of_order_line = 0;
-  std::int64_t skipped_total() const;
 };
 
 using RequestSink = std::function<void(const engine::Request&)>;

@@ -1,35 +1,21 @@
-#include "kspeed/report/run_conditions.hpp"
+#include "kspeed/engine/run_conditions.hpp"
 
 #include <algorithm>
 
-#include "kspeed/report/human.hpp"
-
-namespace kspeed::report {
-
-using engine::kConditionKeys;
-using engine::ModelArch;
-using engine::Platform;
-using engine::Provenance;
-using engine::Workload;
+namespace kspeed::engine {
 
 namespace {
 
-// "h100-sxm", or "8 × h100-sxm" with tensor parallelism.
-std::string hardware_of(const Platform& platform) {
-  const std::int64_t gpus = platform.tensor_parallel.value;
-  return gpus > 1 ? human_count(gpus) + " × " + platform.gpu.value.name : platform.gpu.value.name;
+HardwareCondition hardware_of(const Platform& platform) {
+  return {platform.tensor_parallel.value, platform.gpu.value.name};
 }
 
-// "fp8 weights, bf16 KV cache, bf16 compute": the three types the decode model prices.
-std::string precision_of(const Platform& platform) {
-  return platform.model.value.weight_dtype + " weights, " + platform.kv_dtype.value +
-         " KV cache, " + platform.precision.value + " compute";
+PrecisionCondition precision_of(const Platform& platform) {
+  return {platform.model.value.weight_dtype, platform.kv_dtype.value, platform.precision.value};
 }
 
-// "2 tokens verified per step, 1.8 accepted on average"
-std::string speculation_of(const Platform& platform) {
-  return human_plain(platform.spec_tokens_per_step.value) + " tokens verified per step, " +
-         human_plain(platform.spec_mean_accepted.value) + " accepted on average";
+SpeculationCondition speculation_of(const Platform& platform) {
+  return {platform.spec_tokens_per_step.value, platform.spec_mean_accepted.value};
 }
 
 bool chosen(Provenance provenance) {
@@ -54,14 +40,14 @@ std::vector<Condition> run_conditions(const Workload& workload,
                                       const std::optional<Platform>& platform) {
   std::vector<Condition> conditions;
   for (const auto& [key, value] : workload.conditions) {
-    conditions.push_back({key, value, Provenance::workload, {}});
+    conditions.push_back({key, ConditionValue(value), Provenance::workload, {}});
   }
   if (platform) {
     const Provenance deployment = Provenance::preset;  // the workload's own model / gpu
     const auto provenance_of = [&](Provenance p) { return chosen(p) ? p : deployment; };
     const ModelArch& model = platform->model.value;
     set(conditions,
-        {"model", model.name, provenance_of(platform->model.provenance),
+        {"model", ConditionValue(model.name), provenance_of(platform->model.provenance),
          model.from_hf_config ? "config.json" : ""},
         chosen(platform->model.provenance));
     const bool hardware_chosen =
@@ -107,4 +93,4 @@ std::vector<std::string> missing_conditions(const std::vector<Condition>& condit
   return missing;
 }
 
-}  // namespace kspeed::report
+}  // namespace kspeed::engine

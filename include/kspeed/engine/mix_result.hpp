@@ -8,15 +8,16 @@
 #include <vector>
 
 #include "kspeed/engine/mix.hpp"
-#include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/engine/request_log_counts.hpp"
 
-namespace kspeed::report {
+namespace kspeed::engine {
 
 /// How requests are grouped in the per-group table.
 enum class MixGrouping { bucket, model };
 
 struct MixResult {
-  io::RequestLogReport log;   ///< format, records, skipped rows by reason
+  RequestLogCounts log;       ///< records, requests, skipped rows by reason
+  std::string log_format;     ///< the reader's name for the log's format, e.g. "azure-csv"
   std::string workload_name;  ///< the workload the shares and reference latencies came from
   std::string workload_source;
   engine::MixModel model;  ///< speedup, phase, reference TTFT, TPOT, prefix cache
@@ -28,11 +29,4 @@ struct MixResult {
   engine::Slo slo;
 };
 
-/// The replay's fields of one request's --per-request line (appended to per_request_line's
-/// object): queue, TTFT, TPOT, E2E and preemptions before and after, as replayed.
-std::string per_request_replay_line(const engine::RequestOutcome& outcome, const std::string& model,
-                                    const engine::MixModel& mix,
-                                    const engine::RequestTiming& before,
-                                    const engine::RequestTiming& after);
-
-}  // namespace kspeed::report
+}  // namespace kspeed::engine

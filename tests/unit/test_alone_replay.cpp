@@ -136,8 +136,8 @@ TEST_CASE("alone: the closed-form replay matches the step-by-step replay of one 
     arrivals.routing = draws.coin() ? Routing::round_robin : Routing::least_outstanding;
     const StepModel model = random_model(draws, scheduler.max_batched_tokens);
     const AttentionSpeedup speedup{draws.between(0.5, 4), draws.between(0.5, 4)};
-    std::vector<ReplayRequest> log;
-    for (int i = 0; i < 12; ++i) log.push_back(random_request(draws));
+    std::vector<ReplayRequest> log(12);
+    for (ReplayRequest& request : log) request = random_request(draws);
     INFO("trial " << trial);
 
     const std::optional<BatchReplay> closed =

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/alone_replay.hpp"
 #include "kspeed/engine/mix.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -121,6 +122,29 @@ BENCHMARK(BM_MixReplayMillion)
     ->Args({8, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// The no-queue baseline alone (one side: each of the million requests alone on an idle replica):
+// /0 the step-by-step replay of one client, /1 the closed form (alone_replay.hpp).
+void BM_MixReplayAloneMillion(benchmark::State& state) {
+  const MixRun run = million_run();
+  std::vector<std::int32_t> index;
+  const std::vector<ReplayRequest> requests = replay_requests(run, true, index);
+  const StepModel step{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  const SchedulerOptions scheduler;
+  ArrivalOptions arrivals;
+  arrivals.replicas = 8;
+  arrivals.concurrency = 1;
+  std::int64_t steps = 0;
+  for (auto _ : state) {
+    const BatchReplay replay = state.range(0) == 0
+                                   ? replay_batches(requests, step, {}, scheduler, arrivals)
+                                   : replay_alone(requests, step, {}, scheduler, arrivals);
+    steps = replay.totals.steps;
+    benchmark::DoNotOptimize(replay);
+  }
+  state.counters["steps"] = static_cast<double>(steps);
+}
+BENCHMARK(BM_MixReplayAloneMillion)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The LRU prefix cache over the Mooncake log's block ids (12,031 requests).
 void BM_MixPrefixCacheMooncake(benchmark::State& state) {

@@ -405,14 +405,21 @@ class Simulator {
 
 }  // namespace
 
-void ItlHistogram::add(double itl_ms) {
-  if (counts.empty()) counts.assign(kItlBins, 0);
+std::size_t ItlHistogram::bin_of(double itl_ms) {
   const double position =
       itl_ms > kItlLowestMs ? std::log(itl_ms / kItlLowestMs) / kItlLogRatio : 0.0;
-  const auto bin = std::min<std::size_t>(static_cast<std::size_t>(position), kItlBins - 1);
-  ++counts[bin];
-  ++total;
-  sum_ms += itl_ms;
+  return std::min<std::size_t>(static_cast<std::size_t>(position), kItlBins - 1);
+}
+
+void ItlHistogram::add(double itl_ms) {
+  add_to_bin(bin_of(itl_ms), 1, itl_ms);
+}
+
+void ItlHistogram::add_to_bin(std::size_t bin, std::int64_t count, double run_sum_ms) {
+  if (counts.empty()) counts.assign(kItlBins, 0);
+  counts[bin] += count;
+  total += count;
+  sum_ms += run_sum_ms;
 }
 
 double ItlHistogram::percentile(double point) const {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kspeed/engine/alone_replay.hpp"
+
 namespace kspeed::engine {
 
 namespace {
@@ -256,7 +258,7 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
     *side.timing = std::move(replay.timing);
     const ServingSetup alone = with_arrivals(setup, 1.0, 1);
     const BatchReplay alone_replay =
-        replay_batches(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
+        replay_alone(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
     *side.alone = summarise_replay(requests, alone_replay, alone);
     const double saturation = saturation_rate(requests, setup.step, *side.speedup, setup);
     side.summary->saturation_rate_per_s = saturation;

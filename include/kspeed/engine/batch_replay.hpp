@@ -115,7 +115,10 @@ struct ItlHistogram {
   double sum_ms = 0;
 
   void add(double itl_ms);
-  double percentile(double point) const;  ///< bin midpoint (geometric); 0 when empty
+  /// `count` values that all fall in `bin` and sum to `run_sum_ms` (a run of equal-bin ITLs).
+  void add_to_bin(std::size_t bin, std::int64_t count, double run_sum_ms);
+  static std::size_t bin_of(double itl_ms);  ///< the bin add() puts `itl_ms` in
+  double percentile(double point) const;     ///< bin midpoint (geometric); 0 when empty
   double mean() const { return total > 0 ? sum_ms / static_cast<double>(total) : 0.0; }
 };
 

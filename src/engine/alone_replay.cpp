@@ -195,9 +195,7 @@ std::optional<BatchReplay> replay_alone_closed_form(const std::vector<ReplayRequ
                                                     const SchedulerOptions& scheduler,
                                                     const ArrivalOptions& arrivals) {
   // The kernel change folded into the coefficients, as the step-by-step replay does.
-  StepModel scaled = model;
-  scaled.ms_per_prefill_pair /= speedup.prefill;
-  scaled.ms_per_kv_token /= speedup.decode;
+  const StepModel scaled = with_attention_speedup(model, speedup);
   if (!covered(requests, scaled, scheduler)) return std::nullopt;
   BatchReplay out;
   out.timing.resize(requests.size());

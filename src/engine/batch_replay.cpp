@@ -66,7 +66,7 @@ class Simulator {
             const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
             const ArrivalOptions& arrivals, const CompletionCallback& on_complete)
       : requests_(requests),
-        model_(scaled_model(model, speedup)),
+        model_(with_attention_speedup(model, speedup)),
         scheduler_(scheduler),
         arrivals_(arrivals),
         on_complete_(on_complete),
@@ -108,13 +108,6 @@ class Simulator {
   }
 
  private:
-  // The kernel change folded into the coefficients: the attention parts are linear in them.
-  static StepModel scaled_model(StepModel model, const AttentionSpeedup& speedup) {
-    model.ms_per_prefill_pair /= speedup.prefill;
-    model.ms_per_kv_token /= speedup.decode;
-    return model;
-  }
-
   double next_arrival_s() const {
     if (next_request_ >= requests_.size()) return kUnlimited;
     if (arrivals_.concurrency > 0) {

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "kspeed/engine/alone_replay.hpp"
 #include "kspeed/engine/batch_replay.hpp"
 #include "kspeed/engine/serving_replay.hpp"
 
@@ -329,4 +330,33 @@ TEST_CASE("serving replay: the fewest replicas meeting the SLO at the log's rate
   const ReplicaCapacity none = find_fewest_replicas(log, strict.step, {}, strict, 0.0);
   CHECK(none.status == ReplicaStatus::unreachable);
   CHECK(none.replays == 0);
+}
+
+TEST_CASE("a kernel speedup divides the sliding-window layers' attention too",
+          "[batch_replay][alone]") {
+  // Only a fixed cost and sliding-window attention: 1 ms a step, 0.01 ms a prefill token, 0.5 ms
+  // a decode sequence. One 100-token prompt and 11 output tokens: a 2 ms prefill step (1 ms of it
+  // attention) and 10 decode steps of 1.5 ms (0.5 ms attention each): 6 ms of attention in all.
+  StepModel step;
+  step.fixed_ms = 1;
+  step.ms_per_window_prefill_token = 0.01;
+  step.ms_per_window_decode_sequence = 0.5;
+  ReplayRequest request;
+  request.prompt_tokens = 100;
+  request.response_tokens = 11;
+  const std::vector<ReplayRequest> log{request};
+  const AttentionSpeedup twice{2, 2};
+  for (const bool alone : {false, true}) {
+    INFO((alone ? "each request alone (closed form)" : "the batched replay"));
+    const auto replay = [&](const AttentionSpeedup& speedup) {
+      return alone ? replay_alone(log, step, speedup, one_at_a_time(), {})
+                   : replay_batches(log, step, speedup, one_at_a_time(), {});
+    };
+    const BatchReplay before = replay({});
+    const BatchReplay after = replay(twice);
+    CHECK(before.totals.attention_ms == Approx(6.0));
+    CHECK(after.totals.attention_ms == Approx(3.0));
+    CHECK(before.totals.busy_ms - after.totals.busy_ms == Approx(3.0));
+    CHECK(after.timing[0].ttft_ms == Approx(1.5));
+  }
 }

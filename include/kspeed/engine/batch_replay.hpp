@@ -93,9 +93,20 @@ struct ArrivalOptions {
 
 /// The kernel change: divides the attention parts of each step.
 struct AttentionSpeedup {
-  double prefill = 1;  ///< on prefill attention (causal pairs)
-  double decode = 1;   ///< on decode attention (KV tokens read)
+  double prefill = 1;  ///< on prefill attention (causal pairs, sliding-window tokens)
+  double decode = 1;   ///< on decode attention (KV tokens read, sliding-window sequences)
 };
+
+/// The kernel change folded into the step model's coefficients: every attention part is linear
+/// in its coefficient (step_time), so dividing the coefficients divides exactly the attention
+/// parts, the sliding-window layers' included; nothing else moves.
+inline StepModel with_attention_speedup(StepModel model, const AttentionSpeedup& speedup) {
+  model.ms_per_prefill_pair /= speedup.prefill;
+  model.ms_per_window_prefill_token /= speedup.prefill;
+  model.ms_per_kv_token /= speedup.decode;
+  model.ms_per_window_decode_sequence /= speedup.decode;
+  return model;
+}
 
 /// One request's replayed latencies (ms, float: a model's output, 20 bytes).
 struct RequestTiming {

@@ -310,6 +310,14 @@ void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& swe
   }
 }
 
+void check_input_provenance(const EstimateFlags& flags, const engine::RooflineResult& result) {
+  if (flags.strict) engine::refuse_inputs(result, engine::strict_filter(), "--strict");
+  if (!flags.fail_on.empty()) {
+    engine::refuse_inputs(result, engine::parse_input_filter(flags.fail_on, "--fail-on"),
+                          "--fail-on");
+  }
+}
+
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario) {
   if (flags.strict) engine::refuse_inputs(scenario, engine::strict_filter(), "--strict");
   if (!flags.fail_on.empty()) {

@@ -15,6 +15,10 @@
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
+namespace kspeed::engine {
+struct RooflineResult;
+}  // namespace kspeed::engine
+
 namespace kspeed::cli {
 
 inline constexpr const char* kDefaultWorkload = "deepseek-r1-fp8";
@@ -91,6 +95,8 @@ void attach_step_model(engine::EstimateOptions& options,
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);
 /// The same over every point of a sweep.
 void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep);
+/// The same over the inputs of a roofline (engine::answer_inputs).
+void check_input_provenance(const EstimateFlags& flags, const engine::RooflineResult& result);
 /// Registers --strict and --fail-on (estimate registers them with its gates).
 void add_provenance_flags(CLI::App& app, EstimateFlags& flags);
 /// Registers --fail-on alone (mix's --strict also stops at a log's first bad row).

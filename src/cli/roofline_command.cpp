@@ -1,6 +1,8 @@
 // `kspeed roofline`: flags to a RooflineQuery, then the engine, then a reporter.
 #include "choice.hpp"
 #include "command.hpp"
+#include "estimate_flags.hpp"
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/conditions.hpp"
 #include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
@@ -29,6 +31,7 @@ struct RooflineFlags {
   OutputOptions output;
   std::string plot_path;
   std::string plot_title;
+  EstimateFlags provenance;  ///< --strict and --fail-on, with estimate's meaning
 };
 
 // The one check that roofline's kernel is in one phase ("both" is not a choice here).
@@ -127,6 +130,7 @@ class RooflineCommand final : public Command {
     add_roof_flags();
     add_lever_flags(*app_, flags_.levers);
     add_ncu_flags(*app_, flags_.ncu);
+    add_provenance_flags(*app_, flags_.provenance);
     add_output_options(*app_, flags_.output);
     add_plot_option(*app_, flags_.plot_path,
                     "Also draw the roofline into FILE: the roof, the ridge, the kernel and where "
@@ -143,6 +147,9 @@ class RooflineCommand final : public Command {
       io::check_output_path(flags_.plot_path, "--plot");
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
+    if (!flags_.provenance.fail_on.empty()) {  // a bad list fails before any work
+      (void)engine::parse_input_filter(flags_.provenance.fail_on, "--fail-on");
+    }
     if (!flags_.ncu.file.empty()) return execute_ncu();
     check_ncu_flags_need_file(flags_.ncu);
 
@@ -154,6 +161,7 @@ class RooflineCommand final : public Command {
       query.levers_given = levers->changes_anything();
     }
     const engine::RooflineResult result = engine::analyse_roofline(query);
+    check_input_provenance(flags_.provenance, result);
     const std::string svg =
         flags_.plot_path.empty() ? std::string() : report::roofline_svg(result, flags_.plot_title);
     stage_plot(flags_.plot_path, svg);
@@ -192,6 +200,7 @@ class RooflineCommand final : public Command {
       query.modelled = modelled.step_cost;
       query.model_name = roof.platform->model.value.name;
     }
+    check_measured_provenance(roof, query.levers_given);
     const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
     const std::string svg = flags_.plot_path.empty()
                                 ? std::string()
@@ -201,6 +210,16 @@ class RooflineCommand final : public Command {
                     flags_.output);
     write_plot(flags_.plot_path, svg);
     return kExitOk;
+  }
+
+  // --strict and --fail-on over what the measured answer stands on: the roof, the model beside
+  // it (when given), the export's measured intensity and the levers (illustrative when none).
+  void check_measured_provenance(const engine::RooflineQuery& roof, bool levers_given) const {
+    engine::RooflineResult stands_on;
+    stands_on.query = roof;
+    stands_on.intensity_source = engine::Provenance::measured;
+    stands_on.levers_illustrative = !levers_given;
+    check_input_provenance(flags_.provenance, stands_on);
   }
 
   void add_kernel_flags() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "kspeed/engine/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -51,6 +52,26 @@ std::vector<AnswerInput> answer_inputs(const Scenario& scenario) {
                       mismatch && scenario.decode_share->provenance != Provenance::given &&
                           scenario.decode_share->provenance != Provenance::modelled});
   }
+  return inputs;
+}
+
+std::vector<AnswerInput> answer_inputs(const RooflineResult& result) {
+  const RooflineQuery& query = result.query;
+  std::vector<AnswerInput> inputs = {{"peak TFLOP/s", query.peak_tflops.provenance},
+                                     {"HBM bandwidth", query.bandwidth_tbs.provenance}};
+  if (query.platform) {
+    const Platform& platform = *query.platform;
+    inputs.push_back({"model", platform.model.provenance});
+    inputs.push_back({"GPU", platform.gpu.provenance});
+    inputs.push_back({"context", query.context_tokens.provenance});
+    inputs.push_back({"batch", platform.batch.provenance});
+    inputs.push_back({"tensor parallelism", platform.tensor_parallel.provenance});
+    inputs.push_back({"KV cache type", platform.kv_dtype.provenance});
+  } else {
+    inputs.push_back({"arithmetic intensity", result.intensity_source});
+  }
+  inputs.push_back(
+      {"levers", result.levers_illustrative ? Provenance::illustrative : Provenance::given});
   return inputs;
 }
 
@@ -126,7 +147,9 @@ bool refuses(const InputFilter& filter, const AnswerInput& input) {
   return listed || (filter.borrowed && input.borrowed);
 }
 
-void throw_refused(const std::vector<AnswerInput>& refused, std::string_view flag) {
+// `remedy`: what the command takes to replace the refused inputs.
+void throw_refused(const std::vector<AnswerInput>& refused, std::string_view flag,
+                   const std::string& remedy) {
   if (refused.empty()) return;
   std::string list;
   for (const AnswerInput& input : refused) {
@@ -136,17 +159,22 @@ void throw_refused(const std::vector<AnswerInput>& refused, std::string_view fla
   }
   throw InputError(std::string(flag) + ": the answer stands on " +
                    count_mark(static_cast<long long>(refused.size())) +
-                   (refused.size() == 1 ? " input" : " inputs") + " it refuses: " + list +
-                   ": name the deployment (" + flag_mark("model") + " and " + flag_mark("gpu") +
-                   "), calibrate it with measured files or points, or give the inputs (" +
-                   flag_mark("ctx") + ", " + flag_mark("response-tokens") + ", " +
-                   flag_mark("ttft") + ", " + flag_mark("tpot") + ", " + flag_mark("share") + ")");
+                   (refused.size() == 1 ? " input" : " inputs") + " it refuses: " + list + ": " +
+                   remedy);
+}
+
+// The inputs estimate, sweep and mix take in place of refused ones.
+std::string estimate_remedy() {
+  return "name the deployment (" + flag_mark("model") + " and " + flag_mark("gpu") +
+         "), calibrate it with measured files or points, or give the inputs (" + flag_mark("ctx") +
+         ", " + flag_mark("response-tokens") + ", " + flag_mark("ttft") + ", " + flag_mark("tpot") +
+         ", " + flag_mark("share") + ")";
 }
 
 }  // namespace
 
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
-  throw_refused(refused_inputs(scenario, filter), flag);
+  throw_refused(refused_inputs(scenario, filter), flag, estimate_remedy());
 }
 
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {
@@ -158,7 +186,20 @@ void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_vi
       if (!named && refuses(filter, input)) refused.push_back(input);
     }
   }
-  throw_refused(refused, flag);
+  throw_refused(refused, flag, estimate_remedy());
+}
+
+void refuse_inputs(const RooflineResult& result, const InputFilter& filter, std::string_view flag) {
+  std::vector<AnswerInput> refused;
+  for (const AnswerInput& input : answer_inputs(result)) {
+    if (refuses(filter, input)) refused.push_back(input);
+  }
+  throw_refused(refused, flag,
+                "give the levers the change makes (" + flag_mark("compute-speedup") + ", " +
+                    flag_mark("bytes-reduction") + ", " + flag_mark("bandwidth-efficiency") +
+                    ") and the kernel's deployment (" + flag_mark("model") + ", " +
+                    flag_mark("gpu") + ", " + flag_mark("ctx") + ", " + flag_mark("batch") + ", " +
+                    flag_mark("tp") + ", " + flag_mark("kv-dtype") + ")");
 }
 
 }  // namespace kspeed::engine

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/denominator.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -216,8 +217,11 @@ TtftAt ttft_at(const TtftModel& model, double prompt_tokens) {
   out.gpu_ms =
       model.ms_per_token * prefill_work_units(model.shares, prompt_tokens, model.extrapolation);
   out.ttft_ms = model.fixed_ms + out.gpu_ms;
-  // p_eff = p · (TTFT - T0) / TTFT
-  out.effective_share = out.share.share * out.gpu_ms / out.ttft_ms;
+  // p_eff = p · (TTFT - T0) / TTFT: the share of the GPU time as a share of the wall TTFT
+  out.effective_share =
+      convert_share(Share<TimeBase::busy>{out.share.share}, Time<TimeBase::busy>{out.gpu_ms},
+                    Time<TimeBase::wall>{out.ttft_ms})
+          .fraction;
   out.fixed_term_fraction = model.fixed_ms / out.ttft_ms;
   return out;
 }
@@ -246,8 +250,11 @@ TpotAt tpot_held(double tpot0_ms) {
 }
 
 double effective_share(const PhaseWithOverhead& phase) {
-  // p_eff = p · (T - O) / T
-  return phase.share * (phase.phase_ms - phase.overhead_ms) / phase.phase_ms;
+  // p_eff = p · (T - O) / T: the share of the phase's GPU time (T - O) as a share of T
+  return convert_share(Share<TimeBase::busy>{phase.share},
+                       Time<TimeBase::busy>{phase.phase_ms - phase.overhead_ms},
+                       Time<TimeBase::wall>{phase.phase_ms})
+      .fraction;
 }
 
 double phase_speedup(const PhaseWithOverhead& phase, double kernel_speedup) {

@@ -108,20 +108,24 @@ std::int64_t typical_context(const PhaseSteps& group, Phase phase) {
   return best;
 }
 
-// The share table of one phase: time-weighted over the steps at each context.
+// The share table of one phase: time-weighted over the steps at each context, each share of
+// the steps' time under the workload's denominator (of kind Base).
+template <engine::TimeBase Base>
 std::vector<engine::SharePoint> share_table(const PhaseSteps& group, Phase phase,
                                             std::vector<engine::Warning>& notes) {
-  std::map<std::int64_t, std::pair<double, double>> by_context;  // attention, time
+  std::map<std::int64_t, StepTimes<Base>> by_context;
   for (const engine::ProfiledStep* step : group.steps) {
     const std::int64_t context = step_context(*step, phase);
     if (context <= 0) continue;
-    by_context[context].first += step->attention_ms;
-    by_context[context].second += step->time_ms;
+    const StepTimes<Base> times = step_times<Base>(*step);
+    StepTimes<Base>& sum = by_context[context];
+    sum.attention.ms += times.attention.ms;
+    sum.step.ms += times.step.ms;
   }
   std::vector<engine::SharePoint> table;
   for (const auto& [context, times] : by_context) {
-    if (times.second <= 0) continue;
-    const double share = times.first / times.second;
+    if (times.step.ms <= 0) continue;
+    const double share = engine::share_of(times.attention, times.step).fraction;
     const auto at = static_cast<double>(context);
     if (share <= 0 || share >= 1) {
       engine::Warning note;
@@ -139,14 +143,17 @@ std::vector<engine::SharePoint> share_table(const PhaseSteps& group, Phase phase
 
 // The steps of one phase at its typical context (all of them when none states a context),
 // marked as measuring the phase's latency, summed into the informative measured_steps entry.
+// The latency is of the same kind (Base) as the phase's shares.
+template <engine::TimeBase Base>
 struct TypicalSteps {
   std::int64_t context = 0;
   std::vector<const engine::ProfiledStep*> steps;
-  double mean_latency_ms = 0;  ///< per-request TTFT, or the decode step (TPOT)
+  engine::Time<Base> mean_latency;  ///< per-request TTFT, or the decode step (TPOT)
 };
 
-TypicalSteps mark_typical(const PhaseSteps& group, Phase phase) {
-  TypicalSteps typical;
+template <engine::TimeBase Base>
+TypicalSteps<Base> mark_typical(const PhaseSteps& group, Phase phase) {
+  TypicalSteps<Base> typical;
   typical.context = typical_context(group, phase);
   const engine::StepMeasures latency =
       phase == Phase::prefill ? engine::StepMeasures::ttft : engine::StepMeasures::tpot;
@@ -154,15 +161,16 @@ TypicalSteps mark_typical(const PhaseSteps& group, Phase phase) {
     if (typical.context > 0 && step_context(*step, phase) != typical.context) continue;
     (phase == Phase::prefill ? step->measures_ttft : step->measures_tpot) = true;
     typical.steps.push_back(step);
-    typical.mean_latency_ms += engine::request_latency_ms(*step, latency);
+    typical.mean_latency.ms += request_latency<Base>(*step, latency).ms;
   }
   if (!typical.steps.empty()) {
-    typical.mean_latency_ms /= static_cast<double>(typical.steps.size());
+    typical.mean_latency.ms /= static_cast<double>(typical.steps.size());
   }
   return typical;
 }
 
-engine::MeasuredStep measured_step(const TypicalSteps& typical, Phase phase) {
+template <engine::TimeBase Base>
+engine::MeasuredStep measured_step(const TypicalSteps<Base>& typical, Phase phase) {
   engine::MeasuredStep out;
   out.phase = phase;
   out.context_tokens = typical.context;
@@ -189,16 +197,17 @@ engine::MeasuredStep measured_step(const TypicalSteps& typical, Phase phase) {
 // only measured a one-token response; one of decode steps only, one decode step per request at
 // its KV length (prompt = KV length - 1, response = 2 tokens), with no TTFT; one of both, the
 // response whose mean decode context is the measured KV length (2 · (KV - prompt)).
-void add_request(const std::optional<TypicalSteps>& prefill,
-                 const std::optional<TypicalSteps>& decode, engine::Workload& workload) {
+template <engine::TimeBase Base>
+void add_request(const std::optional<TypicalSteps<Base>>& prefill,
+                 const std::optional<TypicalSteps<Base>>& decode, engine::Workload& workload) {
   engine::RequestShape& request = workload.request;
   if (prefill && prefill->context > 0) {
     request.prompt_tokens = prefill->context;
-    if (prefill->mean_latency_ms > 0) request.ttft_ms = prefill->mean_latency_ms;
+    if (prefill->mean_latency.ms > 0) request.ttft_ms = prefill->mean_latency.ms;
     if (!decode) request.response_tokens = 1;
   }
   if (decode) {
-    if (decode->mean_latency_ms > 0) request.tpot_ms = decode->mean_latency_ms;
+    if (decode->mean_latency.ms > 0) request.tpot_ms = decode->mean_latency.ms;
     const engine::MeasuredStep step = measured_step(*decode, Phase::decode);
     workload.batch = step.batch;
     if (!request.prompt_tokens && decode->context >= 2) {  // 0 when no step states its KV
@@ -270,6 +279,23 @@ std::string workload_name(const ProfileResult& result) {
   return stem;
 }
 
+// The shares, the request's latencies and the denominator they are stated against, all of one
+// kind of time (Base): a share table and a latency of different kinds cannot be written together.
+template <engine::TimeBase Base>
+void add_measures(const PhaseSteps& prefill_group, const PhaseSteps& decode_group,
+                  EmittedWorkload& out) {
+  engine::Workload& workload = out.workload;
+  workload.prefill_shares = share_table<Base>(prefill_group, Phase::prefill, out.notes);
+  workload.decode_shares = share_table<Base>(decode_group, Phase::decode, out.notes);
+  std::optional<TypicalSteps<Base>> prefill, decode;
+  if (!prefill_group.steps.empty()) prefill = mark_typical<Base>(prefill_group, Phase::prefill);
+  if (!decode_group.steps.empty()) decode = mark_typical<Base>(decode_group, Phase::decode);
+  add_request(prefill, decode, workload);
+  if (prefill) workload.measured_steps.push_back(measured_step(*prefill, Phase::prefill));
+  if (decode) workload.measured_steps.push_back(measured_step(*decode, Phase::decode));
+  workload.share_denominator = std::string(engine::to_string(Base));
+}
+
 }  // namespace
 
 EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope scope,
@@ -285,19 +311,20 @@ EmittedWorkload workload_from_profile(const ProfileResult& result, ShareScope sc
   workload.profiled_steps = profiled_steps(result, scope, options.keep_idle_gaps);
   const PhaseSteps prefill_group = phase_steps(workload.profiled_steps, Phase::prefill);
   const PhaseSteps decode_group = phase_steps(workload.profiled_steps, Phase::decode);
-  workload.prefill_shares = share_table(prefill_group, Phase::prefill, out.notes);
-  workload.decode_shares = share_table(decode_group, Phase::decode, out.notes);
   workload.source = source_text(result, scope, files, prefill_group.from_mixed,
                                 decode_group.from_mixed, options.keep_idle_gaps);
   add_conditions(result, workload);
-
-  std::optional<TypicalSteps> prefill, decode;
-  if (!prefill_group.steps.empty()) prefill = mark_typical(prefill_group, Phase::prefill);
-  if (!decode_group.steps.empty()) decode = mark_typical(decode_group, Phase::decode);
-  add_request(prefill, decode, workload);
-  if (prefill) workload.measured_steps.push_back(measured_step(*prefill, Phase::prefill));
-  if (decode) workload.measured_steps.push_back(measured_step(*decode, Phase::decode));
-  workload.share_denominator = std::string(to_string(result.options.denominator));
+  switch (time_base(result.options.denominator)) {
+    case engine::TimeBase::kernel:
+      add_measures<engine::TimeBase::kernel>(prefill_group, decode_group, out);
+      break;
+    case engine::TimeBase::busy:
+      add_measures<engine::TimeBase::busy>(prefill_group, decode_group, out);
+      break;
+    case engine::TimeBase::wall:
+      add_measures<engine::TimeBase::wall>(prefill_group, decode_group, out);
+      break;
+  }
   return out;
 }
 

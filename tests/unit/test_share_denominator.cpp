@@ -3,6 +3,8 @@
 // (provenance converted) or refused with an error that says what to pass.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <type_traits>
+#include <utility>
 
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
@@ -145,4 +147,40 @@ TEST_CASE("real traces: profile -> emitted workload -> estimate, every input mea
   CHECK(p.scenario.ttft_ms.provenance == Provenance::measured);
   CHECK(p.scenario.prefill_share.provenance == Provenance::measured);
   CHECK(p.scenario.prefill_share.value == Approx(0.0447).margin(0.0005));
+}
+
+// profile --emit-workload takes a phase's shares and its request latency from the same typed
+// step times (profile/workload.hpp): a share of kernel time next to a wall latency does not
+// compile, and the kinds follow the denominator the user chose.
+using KernelStepShare =
+    decltype(profile::step_share<TimeBase::kernel>(std::declval<const ProfiledStep&>()));
+using WallRequestLatency = decltype(profile::request_latency<TimeBase::wall>(
+    std::declval<const ProfiledStep&>(), StepMeasures::ttft));
+static_assert(std::is_same_v<KernelStepShare, Share<TimeBase::kernel>>);
+static_assert(std::is_same_v<WallRequestLatency, Time<TimeBase::wall>>);
+static_assert(!AppliesTo<KernelStepShare, WallRequestLatency>);
+static_assert(profile::time_base(profile::Denominator::kernel_time) == TimeBase::kernel);
+static_assert(profile::time_base(profile::Denominator::busy_time) == TimeBase::busy);
+static_assert(profile::time_base(profile::Denominator::wall_time) == TimeBase::wall);
+
+TEST_CASE("a profiled request's attention is the step's share of its own latency",
+          "[denominator]") {
+  // A batch of 15 prompts of 1,024 tokens in a 300 ms step with 60 ms of attention: each
+  // request's TTFT is 1/15 of the step (20 ms), 20% of it attention (4 ms = 60 ms / 15).
+  ProfiledStep step;
+  step.prefill_requests = 15;
+  step.prefill_tokens = 15 * 1024;
+  step.time_ms = 300;
+  step.attention_ms = 60;
+  const Share<TimeBase::wall> share = profile::step_share<TimeBase::wall>(step);
+  const Time<TimeBase::wall> ttft =
+      profile::request_latency<TimeBase::wall>(step, StepMeasures::ttft);
+  CHECK(share.fraction == Approx(0.2));
+  CHECK(ttft.ms == Approx(20));
+  CHECK((share * ttft).ms == Approx(4));
+  // A mixed step: 64 decode sequences add one token each to the step's work.
+  step.decode_requests = 64;
+  CHECK(profile::request_latency<TimeBase::wall>(step, StepMeasures::ttft).ms ==
+        Approx(300.0 * 1024 / (15 * 1024 + 64)));
+  CHECK(profile::request_latency<TimeBase::wall>(step, StepMeasures::tpot).ms == 300);
 }

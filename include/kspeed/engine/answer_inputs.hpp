@@ -13,6 +13,8 @@
 
 namespace kspeed::engine {
 
+struct RooflineResult;
+
 /// One input that reached the answer.
 struct AnswerInput {
   std::string name;  ///< as the inputs table names it: "TTFT", "prefill attention share"
@@ -25,6 +27,11 @@ struct AnswerInput {
 /// The inputs of the scenario that move the answer: the request's lengths and latencies, the
 /// fixed term, the kernel speedup, and the attention share of each phase the change targets.
 std::vector<AnswerInput> answer_inputs(const Scenario& scenario);
+
+/// The inputs kspeed roofline's answer stands on: the roof (peak and bandwidth), the kernel
+/// (the model's deployment and context, or the given intensity) and the levers (illustrative
+/// when none is given).
+std::vector<AnswerInput> answer_inputs(const RooflineResult& result);
 
 /// The kinds of input a run refuses.
 struct InputFilter {
@@ -49,5 +56,8 @@ void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::str
 /// The same over every point of a sweep: an input is refused when any point refuses it (named
 /// once, with the first point's provenance).
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag);
+
+/// The same over the inputs of a roofline (answer_inputs above).
+void refuse_inputs(const RooflineResult& result, const InputFilter& filter, std::string_view flag);
 
 }  // namespace kspeed::engine

@@ -63,7 +63,7 @@ class EstimateCommand final : public Command {
                                     workload.kv_dtype, engine::workload_model_label(workload)});
     name_after_deployment(workload, options.platform);
     attach_step_model(options, calibration, workload);
-    if (!flags_.ncu.file.empty()) price_measured_kernel(options);
+    if (!flags_.ncu.file.empty()) price_measured_kernel(flags_, options);
     if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);
     check_input_provenance(flags_, estimate.scenario);
@@ -82,43 +82,6 @@ class EstimateCommand final : public Command {
   }
 
  private:
-  // --ncu: the levers priced on the profiled kernel's measured position become the attention
-  // kernel speedup (provenance measured, by ncu); they no longer go through each phase's
-  // modelled roofline.
-  void price_measured_kernel(engine::EstimateOptions& options) const {
-    if (!flags_.kernel_speedup.empty()) {
-      throw InputError(
-          "--kernel-speedup and --ncu both give the kernel speedup: --ncu prices "
-          "the levers on the measured kernel; drop one");
-    }
-    engine::MeasuredRooflineQuery query = ncu_query(flags_.ncu, flags_.levers);
-    const engine::Gpu gpu = io::load_gpu(profiled_gpu(flags_.platform.gpu, query, ""));
-    const std::string precision = flags_.platform.precision.empty()
-                                      ? std::string(engine::kDefaultPrecision)
-                                      : flags_.platform.precision;
-    const std::optional<double> peak = engine::peak_tflops(gpu, precision);
-    if (!peak) {
-      throw InputError("--precision " + precision + ": " + gpu.name + " has no dense " + precision +
-                       " peak: pass --precision bf16");
-    }
-    query.gpu_name = gpu.name;
-    query.gpu_compute_capability = io::compute_capability_of_preset(gpu.name).value_or("");
-    query.precision = precision;
-    query.peak_tflops = {*peak, engine::Provenance::preset};
-    query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
-    const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
-    const engine::WithProvenance<double> speedup = engine::measured_kernel_speedup(result);
-    const engine::MeasuredKernel& kernel = result.query.kernels[result.priced.value_or(0)];
-    options.measured_kernel_speedup = speedup.value;
-    options.kernel_speedup_instrument = "ncu";
-    options.measured_kernel = kernel.id + " " + kernel.name.substr(0, kernel.name.find('<'));
-    options.measured_kernel_warnings = result.warnings;
-    options.measured_kernel_flops = kernel.flops.value;
-    options.measured_kernel_flops_lower_bound = kernel.flops_miss_tensor_work;
-    options.levers.reset();
-    if (flags_.phase.empty()) options.phase = engine::Phase::prefill;
-  }
-
   static std::string footer() {
     return "\nExamples:\n"
            "  kspeed estimate                                  the built-in default workload\n"

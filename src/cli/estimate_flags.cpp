@@ -6,6 +6,8 @@
 #include "command.hpp"
 #include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
@@ -308,6 +310,43 @@ void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& swe
     engine::refuse_inputs(sweep, engine::parse_input_filter(flags.fail_on, "--fail-on"),
                           "--fail-on");
   }
+}
+
+// --ncu: the levers priced on the profiled kernel's measured position become the attention
+// kernel speedup (provenance measured, by ncu); they no longer go through each phase's
+// modelled roofline.
+void price_measured_kernel(const EstimateFlags& flags, engine::EstimateOptions& options) {
+  if (!flags.kernel_speedup.empty()) {
+    throw InputError(
+        "--kernel-speedup and --ncu both give the kernel speedup: --ncu prices "
+        "the levers on the measured kernel; drop one");
+  }
+  engine::MeasuredRooflineQuery query = ncu_query(flags.ncu, flags.levers);
+  const engine::Gpu gpu = io::load_gpu(profiled_gpu(flags.platform.gpu, query, ""));
+  const std::string precision = flags.platform.precision.empty()
+                                    ? std::string(engine::kDefaultPrecision)
+                                    : flags.platform.precision;
+  const std::optional<double> peak = engine::peak_tflops(gpu, precision);
+  if (!peak) {
+    throw InputError("--precision " + precision + ": " + gpu.name + " has no dense " + precision +
+                     " peak: pass --precision bf16");
+  }
+  query.gpu_name = gpu.name;
+  query.gpu_compute_capability = io::compute_capability_of_preset(gpu.name).value_or("");
+  query.precision = precision;
+  query.peak_tflops = {*peak, engine::Provenance::preset};
+  query.bandwidth_tbs = {gpu.hbm_bandwidth_tbs, engine::Provenance::preset};
+  const engine::MeasuredRooflineResult result = engine::analyse_measured_roofline(query);
+  const engine::WithProvenance<double> speedup = engine::measured_kernel_speedup(result);
+  const engine::MeasuredKernel& kernel = result.query.kernels[result.priced.value_or(0)];
+  options.measured_kernel_speedup = speedup.value;
+  options.kernel_speedup_instrument = "ncu";
+  options.measured_kernel = kernel.id + " " + kernel.name.substr(0, kernel.name.find('<'));
+  options.measured_kernel_warnings = result.warnings;
+  options.measured_kernel_flops = kernel.flops.value;
+  options.measured_kernel_flops_lower_bound = kernel.flops_miss_tensor_work;
+  options.levers.reset();
+  if (flags.phase.empty()) options.phase = engine::Phase::prefill;
 }
 
 void check_input_provenance(const EstimateFlags& flags, const engine::RooflineResult& result) {

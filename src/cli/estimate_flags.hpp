@@ -95,6 +95,10 @@ void attach_step_model(engine::EstimateOptions& options,
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);
 /// The same over every point of a sweep.
 void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep);
+/// --ncu: the levers priced on the profiled kernel's measured position become the attention
+/// kernel speedup (provenance measured, by ncu), at every point of the run; the levers no longer
+/// go through each phase's modelled roofline. InputError with --kernel-speedup.
+void price_measured_kernel(const EstimateFlags& flags, engine::EstimateOptions& options);
 /// The same over the inputs of a roofline (engine::answer_inputs).
 void check_input_provenance(const EstimateFlags& flags, const engine::RooflineResult& result);
 /// Registers --strict and --fail-on (estimate registers them with its gates).

@@ -18,6 +18,7 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/reports.hpp"
+#include "ncu_flags.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -96,6 +97,7 @@ class SweepCommand final : public Command {
  public:
   explicit SweepCommand(CLI::App& command) : app_(&command) {
     add_estimate_flags(*app_, flags_.estimate);
+    add_ncu_flags(*app_, flags_.estimate.ncu);
     app_->add_option("--points", flags_.points,
                      "Values in each range (a..b), spread evenly on a log scale (on a linear one "
                      "for --share)")
@@ -130,14 +132,24 @@ class SweepCommand final : public Command {
       io::check_output_path(flags_.plot_path, "--plot");
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
+    check_ncu_flags_need_file(flags.ncu);
+    const bool measured_kernel = !flags.ncu.file.empty();
+    if (measured_kernel) check_measured_axes(axes, flags_.speedup_table_path);
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
     engine::Workload workload = load_estimate_workload(flags, calibration);
-    options.platform = resolve_platform(
-        flags.platform, {workload.model, workload.gpu, workload.batch, workload.tp,
-                         workload.kv_dtype, engine::workload_model_label(workload)});
+    // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
+    PlatformFlags platform = flags.platform;
+    if (measured_kernel && platform.model.empty()) {
+      platform.gpu.clear();
+      platform.precision.clear();
+    }
+    options.platform =
+        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
+                                    workload.kv_dtype, engine::workload_model_label(workload)});
     name_after_deployment(workload, options.platform);
     attach_step_model(options, calibration, workload);
+    if (measured_kernel) price_measured_kernel(flags, options);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {
       speedup_table = io::load_kernel_speedup_table(flags_.speedup_table_path);
@@ -162,6 +174,23 @@ class SweepCommand final : public Command {
   }
 
  private:
+  // --ncu prices one set of levers on the measured launch: the same kernel speedup at every
+  // point. A list of levers, of kernel speedups or a speedup table would give another.
+  static void check_measured_axes(const engine::SweepAxes& axes, const std::string& table) {
+    if (!axes.compute_speedup.empty() || !axes.bytes_reduction.empty()) {
+      throw InputError(
+          "--ncu prices one set of levers on the measured launch: give --compute-speedup and "
+          "--bytes-reduction one value each, or sweep them without --ncu (on the modelled "
+          "roofline)");
+    }
+    if (!axes.kernel_speedup.empty() || !table.empty()) {
+      throw InputError(
+          std::string(table.empty() ? "--kernel-speedup" : "--kernel-speedup-table") +
+          " and --ncu both give the kernel speedup: --ncu prices the levers on the measured "
+          "kernel; drop one");
+    }
+  }
+
   static void check_size(const engine::SweepAxes& axes) {
     const std::int64_t size = engine::sweep_size(axes);
     if (size > io::kMaxSweepValues) {

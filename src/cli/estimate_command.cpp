@@ -8,8 +8,6 @@
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
-#include "kspeed/io/gpu_reader.hpp"
-#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"

@@ -18,6 +18,7 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/kernel_speedup_reader.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -44,6 +45,7 @@ struct MixFlags {
   std::string concurrency, routing = "round-robin", scheduler = "mixed", max_batched_tokens,
                            max_seqs, chunked_prefill = "on", kv_blocks, block_size,
                            request_overhead, step_model;
+  std::string speedup_table_path;  ///< --kernel-speedup-table FILE
   std::string percentiles = "50,90,99";
   std::string by = "bucket";
   std::string per_request;
@@ -211,6 +213,8 @@ class MixCommand final : public Command {
         flags_.by, "--by", "grouping",
         {{"bucket", engine::MixGrouping::bucket}, {"model", engine::MixGrouping::model}});
     const engine::Slo slo = parse_slo();
+    const std::optional<engine::KernelSpeedupTable> speedup_table =
+        read_speedup_table(estimate_options);
     reject_replay_flags_without_replay();
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
     engine::Workload workload = io::load_workload(flags_.workload);
@@ -221,6 +225,8 @@ class MixCommand final : public Command {
         flags_.replay ? PlatformDefaults{workload.model, workload.gpu, workload.batch, workload.tp,
                                          workload.kv_dtype, engine::workload_model_label(workload)}
                       : PlatformDefaults{});
+    const std::optional<engine::ModelledPrefillShare> share_model =
+        modelled_share(estimate_options.share_model, platform, workload);
     ReplayDeployment deployment;
     engine::ServingSetup serving = parse_replay(platform, calibration, workload, deployment);
     serving.slo = slo;
@@ -243,12 +249,18 @@ class MixCommand final : public Command {
           "add --replay (the workload prices the chain, the deployment times the replay)");
     }
     engine::EstimateOptions scenario_options = estimate_options;
+    // --ttft-overhead is each request's (MixModel::ttft_overhead_ms), not the reference's: the
+    // scenario's one reference prompt must not refuse an overhead above its own TTFT.
+    scenario_options.ttft_overhead_ms.reset();
+    // --share-model prices each request's share (MixModel::share_model), not the reference's.
+    scenario_options.share_model = engine::ShareModel::table;
     if (deployment_answers) {
       workload = engine::request_lengths_only(workload);
       workload.name.clear();
       name_after_deployment(workload, platform);
       scenario_options.platform = platform;
       attach_step_model(scenario_options, calibration, workload);
+      if (flags_.replay) share_replay_step_model(serving, *scenario_options.step_model);
     }
     const engine::Scenario scenario = engine::resolve_scenario(workload, scenario_options);
     // Two or more --tpot-point fit TPOT = c + b·L for every request; a --tpot wins over them.
@@ -257,6 +269,9 @@ class MixCommand final : public Command {
                                estimate_options.tpot_ms ? std::vector<engine::LatencyPoint>{}
                                                         : estimate_options.tpot_points);
     if (deployment_answers) price_by_step_model(model, *scenario_options.step_model);
+    model.ttft_overhead_ms = estimate_options.ttft_overhead_ms;
+    model.share_model = share_model;
+    model.kernel_speedup_table = speedup_table;
     model.prefix_cache = cache;
     model.percentiles = percentiles;
 
@@ -280,7 +295,7 @@ class MixCommand final : public Command {
     }
     result.slo = slo;
     // Before anything is written: --strict and --fail-on over what reaches this answer.
-    check_mix_inputs(mix_inputs(scenario, result.summary, deployment));
+    check_mix_inputs(mix_inputs(scenario, result.summary, deployment, run));
     if (flags_.replay) {
       serving.speedup = engine::attention_speedup(run.model());
       result.step_model_source = deployment.step_model_source;
@@ -435,9 +450,13 @@ class MixCommand final : public Command {
                          "--workload, the deployment's step model prices every request instead")
             ->type_name("FILE|NAME")
             ->capture_default_str();
-    // The change flags estimate and sweep take, registered and parsed by their code (no
-    // --share-model: each request's share is the table's, the given one or the step model's).
-    cli::add_change_flags(*app_, flags_.deployment, false);
+    // The change flags estimate and sweep take, registered and parsed by their code.
+    cli::add_change_flags(*app_, flags_.deployment);
+    app_->add_option("--kernel-speedup-table", flags_.speedup_table_path,
+                     "The kernel speedup measured at several contexts (CSV 'context,speedup', or "
+                     "JSON), read at each request's prompt: interpolated in log-log between "
+                     "rows, held at the nearest row outside (without --replay)")
+        ->type_name("FILE");
     app_->add_option("--ttft", flags_.deployment.ttft,
                      "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
                      "are scaled. Default: the workload's")
@@ -447,6 +466,13 @@ class MixCommand final : public Command {
                      "Two or more fit TTFT = T0 + a·n·(1 + odds(2c + n)) for every request "
                      "without a measured TTFT. Default: the workload's points")
         ->type_name("L=D");
+    app_->add_option("--ttft-overhead", flags_.deployment.ttft_overhead,
+                     "Time in TTFT no attention kernel touches (scheduling, KV transfer, "
+                     "chunking gaps), for every request without a measured TTFT: TTFT's fixed "
+                     "term, which dilutes the prefill speedup (a TTFT below it is all fixed "
+                     "term); 0 for none. Default: the fitted T0, or the step model's overhead "
+                     "and fixed step cost")
+        ->type_name("DURATION");
     app_->add_option("--tpot-point", flags_.deployment.tpot_points,
                      "A measured TPOT at a context length, CONTEXT=TPOT (repeatable): "
                      "--tpot-point 1k=50ms --tpot-point 128k=95ms. Two or more fit TPOT = c + b·L, "
@@ -558,15 +584,26 @@ class MixCommand final : public Command {
   void price_by_step_model(engine::MixModel& model, const engine::CalibratedStepModel& step) const {
     model.step_model = step;
     if (flags_.deployment.ttft_points.empty()) model.ttft_fit.reset();
-    const auto given = [](engine::Provenance p) { return p == engine::Provenance::given; };
-    if (model.reference && !given(model.reference->ttft_ms.provenance)) model.reference.reset();
-    if (model.tpot_ms && !given(model.tpot_ms->provenance) && !model.tpot_fit) {
-      model.tpot_ms.reset();
-    }
+    // By the flags, not the provenance: a --step-model's latencies are "given" too.
+    const EstimateFlags& flags = flags_.deployment;
+    if (flags.ttft.empty()) model.reference.reset();
+    if (model.tpot_ms && flags.tpot.empty() && flags.tpot_points.empty()) model.tpot_ms.reset();
     if (flags_.deployment.decode_share.empty()) model.decode_share.reset();
     model.prefill_shares.clear();
     model.decode_shares.clear();
     model.share_origin = step.calibration;
+  }
+
+  // One step model for the chain and the replay: the replay's (--step-model, or the
+  // deployment's as fitted), with its request overhead (--request-overhead wins), prices each
+  // request alone too, so the no-queue table and the replay's "alone" agree.
+  void share_replay_step_model(const engine::ServingSetup& serving,
+                               engine::CalibratedStepModel& chain) const {
+    chain.model = serving.step;
+    chain.request_overhead_ms = serving.scheduler.request_overhead_ms;
+    if (flags_.step_model.empty()) return;
+    chain.calibration = engine::Provenance::given;
+    chain.calibration_source = "--step-model";
   }
 
   engine::ServingSetup parse_replay(const std::optional<engine::Platform>& platform,
@@ -704,20 +741,88 @@ class MixCommand final : public Command {
   // measured.
   static std::vector<engine::AnswerInput> mix_inputs(const engine::Scenario& scenario,
                                                      const engine::MixSummary& summary,
-                                                     const ReplayDeployment& deployment) {
+                                                     const ReplayDeployment& deployment,
+                                                     const engine::MixRun& run) {
+    const engine::MixModel& model = run.model();
     std::vector<engine::AnswerInput> inputs;
     for (const engine::AnswerInput& input : engine::answer_inputs(scenario)) {
       const bool from_log = input.name == "prompt" || input.name == "response" ||
                             (input.name == "TTFT" && summary.ttft_modelled == 0) ||
-                            (input.name == "TTFT fixed term" && summary.ttft_modelled == 0) ||
+                            (input.name == "TTFT fixed term" &&
+                             (summary.ttft_modelled == 0 || model.ttft_overhead_ms)) ||
                             (input.name == "TPOT" && summary.tpot_from_workload == 0);
       if (!from_log) inputs.push_back(input);
+    }
+    if (model.ttft_overhead_ms && *model.ttft_overhead_ms > 0 && summary.ttft_modelled > 0) {
+      inputs.push_back({"TTFT fixed term", engine::Provenance::given});
+    }
+    for (engine::AnswerInput& input : inputs) {
+      if (input.name == "prefill attention share" && model.share_model && !model.prefill_share) {
+        input = {input.name, engine::Provenance::modelled};  // --share-model's, not the table's
+      }
+      if (input.name == "kernel speedup" && model.kernel_speedup_table) {
+        // The table's, at each prompt: clamped when some request lies outside its rows.
+        input = {input.name, run.speedups_clamped() > 0        ? engine::Provenance::clamped
+                             : run.speedups_interpolated() > 0 ? engine::Provenance::interpolated
+                                                               : engine::Provenance::given};
+      }
     }
     if (!deployment.step_model_source.empty()) {
       inputs.push_back({"replay step model", provenance_of(deployment.step_model_source)});
       inputs.push_back({"replay KV capacity", provenance_of(deployment.kv_blocks_source)});
     }
     return inputs;
+  }
+
+  // --kernel-speedup-table: a table by context, read at each request's prompt. The replay
+  // applies one speedup to every step and the chain runs each request alone (no batch to read
+  // a table by batch at), so both are refused with what works.
+  std::optional<engine::KernelSpeedupTable> read_speedup_table(
+      const engine::EstimateOptions& options) const {
+    if (flags_.speedup_table_path.empty()) return std::nullopt;
+    if (options.kernel_speedup) {
+      throw InputError(
+          "--kernel-speedup-table gives each request's kernel speedup at its prompt: drop "
+          "--kernel-speedup");
+    }
+    if (flags_.replay) {
+      throw InputError(
+          "--kernel-speedup-table: the replay applies one kernel speedup to every step; pass "
+          "--kernel-speedup X with --replay, or drop --replay to read the table at each "
+          "request's prompt");
+    }
+    engine::KernelSpeedupTable table = io::load_kernel_speedup_table(flags_.speedup_table_path);
+    if (table.key != engine::SpeedupKey::context) {
+      throw InputError("--kernel-speedup-table " + flags_.speedup_table_path +
+                       " is by batch size, and mix prices each request alone (batch 1): give a "
+                       "table by context ('context,speedup'), read at each request's prompt");
+    }
+    return table;
+  }
+
+  // --share-model analytic|calibrated: each request's prefill share from the model's
+  // architecture (estimate's, at each request's own prompt); table: none.
+  static std::optional<engine::ModelledPrefillShare> modelled_share(
+      engine::ShareModel mode, const std::optional<engine::Platform>& platform,
+      const engine::Workload& workload) {
+    if (mode == engine::ShareModel::table) return std::nullopt;
+    if (!platform || !platform->model.value.shapes) {
+      throw InputError(
+          "--share-model computes each request's prefill share from the model's shapes: pass "
+          "--model NAME (a built-in or a config.json) and --gpu NAME, or leave it at table");
+    }
+    engine::ModelledPrefillShare share{platform->model.value, std::nullopt};
+    if (mode == engine::ShareModel::calibrated) {
+      if (workload.prefill_shares.empty()) {
+        throw InputError(
+            "--share-model calibrated fits the analytic curve to the workload's prefill share "
+            "table, and workload '" +
+            workload.name + "' has none: use --share-model analytic");
+      }
+      share.calibration =
+          engine::calibrate_share(share.model, *share.model.shapes, workload.prefill_shares);
+    }
+    return share;
   }
 
   // "modelled: ..." -> modelled: the sources chosen above start with their provenance.

@@ -163,6 +163,12 @@ const RequestOutcome& MixRun::add(const Request& request) {
   double share = 0;
   if (model_.prefill_share) {
     share = *model_.prefill_share;
+  } else if (modelled && (model_.ttft_overhead_ms || model_.share_model)) {
+    // As estimate's: the stated fixed term replaces the overhead and the step's fixed cost, and
+    // the share is of the step's GPU time, which Amdahl applies to TTFT minus the fixed term.
+    share = modelled->prefill_step.gpu_ms() > 0
+                ? modelled->prefill_step.prefill_attention_ms / modelled->prefill_step.gpu_ms()
+                : 0.0;
   } else if (modelled) {
     // The attention part of the modelled TTFT (a share of the wall time, overhead included), so
     // Amdahl on TTFT moves exactly the prefill step's attention.
@@ -177,6 +183,9 @@ const RequestOutcome& MixRun::add(const Request& request) {
       ++extrapolated_;
     }
   }
+  // The share TTFT's formulas read; a modelled share (--share-model) is Amdahl's only.
+  const double latency_share = share;
+  if (model_.share_model && !model_.prefill_share) share = modelled_share(effective);
   out.prefill_share = static_cast<double>(share);
 
   // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
@@ -192,12 +201,13 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (modelled && !model_.reference && !model_.ttft_fit) {
     ttft = modelled->ttft_ms();
     out.ttft_source = LatencySource::modelled;
-  } else if (model_.ttft_fit && share < 1.0) {
+  } else if (model_.ttft_fit && latency_share < 1.0) {
     // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
     fixed = model_.ttft_fit->fixed_ms;
-    ttft = fixed + model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - share);
+    ttft =
+        fixed + model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - latency_share);
     out.ttft_source = LatencySource::fitted;
-  } else if (model_.reference && share < 1.0) {
+  } else if (model_.reference && latency_share < 1.0) {
     const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
     const double reference_share =
         model_.prefill_share ? *model_.prefill_share
@@ -210,14 +220,23 @@ const RequestOutcome& MixRun::add(const Request& request) {
     } else {
       const double per_token =
           (1.0 - reference_share) * model_.reference->ttft_ms.value / reference_tokens;
-      ttft = per_token * static_cast<double>(fresh) / (1.0 - share);
+      ttft = per_token * static_cast<double>(fresh) / (1.0 - latency_share);
       out.ttft_source = LatencySource::scaled;
     }
   } else {
     ++ttft_missing_;
   }
+  if (model_.ttft_overhead_ms && !request.ttft_ms && !std::isnan(ttft)) {
+    // --ttft-overhead: the modelled TTFT's fixed term, at most all of it.
+    fixed = std::min(*model_.ttft_overhead_ms, ttft);
+  } else if (model_.share_model && out.ttft_source == LatencySource::modelled) {
+    // A share of the step's GPU time: the overhead and the step's fixed cost stay (estimate's).
+    fixed = modelled->overhead_ms + modelled->prefill_step.fixed_ms +
+            modelled->prefill_step.sequence_ms;
+  }
+  const double speedup = kernel_speedup_for(request.prompt_tokens);
   const double prefill_factor =
-      applies_to_prefill(model_.phase) ? time_factor(share, model_.kernel_speedup.value) : 1.0;
+      applies_to_prefill(model_.phase) ? time_factor(share, speedup) : 1.0;
   out.ttft_before_ms = static_cast<double>(ttft);
   out.ttft_after_ms = static_cast<double>(fixed + (ttft - fixed) * prefill_factor);
 
@@ -262,9 +281,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
     }
     decode_share = sum / kDecodeSamples;
   }
-  const double decode_factor = applies_to_decode(model_.phase)
-                                   ? time_factor(decode_share, model_.kernel_speedup.value)
-                                   : 1.0;
+  const double decode_factor =
+      applies_to_decode(model_.phase) ? time_factor(decode_share, speedup) : 1.0;
   const bool has_tpot = !std::isnan(tpot);
   out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<double>(tpot) : kNaN;
   out.tpot_after_ms = has_tpot && steps > 0 ? static_cast<double>(tpot * decode_factor) : kNaN;
@@ -285,6 +303,23 @@ const RequestOutcome& MixRun::add(const Request& request) {
   out.e2e_after_ms = static_cast<double>(out.ttft_after_ms + (e2e - ttft) * decode_factor);
   outcomes_.push_back(out);
   return outcomes_.back();
+}
+
+double MixRun::kernel_speedup_for(std::int64_t prompt_tokens) {
+  if (!model_.kernel_speedup_table) return model_.kernel_speedup.value;
+  const WithProvenance<double> at =
+      speedup_at(*model_.kernel_speedup_table, static_cast<double>(prompt_tokens));
+  if (at.provenance == Provenance::interpolated) ++speedups_interpolated_;
+  if (at.provenance == Provenance::clamped) ++speedups_clamped_;
+  return at.value;
+}
+
+double MixRun::modelled_share(double effective_tokens) const {
+  const ModelledPrefillShare& modelled = *model_.share_model;
+  const ModelShapes& shapes = *modelled.model.shapes;
+  return modelled.calibration ? calibrated_prefill_share(modelled.model, shapes, effective_tokens,
+                                                         *modelled.calibration)
+                              : analytic_prefill_share(modelled.model, shapes, effective_tokens);
 }
 
 std::vector<Warning> MixRun::warnings() const {

@@ -74,11 +74,27 @@ const char* cache_mode_name(engine::PrefixCacheOptions::Mode mode) {
 ordered_json inputs_json(const engine::MixResult& r) {
   const engine::MixModel& m = r.model;
   ordered_json out;
-  put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
+  if (m.kernel_speedup_table) {
+    // --kernel-speedup-table: each request's speedup is the table's at its prompt
+    out["kernel_speedup"] = nullptr;
+    out["kernel_speedup_provenance"] = "given";
+    ordered_json rows = ordered_json::array();
+    for (const engine::SpeedupPoint& point : m.kernel_speedup_table->points) {
+      rows.push_back({{"context_tokens", point.at}, {"speedup", point.speedup}});
+    }
+    out["kernel_speedup_table"] = rows;
+  } else {
+    put_with_provenance(out, "kernel_speedup", m.kernel_speedup.value, m.kernel_speedup.provenance);
+    out["kernel_speedup_table"] = nullptr;
+  }
   out["phase"] = to_string(m.phase);
   out["prefill_attention_share"] = or_null(m.prefill_share);
   out["decode_attention_share"] = or_null(m.decode_share);
   out["share_tables_provenance"] = engine::to_string(m.share_origin);
+  // --share-model: each request's prefill share from the model's architecture (null: not)
+  out["prefill_share_model"] = !m.share_model               ? ordered_json(nullptr)
+                               : m.share_model->calibration ? ordered_json("calibrated")
+                                                            : ordered_json("analytic");
   out["extrapolation"] = m.extrapolation == engine::Extrapolation::clamp ? "clamp" : "model";
   if (m.reference) {
     out["reference_prompt_tokens"] = m.reference->prompt_tokens;
@@ -92,6 +108,11 @@ ordered_json inputs_json(const engine::MixResult& r) {
   out["ttft_fit_fixed_ms"] = m.ttft_fit ? ordered_json(m.ttft_fit->fixed_ms) : ordered_json();
   out["ttft_fit_ms_per_token"] =
       m.ttft_fit ? ordered_json(m.ttft_fit->ms_per_token) : ordered_json();
+  // --ttft-overhead: each modelled TTFT's fixed term (null: the fit's T0 or the step model's)
+  put_with_provenance(out, "ttft_overhead_ms",
+                      m.ttft_overhead_ms ? std::optional<engine::WithProvenance<double>>(
+                                               {*m.ttft_overhead_ms, engine::Provenance::given})
+                                         : std::nullopt);
   put_with_provenance(out, "tpot_ms", m.tpot_ms);
   // TPOT = c + b·L fitted to --tpot-point, at each request's prompt (null: none)
   out["tpot_fit_fixed_ms"] = m.tpot_fit ? ordered_json(m.tpot_fit->fixed_ms) : ordered_json();

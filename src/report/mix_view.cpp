@@ -157,12 +157,27 @@ Table group_table(const std::vector<engine::MixGroup>& groups, bool by_model) {
   return table;
 }
 
+// "1.2× at 1,024 … 1.8× at 131,072 tokens": --kernel-speedup-table's first and last rows.
+std::string speedup_table_text(const engine::KernelSpeedupTable& table) {
+  const engine::SpeedupPoint& first = table.points.front();
+  const engine::SpeedupPoint& last = table.points.back();
+  return fmt::format("{} at {} … {} at {} tokens", human_speedup(first.speedup),
+                     human_count(std::llround(first.at)), human_speedup(last.speedup),
+                     human_count(std::llround(last.at)));
+}
+
 std::string change_text(const engine::MixResult& r) {
+  const std::string phase = r.model.phase == engine::Phase::both
+                                ? std::string("prefill and decode")
+                                : std::string(engine::to_string(r.model.phase));
+  if (r.model.kernel_speedup_table) {
+    return fmt::format(
+        "kernel speedup read at each request's prompt from --kernel-speedup-table (given: {}; "
+        "interpolated between rows, held at the nearest outside) on {}",
+        speedup_table_text(*r.model.kernel_speedup_table), phase);
+  }
   return fmt::format("{} attention kernel ({}) on {}", human_speedup(r.model.kernel_speedup.value),
-                     engine::to_string(r.model.kernel_speedup.provenance),
-                     r.model.phase == engine::Phase::both
-                         ? std::string("prefill and decode")
-                         : std::string(engine::to_string(r.model.phase)));
+                     engine::to_string(r.model.kernel_speedup.provenance), phase);
 }
 
 // "1 request", "8,819 requests".
@@ -243,8 +258,35 @@ std::string step_model_caption(const engine::MixResult& r) {
   return text;
 }
 
+// --share-model, when it gives each request's prefill share.
+std::string share_model_caption(const engine::MixResult& r) {
+  const engine::MixModel& m = r.model;
+  if (!m.share_model || m.prefill_share) return "";
+  std::string text = fmt::format(
+      "\nprefill share: {} (modelled, --share-model): attention vs GEMM FLOPs of {}'s "
+      "architecture at each request's 2c + n",
+      m.share_model->calibration ? "calibrated" : "analytic", m.share_model->model.name);
+  if (m.share_model->calibration) {
+    text += fmt::format(", its odds × {} to fit the workload's table",
+                        human_fixed(m.share_model->calibration->odds_factor, 3));
+  }
+  if (m.step_model) text += "; of the prefill step's GPU time (the overhead and fixed cost stay)";
+  return text;
+}
+
+// --ttft-overhead, when it set the fixed term of some request's modelled TTFT.
+std::string overhead_caption(const engine::MixResult& r) {
+  if (!r.model.ttft_overhead_ms || r.summary.ttft_modelled == 0) return "";
+  return fmt::format(
+      "\nTTFT's fixed term without a measurement: {} (given, --ttft-overhead; no kernel touches "
+      "it, all of a TTFT below it)",
+      human_ms(*r.model.ttft_overhead_ms));
+}
+
 std::string model_caption(const engine::MixResult& r) {
-  if (r.model.step_model) return step_model_caption(r);
+  if (r.model.step_model) {
+    return step_model_caption(r) + share_model_caption(r) + overhead_caption(r);
+  }
   std::string text = "shares: workload " + r.workload_name + " (" +
                      std::string(engine::to_string(r.model.share_origin)) +
                      "), each request's at its own effective prompt 2c + n";
@@ -261,6 +303,7 @@ std::string model_caption(const engine::MixResult& r) {
                         human_count(r.model.reference->prompt_tokens) + " tokens",
                         engine::to_string(r.model.reference->ttft_ms.provenance));
   }
+  text += share_model_caption(r) + overhead_caption(r);
   if (r.model.tpot_fit && r.summary.tpot_from_workload > 0) {
     text += fmt::format(
         "\nTPOT without a measurement: fitted to --tpot-point, c + b·L at each prompt L with c = "

@@ -63,14 +63,14 @@ def main():
         print("flag_table: the table was not found whole in docs/deployment.md")
         return 1
     if "--self-test" in sys.argv:
-        # A wrong cell must be caught: claim mix takes --ttft-overhead, and roofline --calibrate.
+        # A wrong cell must be caught: claim mix takes --response-tokens, and roofline --calibrate.
         for flags, cells in rows:
-            if "--ttft-point" in flags:
+            if "--response-tokens" in flags:
                 cells["mix"] = "yes"
             if "--calibrate" in flags:
                 cells["roofline"] = "yes"
         caught = check(commands, rows, options)
-        if not any("mix --ttft-overhead" in p for p in caught) or \
+        if not any("mix --response-tokens" in p for p in caught) or \
                 not any("roofline --calibrate" in p for p in caught):
             print("flag_table: self-test: a wrong cell passed")
             return 1

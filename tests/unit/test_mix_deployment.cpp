@@ -272,3 +272,175 @@ TEST_CASE("mix --tpot-point fits TPOT = c + b·L at each request's prompt", "[mi
   request.prompt_tokens = 1024;
   CHECK(run.add(request).tpot_before_ms == Approx(50.0).epsilon(1e-12));
 }
+
+TEST_CASE("mix --ttft-overhead is each modelled TTFT's fixed term, as estimate's", "[mix]") {
+  const Workload workload = io::load_workload("deepseek-r1-fp8");
+  const Scenario scenario = resolve_scenario(workload, {});
+  MixModel model = make_mix_model(workload, scenario, Extrapolation::clamp);
+  model.kernel_speedup = {2.0, Provenance::given};
+  Request request;
+  request.prompt_tokens = 4096;  // on the table's first point: p = 0.18 exactly
+  request.response_tokens = 2;
+  const RequestOutcome fitted = MixRun(model).add(request);
+  // By hand (python3): the workload's points (267 ms at 1k, 474 ms at 8k) fit T0 = 242.117 ms,
+  // a = 0.0199259 ms/token; TTFT(4k) = T0 + a·4096/0.82 = 341.649 ms, after (T0 kept)
+  // T0 + (TTFT - T0)·(0.82 + 0.09) = 332.691 ms.
+  REQUIRE(fitted.ttft_source == LatencySource::fitted);
+  CHECK(fitted.ttft_before_ms == Approx(341.6492734382408).epsilon(1e-9));
+  CHECK(fitted.ttft_after_ms == Approx(332.6913606256519).epsilon(1e-9));
+  // --ttft-overhead 100ms replaces T0: the TTFT stays, Amdahl moves TTFT - 100 ms.
+  model.ttft_overhead_ms = 100.0;
+  const RequestOutcome given = MixRun(model).add(request);
+  CHECK(given.ttft_before_ms == Approx(341.6492734382408).epsilon(1e-9));
+  CHECK(given.ttft_after_ms == Approx(319.9008388287991).epsilon(1e-9));
+  // 0: no fixed term, Amdahl on all of TTFT.
+  model.ttft_overhead_ms = 0.0;
+  CHECK(MixRun(model).add(request).ttft_after_ms == Approx(310.9008388287991).epsilon(1e-9));
+  // An overhead above a request's TTFT makes all of it fixed: nothing moves.
+  model.ttft_overhead_ms = 1000.0;
+  const RequestOutcome all_fixed = MixRun(model).add(request);
+  CHECK(all_fixed.ttft_after_ms == all_fixed.ttft_before_ms);
+  // A measured TTFT keeps Amdahl on its whole value (the log measured it; the flag is a model's).
+  request.ttft_ms = 400.0;
+  CHECK(MixRun(model).add(request).ttft_after_ms == Approx(400.0 * 0.91).epsilon(1e-12));
+}
+
+TEST_CASE("mix --ttft-overhead on the step model: the share is of the prefill step's GPU time",
+          "[mix][deployment]") {
+  const CalibratedStepModel step = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  MixModel model;
+  model.step_model = step;
+  model.kernel_speedup = {2.0, Provenance::given};
+  model.ttft_overhead_ms = 5.0;
+  Request request;
+  request.prompt_tokens = 16384;
+  request.response_tokens = 2;
+  const RequestOutcome out = MixRun(model).add(request);
+  const RequestLatency alone = request_latency(step, 16384, 2);
+  const double gpu = alone.prefill_step.gpu_ms();
+  const double share = alone.prefill_step.prefill_attention_ms / gpu;
+  CHECK(out.ttft_before_ms == Approx(alone.ttft_ms()).epsilon(1e-12));
+  CHECK(out.prefill_share == Approx(share).epsilon(1e-12));
+  CHECK(out.ttft_after_ms ==
+        Approx(5.0 + (alone.ttft_ms() - 5.0) * (1 - share + share / 2)).epsilon(1e-12));
+
+  int code = -1;
+  const nlohmann::json doc =
+      run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft-overhead", "5ms"}, code);
+  REQUIRE(code == 0);
+  CHECK(doc["inputs"]["ttft_overhead_ms"] == 5.0);
+  CHECK(doc["inputs"]["ttft_overhead_ms_provenance"] == "given");
+  const nlohmann::json without = run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, code);
+  CHECK(without["inputs"]["ttft_overhead_ms"].is_null());
+  CHECK(doc["summary"] != without["summary"]);
+}
+
+TEST_CASE("mix --kernel-speedup-table reads each request's speedup at its prompt", "[mix]") {
+  MixModel model;
+  model.prefill_share = 0.5;
+  model.reference = ReferenceLatency{8192, {1000.0, Provenance::given}};
+  model.kernel_speedup_table =
+      KernelSpeedupTable{SpeedupKey::context, {{1024, 1.2}, {131072, 1.8}}};
+  MixRun run(model);
+  Request request;
+  request.prompt_tokens = 8192;
+  request.response_tokens = 1;
+  // By hand (python3): ln s linear in ln L between (1k, 1.2) and (128k, 1.8): at 8k, t = 3/7,
+  // s = 1.2 · 1.5^(3/7) = 1.42774; TTFT' = 1000 · (0.5 + 0.5 / s) = 850.204 ms.
+  const RequestOutcome at_8k = run.add(request);
+  CHECK(at_8k.ttft_before_ms == Approx(1000.0).epsilon(1e-12));
+  CHECK(at_8k.ttft_after_ms == Approx(850.2039787003783).epsilon(1e-12));
+  // 512 tokens lie below the table: held at 1.2× (clamped). Scaled TTFT: 0.5 · 1000 / 8192 per
+  // token over 512 tokens / (1 - 0.5) = 62.5 ms, after 62.5 · (0.5 + 0.5 / 1.2).
+  request.prompt_tokens = 512;
+  const RequestOutcome below = run.add(request);
+  CHECK(below.ttft_before_ms == Approx(62.5).epsilon(1e-12));
+  CHECK(below.ttft_after_ms == Approx(62.5 * (0.5 + 0.5 / 1.2)).epsilon(1e-12));
+  CHECK(run.speedups_interpolated() == 1);
+  CHECK(run.speedups_clamped() == 1);
+  // Without the table the model's one speedup (default 2×) applies to both.
+  model.kernel_speedup_table.reset();
+  CHECK(MixRun(model).add(request).ttft_after_ms == Approx(62.5 * 0.75).epsilon(1e-12));
+
+  // Through the command: a CSV table, named in the JSON; refused with --kernel-speedup or a
+  // table by batch.
+  const std::filesystem::path table =
+      std::filesystem::temp_directory_path() / "kspeed-mix-speedup-table.csv";
+  std::ofstream(table) << "context,speedup\n1024,1.2\n131072,1.8\n";
+  int code = -1;
+  const nlohmann::json doc = run_mix({"--kernel-speedup-table", table.string()}, code);
+  REQUIRE(code == 0);
+  CHECK(doc["inputs"]["kernel_speedup"].is_null());
+  CHECK(doc["inputs"]["kernel_speedup_table"][1]["context_tokens"] == 131072.0);
+  CHECK(doc["inputs"]["kernel_speedup_table"][1]["speedup"] == 1.8);
+  run_mix({"--kernel-speedup-table", table.string(), "--kernel-speedup", "2"}, code);
+  CHECK(code == 2);
+  std::ofstream(table) << "batch,speedup\n1,1.2\n64,1.8\n";
+  run_mix({"--kernel-speedup-table", table.string()}, code);
+  CHECK(code == 2);
+  std::filesystem::remove(table);
+}
+
+TEST_CASE("mix --share-model analytic: each request's share from the architecture at its prompt",
+          "[mix][deployment]") {
+  const Platform platform = platform_for("llama-3.1-8b", "h100-sxm");
+  const CalibratedStepModel step = modelled_step_model(platform);
+  MixModel model;
+  model.step_model = step;
+  model.kernel_speedup = {2.0, Provenance::given};
+  model.share_model = ModelledPrefillShare{platform.model.value, std::nullopt};
+  MixRun run(model);
+  Request request;
+  request.prompt_tokens = 4096;
+  request.response_tokens = 2;
+  // By hand (python3), Llama-3.1-8B: A = 32 layers · 4·32 heads·128 · L²/2 FLOPs, G = 2·L · 32 ·
+  // (2·4096² + 2·4096·1024 + 3·4096·14336): p(4k) = 1/14, p(16k) = 4/17.
+  const RequestOutcome at_4k = run.add(request);
+  CHECK(at_4k.prefill_share == Approx(0.07142857142857142).epsilon(1e-12));
+  // The share is of the prefill step's GPU time: the overhead and fixed cost stay.
+  const RequestLatency alone = request_latency(step, 4096, 2);
+  const double fixed = alone.overhead_ms + alone.prefill_step.fixed_ms;
+  const double p = 1.0 / 14.0;
+  CHECK(at_4k.ttft_before_ms == Approx(alone.ttft_ms()).epsilon(1e-12));
+  CHECK(at_4k.ttft_after_ms ==
+        Approx(fixed + (alone.ttft_ms() - fixed) * (1 - p + p / 2)).epsilon(1e-12));
+  request.prompt_tokens = 16384;
+  CHECK(run.add(request).prefill_share == Approx(0.23529411764705882).epsilon(1e-12));
+  // A cached prefix reads the share at the effective prompt 2c + n: 2·4,096 + 8,192 = 16k.
+  request.prompt_tokens = 12288;
+  request.cached_tokens = 4096;
+  CHECK(run.add(request).prefill_share == Approx(0.23529411764705882).epsilon(1e-12));
+
+  // Through the command: named in the JSON, and refused without --model.
+  int code = -1;
+  const nlohmann::json doc =
+      run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--share-model", "analytic"}, code);
+  REQUIRE(code == 0);
+  CHECK(doc["inputs"]["prefill_share_model"] == "analytic");
+  const nlohmann::json table = run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, code);
+  CHECK(table["inputs"]["prefill_share_model"].is_null());
+  CHECK(doc["summary"]["prefill_attention_share"] != table["summary"]["prefill_attention_share"]);
+  run_mix({"--share-model", "analytic"}, code);
+  CHECK(code == 2);
+}
+
+TEST_CASE("mix --replay --step-model on a deployment: one step model for the table and the replay",
+          "[mix][deployment]") {
+  const std::string coefficients =
+      "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,"
+      "ms_per_kv_token=3.9e-5";
+  int code = -1;
+  const nlohmann::json doc = run_mix(
+      {"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--replay", "--step-model", coefficients},
+      code);
+  REQUIRE(code == 0);
+  CHECK(doc["inputs"]["step_model_provenance"] == "given");
+  // The no-queue TTFT of each request is the given model's, 2 + max(4.8, 0.023·n) +
+  // 7.5e-7·n(n+1)/2 ms with no overhead, not the roofline's Llama-3.1-8B coefficients: by hand
+  // (python3 over the 48 requests of the sample) the median is 65.7859 ms.
+  CHECK(doc["summary"]["ttft_ms"]["before"]["p50"].get<double>() ==
+        Approx(65.78589424999998).epsilon(1e-9));
+  const nlohmann::json without = run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, code);
+  CHECK(without["summary"]["ttft_ms"]["before"]["p50"].get<double>() !=
+        Approx(65.78589424999998).epsilon(1e-3));
+}

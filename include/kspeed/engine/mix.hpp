@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/kernel_speedup_table.hpp"
 #include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/mix_cache.hpp"
 #include "kspeed/engine/mix_stats.hpp"
@@ -70,6 +72,14 @@ struct PrefixCacheOptions {
   double hit_fraction = 0;                           ///< hit_fraction: R in [0, 1)
 };
 
+/// --share-model analytic|calibrated: each request's prefill share from the model's architecture
+/// at its effective prompt (analytic_share.hpp), as estimate's at its one prompt.
+struct ModelledPrefillShare {
+  ModelArch model;  ///< with shapes
+  /// calibrated: the analytic curve moved onto the workload's table by one odds factor.
+  std::optional<ShareCalibration> calibration;
+};
+
 /// Everything the per-request chain needs; built from a workload by make_mix_model.
 struct MixModel {
   std::vector<SharePoint> prefill_shares;  ///< the share table (may be empty with prefill_share)
@@ -92,6 +102,19 @@ struct MixModel {
   /// TPOT and both shares from its own prefill step and mean decode step, for what neither the
   /// log nor a flag gives. Then no table, reference or fit of another deployment is used.
   std::optional<CalibratedStepModel> step_model;
+  /// --ttft-overhead: TTFT's fixed term (time no attention kernel touches) for every request
+  /// whose TTFT is not measured, as estimate's: it replaces a fit's T0 (and the step model's
+  /// overhead and fixed step cost); the TTFT itself is unchanged, Amdahl moves TTFT minus it. A
+  /// request whose TTFT is below it is all fixed term. 0: none (Amdahl on all of TTFT).
+  std::optional<double> ttft_overhead_ms;
+  /// --share-model analytic|calibrated: the share Amdahl applies to each request's prefill, in
+  /// place of the table's or the step model's (a --share still wins); the TTFT of a request
+  /// without a measurement is priced as without it. On a step model the share is of the prefill
+  /// step's GPU time, and the overhead and fixed step cost are TTFT's fixed term.
+  std::optional<ModelledPrefillShare> share_model;
+  /// --kernel-speedup-table (by context): each request's kernel speedup at its prompt length,
+  /// in place of `kernel_speedup` (interpolated in log-log between rows, clamped outside).
+  std::optional<KernelSpeedupTable> kernel_speedup_table;
   PrefixCacheOptions prefix_cache;
   std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
 };
@@ -147,12 +170,17 @@ class MixRun {
   std::int64_t prompt_tokens_total() const { return prompt_tokens_total_; }
   std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
   std::vector<Warning> warnings() const;
+  /// Requests whose speedup --kernel-speedup-table interpolated, or held at its edge (clamped).
+  std::int64_t speedups_interpolated() const { return speedups_interpolated_; }
+  std::int64_t speedups_clamped() const { return speedups_clamped_; }
 
   /// Room for `requests` outcomes, when the caller knows how many will come.
   void reserve(std::size_t requests) { outcomes_.reserve(requests); }
 
  private:
   std::int64_t cached_prefix(const Request& request);
+  /// --share-model's prefill share at L_eff.
+  double modelled_share(double effective_tokens) const;
   std::uint16_t model_index(const std::string& name);
 
   MixModel model_;
@@ -164,6 +192,9 @@ class MixRun {
   std::int64_t clamped_below_ = 0, clamped_above_ = 0, extrapolated_ = 0;
   std::int64_t ttft_missing_ = 0, tpot_missing_ = 0;
   std::int64_t no_block_hashes_ = 0, too_many_models_ = 0;
+  std::int64_t speedups_interpolated_ = 0, speedups_clamped_ = 0;
+  /// This request's kernel speedup: the table's at its prompt, else the model's one.
+  double kernel_speedup_for(std::int64_t prompt_tokens);
 };
 
 /// A metric before and after the change.

@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
-#include <iterator>
 #include <exception>
 #include <iostream>
+#include <iterator>
 #include <new>
 
 #include "command.hpp"
@@ -198,8 +198,9 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
   const bool describe_all = requested == kCompletionsCommand || requested == kManCommand;
   // A command named exactly needs no siblings: they serve `kspeed --help` and the did-you-mean
   // of a mistyped command, and registering all thirteen is a tenth of a bare estimate's work.
-  const bool named = std::any_of(std::begin(kCommands), std::end(kCommands),
-                                 [&](const CommandEntry& entry) { return requested == entry.name; });
+  const bool named =
+      std::any_of(std::begin(kCommands), std::end(kCommands),
+                  [&](const CommandEntry& entry) { return requested == entry.name; });
   std::vector<std::unique_ptr<Command>> commands;
   for (const CommandEntry& entry : kCommands) {
     if (named && !describe_all && requested != entry.name) continue;

@@ -154,7 +154,8 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
     out.reason = NoPredictionInterval::inputs_not_measured;
     return out;
   }
-  const bool prefill_spread = (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_samples >= 2;
+  const bool prefill_spread =
+      (out.inputs.prefill_share || out.inputs.ttft) && out.ttft_samples >= 2;
   const bool decode_spread = (out.inputs.decode_share || out.inputs.tpot) && out.tpot_samples >= 2;
   if (!prefill_spread && !decode_spread) {
     out.reason = NoPredictionInterval::too_few_steps;
@@ -196,8 +197,8 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
 }
 
 PredictionInterval residual_bootstrap_interval(const std::vector<PointResidual>& residuals,
-                                               const PhaseInput& prefill,
-                                               const PhaseInput& decode, bool ttft, bool tpot,
+                                               const PhaseInput& prefill, const PhaseInput& decode,
+                                               bool ttft, bool tpot,
                                                const BootstrapOptions& options) {
   PredictionInterval out;
   out.confidence = options.confidence;

@@ -892,8 +892,8 @@ PredictionInterval estimate_interval(const Workload& workload, const Scenario& s
   // No profiled step: a TTFT or TPOT the fitted step model supplied carries its residuals.
   if (!scenario.step_model || scenario.step_model->calibration != Provenance::fitted) return steps;
   const auto supplied = [&scenario](std::string_view input) {
-    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(),
-                     input) != scenario.deployment_inputs.end();
+    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(), input) !=
+           scenario.deployment_inputs.end();
   };
   const bool ttft = prefill_used && supplied("ttft");
   const bool tpot = scenario.response_tokens.value > 1 && supplied("tpot");

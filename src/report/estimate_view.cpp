@@ -433,8 +433,8 @@ std::string interval_sentence(const Estimate& estimate) {
     return fmt::format(
         " {:.0f}% prediction interval: {} ({}: {} resamples of the {} TTFT and {} TPOT "
         "{} behind the {}).",
-        interval.confidence * 100, interval_bounds(*interval.low, *interval.high),
-        interval.method, human_count(interval.resamples), human_count(interval.ttft_samples),
+        interval.confidence * 100, interval_bounds(*interval.low, *interval.high), interval.method,
+        human_count(interval.resamples), human_count(interval.ttft_samples),
         human_count(interval.tpot_samples), steps ? "steps" : "calibration points",
         fmt::join(input_words(interval.inputs), ", "));
   }

@@ -95,7 +95,8 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   put_optional(out, "ttft_fixed_ms", ttft_fixed_ms);
   put_optional(out, "ttft_speedup",
                r.ttft ? std::optional<double>(r.ttft->speedup) : std::optional<double>());
-  out.number("request_ttft_after_ms", r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms);
+  out.number("request_ttft_after_ms",
+             r.ttft ? r.ttft->time_after_ms : r.prefill.phase.time_after_ms);
   out.number("decode_speedup", r.decode.phase.speedup);
   put_optional(out, "decode_ceiling", r.decode.phase.ceiling);
   out.number("request_tpot_after_ms", tpot_after(row));

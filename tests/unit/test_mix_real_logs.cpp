@@ -210,8 +210,8 @@ void print_summary(const MixSummary& s) {
 }
 
 void print_side(const char* name, const ReplaySide& side) {
-  std::cout << "  " << name << ": offered " << side.offered_rate_per_s << "/s, load "
-            << side.load << ", saturation " << side.saturation_rate_per_s << "/s";
+  std::cout << "  " << name << ": offered " << side.offered_rate_per_s << "/s, load " << side.load
+            << ", saturation " << side.saturation_rate_per_s << "/s";
   print_distribution("ttft", side.ttft_ms);
   print_distribution("tpot", side.tpot_ms);
   print_distribution("e2e", side.e2e_ms);

@@ -264,8 +264,7 @@ TEST_CASE("prediction interval: a fitted calibration's residuals, computed a sec
   SECTION("a fit that meets every point has no spread") {
     const std::vector<PointResidual> exact = {{"ttft", LatencyKind::ttft, 20.1, 20.1},
                                               {"tpot", LatencyKind::tpot, 7.74, 7.74}};
-    const PredictionInterval none =
-        residual_bootstrap_interval(exact, prefill, decode, true, true);
+    const PredictionInterval none = residual_bootstrap_interval(exact, prefill, decode, true, true);
     CHECK_FALSE(none.low);
     CHECK(none.reason == NoPredictionInterval::exact_fit);
   }

@@ -307,17 +307,17 @@ TEST_CASE("emitted workloads: TTFT is a request's share of its batched step, mix
   result.options.denominator = Denominator::wall_time;
   FileResult file;
   file.source = "batched.json";
-  file.steps = {step("prefill", Phase::prefill, 15, 15360, 0, 0, 1'500'000, 300'000, 0),
-                step("decode", Phase::decode, 0, 0, 32, 35200, 1'000'000, 200'000, 0),
-                step("decode stalled", Phase::decode, 0, 0, 32, 35200, 1'000'000, 240'000,
-                     5'000'000),
-                step("mixed", Phase::mixed, 2, 1024, 30, 33000, 1'160'000, 260'000, 0)};
+  file.steps = {
+      step("prefill", Phase::prefill, 15, 15360, 0, 0, 1'500'000, 300'000, 0),
+      step("decode", Phase::decode, 0, 0, 32, 35200, 1'000'000, 200'000, 0),
+      step("decode stalled", Phase::decode, 0, 0, 32, 35200, 1'000'000, 240'000, 5'000'000),
+      step("mixed", Phase::mixed, 2, 1024, 30, 33000, 1'160'000, 260'000, 0)};
   result.files.push_back(file);
   const kspeed::engine::Workload w = workload_from_profile(result, ShareScope::core).workload;
   REQUIRE(w.profiled_steps.size() == 4);
   CHECK(w.request.prompt_tokens == 1024);
-  CHECK(*w.request.ttft_ms == Approx(1.5 / 15));     // not the whole 1.5 ms batch step
-  CHECK(*w.request.tpot_ms == Approx(1.0));          // the stall is left out of the wall time
+  CHECK(*w.request.ttft_ms == Approx(1.5 / 15));  // not the whole 1.5 ms batch step
+  CHECK(*w.request.tpot_ms == Approx(1.0));       // the stall is left out of the wall time
   CHECK(w.request.response_tokens == 2 * (1100 - 1024));
   CHECK(w.profiled_steps[2].profiler_gap_ms == Approx(5.0));
   CHECK(w.profiled_steps[2].time_ms == Approx(1.0));
@@ -328,7 +328,8 @@ TEST_CASE("emitted workloads: TTFT is a request's share of its batched step, mix
   // --keep-idle-gaps: the stall stays in the wall time
   EmitOptions keep;
   keep.keep_idle_gaps = true;
-  const kspeed::engine::Workload kept = workload_from_profile(result, ShareScope::core, keep).workload;
+  const kspeed::engine::Workload kept =
+      workload_from_profile(result, ShareScope::core, keep).workload;
   CHECK(*kept.request.tpot_ms == Approx(3.5));
   // With no pure prefill step the mixed steps carry the prefill: 512 of the step's 1,054 tokens
   result.files[0].steps = {file.steps[1], file.steps[3]};

@@ -148,7 +148,8 @@ TEST_CASE("sweep document: the same columns for every row; after fields and less
                (last["ttft_ms"].get<double>() - fixed) / last["prefill_speedup"].get<double>()));
   CHECK(last["request_ttft_after_ms"].get<double>() ==
         Approx(last["ttft_ms"].get<double>() / last["ttft_speedup"].get<double>()));
-  CHECK(last["request_tpot_after_ms"].get<double>() == last["tpot_ms"].get<double>());  // prefill only
+  CHECK(last["request_tpot_after_ms"].get<double>() ==
+        last["tpot_ms"].get<double>());  // prefill only
 }
 
 TEST_CASE("sweep chart: prefill and request series over the context, ceiling, measured points") {
@@ -300,9 +301,10 @@ TEST_CASE("sweep --plot: measured diamonds sit on the TTFT line between swept co
   CHECK(root.find_all("rect", "clamped").size() == 2);
 }
 
-TEST_CASE("sweep --plot with --share-model analytic: its subtitle says so, no table diamonds "
-          "(issue 20)",
-          "[sweep]") {
+TEST_CASE(
+    "sweep --plot with --share-model analytic: its subtitle says so, no table diamonds "
+    "(issue 20)",
+    "[sweep]") {
   engine::PlatformChoice choice;
   choice.model = {io::load_model("deepseek-r1"), engine::Provenance::given};
   choice.gpu = {io::load_gpu("h200-sxm"), engine::Provenance::given};

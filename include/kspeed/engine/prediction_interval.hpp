@@ -37,8 +37,8 @@ namespace kspeed::engine {
 
 /// Why an estimate has no prediction interval.
 enum class NoPredictionInterval {
-  none,                ///< it has one
-  no_measured_spread,  ///< no input carries a spread (cited, illustrative, given, modelled)
+  none,                 ///< it has one
+  no_measured_spread,   ///< no input carries a spread (cited, illustrative, given, modelled)
   inputs_not_measured,  ///< the measured inputs were replaced (given, converted) or not used
   too_few_steps,        ///< every resampled input was measured on one step: no spread
   exact_fit,            ///< the fitted step model meets each calibration point: no residuals
@@ -83,8 +83,8 @@ PredictionInterval step_bootstrap_interval(const std::vector<ProfiledStep>& step
 /// The interval for the chain `prefill`, `decode` whose TTFT (`ttft`) and/or TPOT (`tpot`) the
 /// fitted step model supplied, from the calibration's `residuals`.
 PredictionInterval residual_bootstrap_interval(const std::vector<PointResidual>& residuals,
-                                               const PhaseInput& prefill,
-                                               const PhaseInput& decode, bool ttft, bool tpot,
+                                               const PhaseInput& prefill, const PhaseInput& decode,
+                                               bool ttft, bool tpot,
                                                const BootstrapOptions& options = {});
 
 }  // namespace kspeed::engine

@@ -98,22 +98,13 @@ double squares(const std::vector<double>& measured,
   return sum;
 }
 
-// Minimises Σ (y - offset - g_i(scale))² over scale in [min_scale, 1e3] (log grid, then golden
-// section around the best grid point); the offset is fitted (>= 0) or held at `fixed_offset`.
-// Each g_i is non-decreasing in the scale, so the squares are unimodal along a monotone path
-// except where a max() switches branch: the grid finds the right basin first.
-ScaleFit fit_scale(const std::vector<double>& measured,
-                   const std::function<double(std::size_t, double)>& predict, bool fit_offset,
-                   double fixed_offset, double min_scale) {
-  const auto cost = [&](double log_scale) {
-    const double scale = std::exp(log_scale);
-    const double offset = fit_offset ? best_offset(measured, predict, scale) : fixed_offset;
-    return squares(measured, predict, scale, offset);
-  };
+// The log(scale) in [log(min_scale), log(1e3)] that minimises `cost`: a 240-step grid finds the
+// basin (a max() switching branch can make the cost non-unimodal), then 80 golden-section steps
+// around the best grid point narrow it.
+double minimise_log_scale(const std::function<double(double)>& cost, double min_scale) {
   constexpr int kGrid = 240;
   const double low = std::log(min_scale);
-  const double high = std::log(1e3);
-  const double step = (high - low) / kGrid;
+  const double step = (std::log(1e3) - low) / kGrid;
   int best = 0;
   double best_cost = std::numeric_limits<double>::infinity();
   for (int i = 0; i <= kGrid; ++i) {
@@ -135,8 +126,23 @@ ScaleFit fit_scale(const std::vector<double>& measured,
       a = c;
     }
   }
+  return (a + b) / 2;
+}
+
+// Minimises Σ (y - offset - g_i(scale))² over scale in [min_scale, 1e3] (log grid, then golden
+// section around the best grid point); the offset is fitted (>= 0) or held at `fixed_offset`.
+// Each g_i is non-decreasing in the scale, so the squares are unimodal along a monotone path
+// except where a max() switches branch: the grid finds the right basin first.
+ScaleFit fit_scale(const std::vector<double>& measured,
+                   const std::function<double(std::size_t, double)>& predict, bool fit_offset,
+                   double fixed_offset, double min_scale) {
+  const auto cost = [&](double log_scale) {
+    const double scale = std::exp(log_scale);
+    const double offset = fit_offset ? best_offset(measured, predict, scale) : fixed_offset;
+    return squares(measured, predict, scale, offset);
+  };
   ScaleFit fit;
-  fit.scale = std::exp((a + b) / 2);
+  fit.scale = std::exp(minimise_log_scale(cost, min_scale));
   fit.offset = fit_offset ? best_offset(measured, predict, fit.scale) : fixed_offset;
   return fit;
 }
@@ -318,31 +324,7 @@ LineFit fit_line(const CalibratedStepModel& prior,
   const auto cost = [&](double log_scale) {
     return fit_per_sequence_at(prior, points, std::exp(log_scale)).squares;
   };
-  constexpr int kGrid = 240;
-  const double low = std::log(min_scale);
-  const double step = (std::log(1e3) - low) / kGrid;
-  int best = 0;
-  double best_cost = std::numeric_limits<double>::infinity();
-  for (int i = 0; i <= kGrid; ++i) {
-    const double c = cost(low + step * i);
-    if (c < best_cost) {
-      best_cost = c;
-      best = i;
-    }
-  }
-  double a = low + step * std::max(best - 1, 0);
-  double b = low + step * std::min(best + 1, kGrid);
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
-  for (int iteration = 0; iteration < 80; ++iteration) {
-    const double c = b - ratio * (b - a);
-    const double d = a + ratio * (b - a);
-    if (cost(c) < cost(d)) {
-      b = d;
-    } else {
-      a = c;
-    }
-  }
-  return fit_per_sequence_at(prior, points, std::exp((a + b) / 2));
+  return fit_per_sequence_at(prior, points, std::exp(minimise_log_scale(cost, min_scale)));
 }
 
 void check_running_points(const std::vector<RunningDecodeObservation>& points,

@@ -1,6 +1,7 @@
 // `kspeed roofline --ncu` for programs (docs/json-format.md): the JSON tree, and one record per
-// launch for csv and jsonl (the GPU's fields as platform_<key>, as estimate names them, the launch's
-// fields unprefixed, then the priced launch's combined lever speedup and the warning codes).
+// launch for csv and jsonl (the GPU's fields as platform_<key>, as estimate names them, the
+// launch's fields unprefixed, then the priced launch's combined lever speedup and the warning
+// codes).
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 

@@ -23,7 +23,7 @@ ordered_json phase_json(const PhaseChange& phase) {
   out["other_kernels_after_ns"] = phase.other_after_ns;
   out["time_before_ns"] = phase.total_before_ns;
   out["time_after_ns"] = phase.total_after_ns;
-  out["share_before"] = phase.share_before;
+  out["attention_share_before"] = phase.share_before;  // estimate's `attention_share`, before
   out["attention_speedup"] = or_null(phase.attention_speedup);
   out["predicted_speedup"] = or_null(phase.predicted_speedup);
   out["measured_speedup"] = phase.measured_speedup;

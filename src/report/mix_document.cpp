@@ -280,7 +280,9 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                                                               : ordered_json(nullptr)},
                      {"replicas", arrivals.replicas},
                      {"routing", routing_name(arrivals.routing)}};
-  out["attention_speedup"] = {{"prefill", setup.speedup.prefill}, {"decode", setup.speedup.decode}};
+  // estimate's and sweep's names for the kernel speedup each phase's attention gets
+  out["prefill_attention_speedup"] = setup.speedup.prefill;
+  out["decode_attention_speedup"] = setup.speedup.decode;
   return out;
 }
 

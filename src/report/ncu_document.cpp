@@ -1,6 +1,7 @@
 // `kspeed roofline --ncu` for programs (docs/json-format.md): the JSON tree, and one record per
-// launch for csv and jsonl (the gpu fields as gpu_<key>, the launch's fields unprefixed, then the
-// priced launch's combined lever speedup and the warning codes).
+// launch for csv and jsonl (the GPU's fields as platform_<key>, as estimate names them, the
+// launch's fields unprefixed, then the priced launch's combined lever speedup and the warning
+// codes).
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -57,10 +58,11 @@ ordered_json launch_json(const MeasuredRooflineResult& r, std::size_t i) {
   return out;
 }
 
-ordered_json gpu_json(const MeasuredRooflineResult& r) {
+// The GPU and its roof, with estimate's `platform` names.
+ordered_json platform_json(const MeasuredRooflineResult& r) {
   const engine::MeasuredRooflineQuery& q = r.query;
   ordered_json out;
-  out["name"] = q.gpu_name;
+  out["gpu"] = q.gpu_name;
   out["precision"] = q.precision;
   put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.provenance);
   put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.provenance);
@@ -127,7 +129,7 @@ Document ncu_document(const MeasuredRooflineResult& result) {
   tree["kspeed_version"] = KSPEED_VERSION;
   tree["file"] = result.query.file;
   tree["page"] = result.query.page;
-  tree["gpu"] = gpu_json(result);
+  tree["platform"] = platform_json(result);
   tree["selection"] = {
       {"kind", to_string(result.selection)},
       {"pattern",
@@ -147,7 +149,7 @@ Document ncu_document(const MeasuredRooflineResult& result) {
     ordered_json record;
     record["schema_version"] = kSchemaVersion;
     record["file"] = result.query.file;
-    flatten_into(record, "gpu", tree["gpu"]);
+    flatten_into(record, "platform", tree["platform"]);
     ordered_json flat = launch;
     for (const char* key : {"duration_s", "dram_bytes", "flops"}) {
       flat[key].erase("missing");

@@ -1,6 +1,7 @@
 // `kspeed roofline` for programs (docs/json-format.md): the JSON tree, and one record per lever
-// effect for csv and jsonl (the gpu fields as gpu_<key>, the kernel and position fields
-// unprefixed, the effect's fields as lever_<key>, then the warning codes).
+// effect for csv and jsonl (the platform fields as platform_<key>, as estimate names them; the
+// kernel and position fields unprefixed; the effect's lever values as levers_<key>, as estimate
+// names its levers, and its outcome as lever_<key>; then the warning codes).
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 
@@ -9,19 +10,6 @@ namespace kspeed::report {
 namespace {
 
 using engine::RooflineResult;
-
-ordered_json gpu_json(const RooflineResult& r) {
-  const engine::RooflineQuery& q = r.query;
-  ordered_json out;
-  out["name"] = q.gpu_name;
-  out["precision"] = q.precision;
-  put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.provenance);
-  put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.provenance);
-  out["memory_gb"] = or_null(q.memory_gb);
-  out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
-  out["effective_ridge_flop_per_byte"] = r.effective_ridge_flop_per_byte;
-  return out;
-}
 
 // A platform field and its provenance, or two nulls with --ai (no model).
 template <class T>
@@ -32,18 +20,33 @@ void put_platform_field(ordered_json& out, const std::string& name,
       field != nullptr ? ordered_json(to_string(field->provenance)) : ordered_json(nullptr);
 }
 
+// The deployment, with estimate's `platform` names: the model and its layout, then the GPU.
+ordered_json platform_json(const RooflineResult& r) {
+  const engine::RooflineQuery& q = r.query;
+  const engine::Platform* p = q.platform ? &*q.platform : nullptr;
+  ordered_json out;
+  out["model"] = p ? ordered_json(p->model.value.name) : ordered_json(nullptr);
+  out["gpu"] = q.gpu_name;
+  put_platform_field(out, "batch", p ? &p->batch : nullptr);
+  put_platform_field(out, "tp", p ? &p->tensor_parallel : nullptr);
+  put_platform_field(out, "kv_dtype", p ? &p->kv_dtype : nullptr);
+  out["precision"] = q.precision;
+  put_with_provenance(out, "peak_tflops", q.peak_tflops.value, q.peak_tflops.provenance);
+  put_with_provenance(out, "bandwidth_tbs", q.bandwidth_tbs.value, q.bandwidth_tbs.provenance);
+  out["memory_gb"] = or_null(q.memory_gb);
+  out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
+  out["effective_ridge_flop_per_byte"] = r.effective_ridge_flop_per_byte;
+  return out;
+}
+
 ordered_json kernel_json(const RooflineResult& r) {
   const engine::RooflineQuery& q = r.query;
   const engine::Platform* p = q.platform ? &*q.platform : nullptr;
   ordered_json out;
   out["phase"] = to_string(q.phase);
-  out["model"] = p ? ordered_json(p->model.value.name) : ordered_json(nullptr);
   out["attention_type"] =
       p ? ordered_json(to_string(p->model.value.attention)) : ordered_json(nullptr);
   put_platform_field(out, "context_tokens", p ? &q.context_tokens : nullptr);
-  put_platform_field(out, "batch", p ? &p->batch : nullptr);
-  put_platform_field(out, "tp", p ? &p->tensor_parallel : nullptr);
-  put_platform_field(out, "kv_dtype", p ? &p->kv_dtype : nullptr);
   out["flops_per_step"] = r.step_cost ? ordered_json(r.step_cost->flops) : ordered_json(nullptr);
   out["bytes_per_step"] = r.step_cost ? ordered_json(r.step_cost->bytes) : ordered_json(nullptr);
   out["flops_per_token_layer"] =
@@ -90,7 +93,7 @@ ordered_json roofline_tree(const RooflineResult& result) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
-  out["gpu"] = gpu_json(result);
+  out["platform"] = platform_json(result);
   out["kernel"] = kernel_json(result);
   out["position"] = position_json(result);
   ordered_json levers;
@@ -102,6 +105,14 @@ ordered_json roofline_tree(const RooflineResult& result) {
   return out;
 }
 
+// An effect's key as its record column: the lever values as estimate's `levers_<key>` columns
+// name them, the outcome as `lever_<key>`.
+std::string effect_column(const std::string& key) {
+  static const ordered_json kLeverValues = levers_json(engine::Levers{});
+  if (key == "lever") return key;
+  return (kLeverValues.contains(key) ? "levers_" : "lever_") + key;
+}
+
 }  // namespace
 
 Document roofline_document(const RooflineResult& result) {
@@ -111,11 +122,11 @@ Document roofline_document(const RooflineResult& result) {
   for (const auto& effect : tree["lever_effects"]) {
     ordered_json record;
     record["schema_version"] = tree["schema_version"];
-    flatten_into(record, "gpu", tree["gpu"]);
+    flatten_into(record, "platform", tree["platform"]);
     flatten_into(record, "", tree["kernel"]);
     flatten_into(record, "", tree["position"]);
     for (const auto& [key, value] : effect.items()) {
-      record[key == "lever" ? std::string("lever") : "lever_" + key] = value;
+      record[effect_column(key)] = value;
     }
     record["warnings"] = joined(tree["warnings"], "code");
     document.records.push_back(std::move(record));

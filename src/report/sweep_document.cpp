@@ -77,10 +77,10 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   out.text("phase", to_string(sweep.phase));
   put_with_provenance(out, "prompt_tokens", row.prompt_tokens);
   put_with_provenance(out, "response_tokens", row.response_tokens);
-  put_optional(out, "batch", row.batch);
+  put_optional(out, "platform_batch", row.batch);
   put_with_provenance(out, "kernel_speedup", row.kernel_speedup);
-  put_optional(out, "compute_speedup", row.compute_speedup);
-  put_optional(out, "bytes_reduction", row.bytes_reduction);
+  put_optional(out, "levers_compute_speedup", row.compute_speedup);
+  put_optional(out, "levers_bytes_reduction", row.bytes_reduction);
   put_with_provenance(out, "prefill_attention_share", row.prefill_share);
   put_with_provenance(out, "decode_attention_share", row.decode_share);
   put_with_provenance(out, "ttft_ms", row.ttft_ms);
@@ -109,6 +109,14 @@ void sweep_record(RecordFields& out, const engine::Sweep& sweep, const SweepRow&
   out.text("warnings", warning_codes(row));
 }
 
+// A swept axis by the name of its column in the rows (the engine names the deployment's batch
+// and the levers without the `platform_` / `levers_` prefix estimate's columns carry).
+std::string swept_column(const std::string& axis) {
+  if (axis == "batch") return "platform_batch";
+  if (axis == "compute_speedup" || axis == "bytes_reduction") return "levers_" + axis;
+  return axis;
+}
+
 // Everything of the json tree but its rows.
 ordered_json sweep_head(const engine::Sweep& sweep) {
   ordered_json tree;
@@ -117,7 +125,10 @@ ordered_json sweep_head(const engine::Sweep& sweep) {
   tree["command"] = "sweep";
   tree["workload"] = {{"name", sweep.workload.name}, {"citation", sweep.workload.source}};
   tree["phase"] = to_string(sweep.phase);
-  tree["swept"] = sweep.swept;
+  tree["swept"] = ordered_json::array();
+  for (const std::string& axis : sweep.swept) {
+    tree["swept"].push_back(swept_column(axis));
+  }
   return tree;
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("estimate JSON carries full precision, sources and null ceilings", "[r
   const auto workload = kspeed::io::load_workload("deepseek-r1-fp8");
   const auto estimate = kspeed::engine::run_estimate(workload, {});
   const nlohmann::ordered_json json = estimate_document(estimate).tree;
-  CHECK(json["schema_version"] == 3);
+  CHECK(json["schema_version"] == 4);
   CHECK(json.begin().key() == "schema_version");  // stable key order
   CHECK(json["inputs"]["ttft_ms_provenance"] == "illustrative");
   CHECK(json["workload"]["illustrative"] == true);

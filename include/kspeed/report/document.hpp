@@ -19,7 +19,7 @@ using nlohmann::ordered_json;
 
 /// The JSON schema version of every command's output (docs/json-format.md, "changes from 1").
 /// Bumped only when a field changes meaning or disappears; new fields do not bump it.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct Document {
   ordered_json tree;                  ///< --format json: the whole result, nested

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <random>
 
 #include "kspeed/engine/batch_replay.hpp"
@@ -744,19 +745,20 @@ TEST_CASE(
         Approx(-0.106).margin(0.005));
 }
 
-TEST_CASE(
-    "AccelMark, Llama-3-8B on one H100 (vLLM 0.7.3): the per-sequence cost fitted by "
-    "replaying the two lightest levels, the heavier Poisson loads predicted",
-    "[validation][real][replay_fit]") {
-  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
-  if (!present(folder)) return;
-  const std::vector<io::MeasuredLoad> interactive =
-      io::read_accelmark_result(folder + "/result/interactive/result.json");
-  const std::vector<io::MeasuredLoad> online =
-      io::read_accelmark_result(folder + "/result/online/result.json");
-  REQUIRE(interactive.size() == 1);
-  REQUIRE(online.size() == 3);
-  const std::vector<std::pair<int, int>> lengths = accelmark_lengths(folder);
+namespace {
+
+struct LevelErrors {
+  double per_sequence_ms = 0;
+  std::vector<double> tpot_p50;  ///< one at a time, then each Poisson level
+  std::vector<double> ttft_p50;
+};
+
+// Section 3 on AccelMark with the given prompt and output lengths: fit through the replay of the
+// two lightest levels, replay every level, print, and return the TPOT and TTFT p50 errors.
+LevelErrors accelmark_fit_through_replay(const std::string& folder,
+                                         const std::vector<io::MeasuredLoad>& interactive,
+                                         const std::vector<io::MeasuredLoad>& online,
+                                         const std::vector<std::pair<int, int>>& lengths) {
   std::vector<int> prompts;
   for (const auto& [prompt, output] : lengths) prompts.push_back(prompt);
   std::nth_element(prompts.begin(), prompts.begin() + 250, prompts.end());
@@ -797,8 +799,8 @@ TEST_CASE(
   std::cout << "step model (fitted through the replay): weights " << m.weights_ms << " kv "
             << m.ms_per_kv_token << " per sequence " << m.ms_per_sequence << " overhead "
             << calibrated.request_overhead_ms << "\n";
-  std::vector<double> tpot_errors;
-  std::vector<double> ttft_errors;
+  LevelErrors out;
+  out.per_sequence_ms = m.ms_per_sequence;
   for (std::size_t level = 0; level < levels.size(); ++level) {
     const auto& [load, requests] = levels[level];
     const Predicted p = predict(requests, level_setup(level, setup.step));
@@ -809,18 +811,100 @@ TEST_CASE(
     print_row("tpot p50", load.tpot.p50_ms, p.side.tpot_ms.percentiles[0]);
     print_row("tpot p90", load.tpot.p90_ms, p.side.tpot_ms.percentiles[1]);
     print_row("tpot p99", load.tpot.p99_ms, p.side.tpot_ms.percentiles[2]);
-    tpot_errors.push_back(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms));
-    ttft_errors.push_back(error(p.side.ttft_ms.percentiles[0], *load.ttft.p50_ms));
+    out.tpot_p50.push_back(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms));
+    out.ttft_p50.push_back(error(p.side.ttft_ms.percentiles[0], *load.ttft.p50_ms));
   }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "AccelMark, Llama-3-8B on one H100 (vLLM 0.7.3): the per-sequence cost fitted by "
+    "replaying the two lightest levels, the heavier Poisson loads predicted",
+    "[validation][real][replay_fit]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = accelmark_lengths(folder);
+  const LevelErrors errors = accelmark_fit_through_replay(folder, interactive, online, lengths);
   // Both calibration levels reproduced by the replay itself (the closed form left +5% at 5 req/s).
-  CHECK(tpot_errors[0] == Approx(0).margin(1e-3));
-  CHECK(tpot_errors[1] == Approx(0).margin(1e-3));
+  CHECK(errors.tpot_p50[0] == Approx(0).margin(1e-3));
+  CHECK(errors.tpot_p50[1] == Approx(0).margin(1e-3));
   // The held-out errors docs/validation.md states (section 3), to half a point.
   // (A python replica of the prefill-first replay, averaged over three Poisson seeds, gives
   // 0.0656 ms, TPOT p50 +3% and +22%, TTFT p50 -25% and -47%: 300 requests' sampling noise.)
-  CHECK(m.ms_per_sequence == Approx(0.0634).epsilon(0.01));
-  CHECK(tpot_errors[2] == Approx(0.055).margin(0.005));
-  CHECK(tpot_errors[3] == Approx(0.208).margin(0.005));
-  CHECK(ttft_errors[2] == Approx(-0.264).margin(0.005));
-  CHECK(ttft_errors[3] == Approx(-0.484).margin(0.005));
+  CHECK(errors.per_sequence_ms == Approx(0.0634).epsilon(0.01));
+  CHECK(errors.tpot_p50[2] == Approx(0.055).margin(0.005));
+  CHECK(errors.tpot_p50[3] == Approx(0.208).margin(0.005));
+  CHECK(errors.ttft_p50[2] == Approx(-0.264).margin(0.005));
+  CHECK(errors.ttft_p50[3] == Approx(-0.484).margin(0.005));
+}
+
+namespace {
+
+// AccelMark's result files hold no output lengths. Its suite (workload/suite_A.json) documents
+// the dataset's: p50 310 and p99 1,200 tokens, generation capped at output_tokens_max 512. A
+// lognormal through those two quantiles (sigma = ln(1200/310) / 2.3263), capped at 512, drawn
+// once per prompt (fixed seed; Box-Muller over the raw generator, so every standard library
+// draws the same) is a *modelled* distribution: its mean, 330 tokens, is within 3% of the 339
+// AccelMark's sustained run measured for the same prompts.
+std::vector<std::pair<int, int>> with_modelled_outputs(std::vector<std::pair<int, int>> lengths) {
+  constexpr double kMedian = 310;
+  constexpr double kP99 = 1200;
+  constexpr double kZ99 = 2.326348;  // the standard normal's 99th percentile
+  constexpr int kCap = 512;
+  const double sigma = std::log(kP99 / kMedian) / kZ99;
+  std::mt19937_64 random(7);
+  const auto uniform = [&] {
+    return (static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0;
+  };
+  for (auto& [prompt, output] : lengths) {
+    const double z =
+        std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
+    output = std::clamp(static_cast<int>(std::lround(kMedian * std::exp(sigma * z))), 2, kCap);
+  }
+  return lengths;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "AccelMark (vLLM 0.7.3): fitted through the replay with output lengths modelled from the "
+    "suite's documented distribution",
+    "[validation][real][replay_fit]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = with_modelled_outputs(accelmark_lengths(folder));
+  double total = 0;
+  int capped = 0;
+  for (const auto& [prompt, output] : lengths) {
+    total += output;
+    capped += output == 512 ? 1 : 0;
+  }
+  std::cout << "modelled outputs: mean " << total / static_cast<double>(lengths.size()) << ", "
+            << capped << " of " << lengths.size() << " at the 512 cap\n";
+  CHECK(total / static_cast<double>(lengths.size()) == Approx(330.2).epsilon(1e-3));
+  const LevelErrors errors = accelmark_fit_through_replay(folder, interactive, online, lengths);
+  CHECK(errors.tpot_p50[0] == Approx(0).margin(1e-3));
+  CHECK(errors.tpot_p50[1] == Approx(0).margin(1e-3));
+  // The held-out errors docs/validation.md states (section 3, modelled outputs), to half a point:
+  // TPOT p50 within the 10% target at both heavier levels, TTFT p50 not (a python replica over
+  // three Poisson seeds: TPOT -6%, +5%; TTFT -26%, -47%).
+  CHECK(errors.per_sequence_ms == Approx(0.0658).epsilon(0.01));
+  CHECK(errors.tpot_p50[2] == Approx(-0.017).margin(0.005));
+  CHECK(errors.tpot_p50[3] == Approx(0.072).margin(0.005));
+  CHECK(errors.ttft_p50[2] == Approx(-0.242).margin(0.005));
+  CHECK(errors.ttft_p50[3] == Approx(-0.475).margin(0.005));
 }

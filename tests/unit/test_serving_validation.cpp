@@ -1,9 +1,10 @@
 // Validation of the batching replay against measured runs it did not see (docs/validation.md):
 // calibrate the step model on the lightest load only (section 1), or with the per-sequence cost
-// on the two lightest (section 2), replay every other load's arrivals, and compare with what the
-// benchmark measured. `kspeed_tests "[validation][real]"` prints the tables
-// docs/validation.md shows; the checks hold the figures the docs state, so a change that
-// moves the predictions fails here first. Skipped (with a warning) without ../shared/data.
+// on the two lightest (section 2: closed form; section 3: through the replay itself), replay
+// every other load's arrivals, and compare with what the benchmark measured. `kspeed_tests
+// "[validation][real]"` prints the tables docs/validation.md shows; the checks hold the figures the
+// docs state, so a change that moves the predictions fails here first. Skipped (with a warning)
+// without ../shared/data.
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>

@@ -1,16 +1,19 @@
 // Validation of the batching replay against measured runs it did not see (docs/validation.md):
 // calibrate the step model on the lightest load only (section 1), or with the per-sequence cost
-// on the two lightest (section 2), replay every other load's arrivals, and compare with what the
-// benchmark measured. `kspeed_tests "[validation][real]"` prints the tables
-// docs/validation.md shows; the checks hold the figures the docs state, so a change that
-// moves the predictions fails here first. Skipped (with a warning) without ../shared/data.
+// on the two lightest (section 2: closed form; section 3: through the replay itself), replay
+// every other load's arrivals, and compare with what the benchmark measured. `kspeed_tests
+// "[validation][real]"` prints the tables docs/validation.md shows; the checks hold the figures the
+// docs state, so a change that moves the predictions fails here first. Skipped (with a warning)
+// without ../shared/data.
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <random>
 
 #include "kspeed/engine/batch_replay.hpp"
@@ -596,4 +599,313 @@ TEST_CASE("LLMServingSim shared runs: the README's mean TTFTs", "[serving_reader
     CHECK(sum / 300 / 1000 == Approx(mean_s).epsilon(1e-3));
   }
   CHECK(*io::read_llmservingsim_run(folder + "RTX4090_Llama-3.1-8B").kv_blocks == 2588);
+}
+
+// ---- section 3: the per-sequence cost fitted through the replay itself ----
+//
+// Sections 1 and 2 fit the step model with closed forms of a decode-only step at the level's
+// mean batch. The replay then adds what those forms leave out: the prompts that share the
+// decodes' steps (vLLM V1's mixed steps) or stall them (V0's prefill-first steps). At AccelMark's
+// Poisson 5 req/s those stalls are ≈ 0.5 ms a token, so the closed form puts them into
+// ms_per_sequence and the replay charges them twice. Here the same two levels are fitted by
+// replaying them: the bandwidth side so that the lightest level's replay gives its measured
+// per-token time, the per-sequence cost so that the second level's does, alternated until both
+// hold. No new term: the same model, fitted the way it is used.
+namespace {
+
+// x with f(x) = target for f increasing on [low, high], by bisection (50 halvings: far below the
+// measurements' 0.01 ms).
+template <class F>
+double solve_increasing(F f, double target, double low, double high) {
+  for (int i = 0; i < 50; ++i) {
+    const double mid = 0.5 * (low + high);
+    (f(mid) < target ? low : high) = mid;
+  }
+  return 0.5 * (low + high);
+}
+
+StepModel with_bandwidth_scale(StepModel m, double scale) {
+  m.weights_ms *= scale;
+  m.ms_per_kv_token *= scale;
+  return m;
+}
+
+StepModel with_per_sequence(StepModel m, double per_sequence_ms) {
+  m.ms_per_sequence = per_sequence_ms;
+  return m;
+}
+
+using ReplayedDecode = std::function<double(const StepModel&)>;
+
+// The lightest level pins the bandwidth side (its batch is one sequence), the second the
+// per-sequence cost; each depends a little on the other, so they alternate (five rounds: the
+// second round already moves neither by 10^-4).
+StepModel fit_through_replay(StepModel model, const ReplayedDecode& lightest,
+                             double lightest_measured, const ReplayedDecode& second,
+                             double second_measured) {
+  for (int round = 0; round < 5; ++round) {
+    const StepModel before_scale = model;
+    const double scale =
+        solve_increasing([&](double s) { return lightest(with_bandwidth_scale(before_scale, s)); },
+                         lightest_measured, 0.3, 3.0);
+    model = with_bandwidth_scale(before_scale, scale);
+    const StepModel before_slope = model;
+    const double per_sequence =
+        solve_increasing([&](double c) { return second(with_per_sequence(before_slope, c)); },
+                         second_measured, 0.0, 1.0);
+    model = with_per_sequence(before_slope, per_sequence);
+  }
+  return model;
+}
+
+// The request overhead from the lightest level's TTFT, on the fitted step model.
+CalibratedStepModel with_ttft_overhead(const StepModel& fitted, const LatencyObservation& point,
+                                       const std::string& source) {
+  CalibratedStepModel prior = modelled_step_model(llama_8b_on_h100());
+  prior.model = fitted;
+  return calibrate_to_latencies(prior, {point}, source);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "inference-perf, Llama-3.1-8B on one H100: the per-sequence cost fitted by replaying the "
+    "two lightest levels, the heavier loads and the saturation predicted",
+    "[validation][real][replay_fit]") {
+  const std::string folder = kServing + "inferenceperf-h100-llama31-8b-vllm0.11";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> loads = io::read_inference_perf_stages(folder);
+  REQUIRE(loads.size() == 7);
+  ServingSetup setup;
+  setup.scheduler.max_seqs = 128;
+  setup.scheduler.chunked_prefill = false;
+  std::vector<std::vector<ReplayRequest>> stage_requests;
+  for (const io::MeasuredLoad& load : loads) {
+    stage_requests.push_back(arrivals(io::ArrivalPattern::constant_rate, *load.rate_per_s,
+                                      static_cast<std::size_t>(*load.rate_per_s * 60.0),
+                                      inference_perf_lengths()));
+  }
+  const auto per_token = [](const ReplaySide& side) {
+    return (side.e2e_ms.mean - side.ttft_ms.mean) / (63 - 1);
+  };
+  const auto replayed = [&](std::size_t stage) -> ReplayedDecode {
+    return [&, stage](const StepModel& model) {
+      ServingSetup with = setup;
+      with.step = model;
+      return per_token(predict(stage_requests[stage], with).side);
+    };
+  };
+  const StepModel fitted =
+      fit_through_replay(modelled_step_model(llama_8b_on_h100()).model, replayed(0),
+                         *loads[0].tpot.mean_ms, replayed(1), *loads[1].tpot.mean_ms);
+  LatencyObservation ttft_point;
+  ttft_point.label = loads[0].label;
+  ttft_point.prompt_tokens = *loads[0].prompt_tokens_mean;
+  ttft_point.response_tokens = *loads[0].output_tokens_mean;
+  ttft_point.ttft_ms = loads[0].ttft.mean_ms;
+  const CalibratedStepModel calibrated = with_ttft_overhead(fitted, ttft_point, folder);
+  setup.step = calibrated.model;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model (fitted through the replay): weights " << m.weights_ms << " kv "
+            << m.ms_per_kv_token << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  std::vector<ReplaySide> predicted;
+  for (std::size_t stage = 0; stage < loads.size(); ++stage) {
+    const io::MeasuredLoad& load = loads[stage];
+    const Predicted p = predict(stage_requests[stage], setup);
+    std::cout << "  " << load.label << ": achieved measured " << *load.achieved_rate_per_s
+              << ", predicted " << p.side.achieved_rate_per_s << "\n";
+    print_row("ttft mean", load.ttft.mean_ms, p.side.ttft_ms.mean);
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("per-token", load.tpot.mean_ms, per_token(p.side));
+    print_row("e2e mean", load.e2e.mean_ms, p.side.e2e_ms.mean);
+    print_row("e2e p99", load.e2e.p99_ms, p.side.e2e_ms.percentiles[2]);
+    predicted.push_back(p.side);
+  }
+  // Both calibration levels reproduced by the replay itself.
+  CHECK(per_token(predicted[0]) == Approx(*loads[0].tpot.mean_ms).epsilon(1e-3));
+  CHECK(per_token(predicted[1]) == Approx(*loads[1].tpot.mean_ms).epsilon(1e-3));
+  // The fit (an independent python replica of the replay over the same files: 0.0627 ms,
+  // weights 7.153 ms, and the same held-out errors to 0.1 point).
+  CHECK(m.ms_per_sequence == Approx(0.0627).epsilon(0.01));
+  CHECK(m.weights_ms == Approx(7.153).epsilon(1e-3));
+  // The held-out errors docs/validation.md states (section 3), to half a point.
+  const std::pair<std::size_t, std::array<double, 3>> expected[] = {{2, {-0.015, -0.032, 0.173}},
+                                                                    {3, {-0.034, -0.043, 0.041}}};
+  for (const auto& [stage, errors] : expected) {
+    CHECK(error(predicted[stage].e2e_ms.mean, *loads[stage].e2e.mean_ms) ==
+          Approx(errors[0]).margin(0.005));
+    CHECK(error(per_token(predicted[stage]), *loads[stage].tpot.mean_ms) ==
+          Approx(errors[1]).margin(0.005));
+    CHECK(error(predicted[stage].ttft_ms.percentiles[0], *loads[stage].ttft.p50_ms) ==
+          Approx(errors[2]).margin(0.005));
+  }
+  CHECK(error(predicted[4].achieved_rate_per_s, *loads[4].achieved_rate_per_s) ==
+        Approx(-0.106).margin(0.005));
+}
+
+namespace {
+
+struct LevelErrors {
+  double per_sequence_ms = 0;
+  std::vector<double> tpot_p50;  ///< one at a time, then each Poisson level
+  std::vector<double> ttft_p50;
+};
+
+// Section 3 on AccelMark with the given prompt and output lengths: fit through the replay of the
+// two lightest levels, replay every level, print, and return the TPOT and TTFT p50 errors.
+LevelErrors accelmark_fit_through_replay(const std::string& folder,
+                                         const std::vector<io::MeasuredLoad>& interactive,
+                                         const std::vector<io::MeasuredLoad>& online,
+                                         const std::vector<std::pair<int, int>>& lengths) {
+  std::vector<int> prompts;
+  for (const auto& [prompt, output] : lengths) prompts.push_back(prompt);
+  std::nth_element(prompts.begin(), prompts.begin() + 250, prompts.end());
+  std::vector<std::pair<io::MeasuredLoad, std::vector<ReplayRequest>>> levels;
+  levels.emplace_back(interactive[0], arrivals(io::ArrivalPattern::one_at_a_time, 1, 150, lengths));
+  for (const io::MeasuredLoad& load : online) {
+    levels.emplace_back(load,
+                        arrivals(io::ArrivalPattern::poisson, *load.rate_per_s, 300, lengths));
+  }
+  ServingSetup setup;
+  setup.scheduler.policy = SchedulerPolicy::prefill_first;
+  setup.scheduler.max_seqs = 512;
+  setup.scheduler.chunked_prefill = false;
+  setup.scheduler.max_batched_tokens = 4096;
+  const auto level_setup = [&](std::size_t level, const StepModel& model) {
+    ServingSetup with = setup;
+    with.step = model;
+    with.arrivals.concurrency = level == 0 ? 1 : 0;
+    return with;
+  };
+  const auto replayed = [&](std::size_t level) -> ReplayedDecode {
+    return [&, level](const StepModel& model) {
+      return predict(levels[level].second, level_setup(level, model)).side.tpot_ms.percentiles[0];
+    };
+  };
+  const StepModel fitted =
+      fit_through_replay(modelled_step_model(llama_8b_on_h100()).model, replayed(0),
+                         *interactive[0].tpot.p50_ms, replayed(1), *online[0].tpot.p50_ms);
+  LatencyObservation ttft_point;
+  ttft_point.label = "interactive p50";
+  ttft_point.prompt_tokens = prompts[250];
+  ttft_point.response_tokens = 339;
+  ttft_point.ttft_ms = interactive[0].ttft.p50_ms;
+  const CalibratedStepModel calibrated = with_ttft_overhead(fitted, ttft_point, folder);
+  setup.step = calibrated.model;
+  setup.scheduler.request_overhead_ms = calibrated.request_overhead_ms;
+  const StepModel& m = setup.step;
+  std::cout << "step model (fitted through the replay): weights " << m.weights_ms << " kv "
+            << m.ms_per_kv_token << " per sequence " << m.ms_per_sequence << " overhead "
+            << calibrated.request_overhead_ms << "\n";
+  LevelErrors out;
+  out.per_sequence_ms = m.ms_per_sequence;
+  for (std::size_t level = 0; level < levels.size(); ++level) {
+    const auto& [load, requests] = levels[level];
+    const Predicted p = predict(requests, level_setup(level, setup.step));
+    std::cout << "  " << load.label << "\n";
+    print_row("ttft p50", load.ttft.p50_ms, p.side.ttft_ms.percentiles[0]);
+    print_row("ttft p90", load.ttft.p90_ms, p.side.ttft_ms.percentiles[1]);
+    print_row("ttft p99", load.ttft.p99_ms, p.side.ttft_ms.percentiles[2]);
+    print_row("tpot p50", load.tpot.p50_ms, p.side.tpot_ms.percentiles[0]);
+    print_row("tpot p90", load.tpot.p90_ms, p.side.tpot_ms.percentiles[1]);
+    print_row("tpot p99", load.tpot.p99_ms, p.side.tpot_ms.percentiles[2]);
+    out.tpot_p50.push_back(error(p.side.tpot_ms.percentiles[0], *load.tpot.p50_ms));
+    out.ttft_p50.push_back(error(p.side.ttft_ms.percentiles[0], *load.ttft.p50_ms));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "AccelMark, Llama-3-8B on one H100 (vLLM 0.7.3): the per-sequence cost fitted by "
+    "replaying the two lightest levels, the heavier Poisson loads predicted",
+    "[validation][real][replay_fit]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = accelmark_lengths(folder);
+  const LevelErrors errors = accelmark_fit_through_replay(folder, interactive, online, lengths);
+  // Both calibration levels reproduced by the replay itself (the closed form left +5% at 5 req/s).
+  CHECK(errors.tpot_p50[0] == Approx(0).margin(1e-3));
+  CHECK(errors.tpot_p50[1] == Approx(0).margin(1e-3));
+  // The held-out errors docs/validation.md states (section 3), to half a point.
+  // (A python replica of the prefill-first replay, averaged over three Poisson seeds, gives
+  // 0.0656 ms, TPOT p50 +3% and +22%, TTFT p50 -25% and -47%: 300 requests' sampling noise.)
+  CHECK(errors.per_sequence_ms == Approx(0.0634).epsilon(0.01));
+  CHECK(errors.tpot_p50[2] == Approx(0.055).margin(0.005));
+  CHECK(errors.tpot_p50[3] == Approx(0.208).margin(0.005));
+  CHECK(errors.ttft_p50[2] == Approx(-0.264).margin(0.005));
+  CHECK(errors.ttft_p50[3] == Approx(-0.484).margin(0.005));
+}
+
+namespace {
+
+// AccelMark's result files hold no output lengths. Its suite (workload/suite_A.json) documents
+// the dataset's: p50 310 and p99 1,200 tokens, generation capped at output_tokens_max 512. A
+// lognormal through those two quantiles (sigma = ln(1200/310) / 2.3263), capped at 512, drawn
+// once per prompt (fixed seed; Box-Muller over the raw generator, so every standard library
+// draws the same) is a *modelled* distribution: its mean, 330 tokens, is within 3% of the 339
+// AccelMark's sustained run measured for the same prompts.
+std::vector<std::pair<int, int>> with_modelled_outputs(std::vector<std::pair<int, int>> lengths) {
+  constexpr double kMedian = 310;
+  constexpr double kP99 = 1200;
+  constexpr double kZ99 = 2.326348;  // the standard normal's 99th percentile
+  constexpr int kCap = 512;
+  const double sigma = std::log(kP99 / kMedian) / kZ99;
+  std::mt19937_64 random(7);
+  const auto uniform = [&] {
+    return (static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0;
+  };
+  for (auto& [prompt, output] : lengths) {
+    const double z =
+        std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
+    output = std::clamp(static_cast<int>(std::lround(kMedian * std::exp(sigma * z))), 2, kCap);
+  }
+  return lengths;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "AccelMark (vLLM 0.7.3): fitted through the replay with output lengths modelled from the "
+    "suite's documented distribution",
+    "[validation][real][replay_fit]") {
+  const std::string folder = kServing + "accelmark-h100-llama3-8b-vllm0.7.3";
+  if (!present(folder)) return;
+  const std::vector<io::MeasuredLoad> interactive =
+      io::read_accelmark_result(folder + "/result/interactive/result.json");
+  const std::vector<io::MeasuredLoad> online =
+      io::read_accelmark_result(folder + "/result/online/result.json");
+  REQUIRE(interactive.size() == 1);
+  REQUIRE(online.size() == 3);
+  const std::vector<std::pair<int, int>> lengths = with_modelled_outputs(accelmark_lengths(folder));
+  double total = 0;
+  int capped = 0;
+  for (const auto& [prompt, output] : lengths) {
+    total += output;
+    capped += output == 512 ? 1 : 0;
+  }
+  std::cout << "modelled outputs: mean " << total / static_cast<double>(lengths.size()) << ", "
+            << capped << " of " << lengths.size() << " at the 512 cap\n";
+  CHECK(total / static_cast<double>(lengths.size()) == Approx(330.2).epsilon(1e-3));
+  const LevelErrors errors = accelmark_fit_through_replay(folder, interactive, online, lengths);
+  CHECK(errors.tpot_p50[0] == Approx(0).margin(1e-3));
+  CHECK(errors.tpot_p50[1] == Approx(0).margin(1e-3));
+  // The held-out errors docs/validation.md states (section 3, modelled outputs), to half a point:
+  // TPOT p50 within the 10% target at both heavier levels, TTFT p50 not (a python replica over
+  // three Poisson seeds: TPOT -6%, +5%; TTFT -26%, -47%).
+  CHECK(errors.per_sequence_ms == Approx(0.0658).epsilon(0.01));
+  CHECK(errors.tpot_p50[2] == Approx(-0.017).margin(0.005));
+  CHECK(errors.tpot_p50[3] == Approx(0.072).margin(0.005));
+  CHECK(errors.ttft_p50[2] == Approx(-0.242).margin(0.005));
+  CHECK(errors.ttft_p50[3] == Approx(-0.475).margin(0.005));
 }

@@ -46,7 +46,9 @@ TEST_CASE("preset ridges match MODEL.md section 5 within 0.5 FLOP/byte", "[roofl
                             {"h100-sxm", 295.3, 590.7},
                             {"h200-sxm", 206.1, 412.3},
                             {"b200", 281.3, 562.5},
-                            {"mi300x", 246.7, 493.4}};
+                            {"mi300x", 246.7, 493.4},
+                            {"rtx-4090", 163.9, 327.7},
+                            {"rtx-pro-6000", 281.1, 562.3}};
   for (const Expected& e : table) {
     INFO(e.gpu);
     CHECK(ridge_flop_per_byte(roof_for(e.gpu)) == Approx(e.bf16).margin(0.5));

@@ -20,6 +20,7 @@
 #include "kspeed/engine/step_calibration.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 
@@ -605,10 +606,10 @@ namespace {
 // One of LLMServingSim's per-request vLLM 0.19 runs (docs/validation.md, section 3) and the
 // deployment kspeed describes it with.
 struct PerRequestDeployment {
-  std::string run;    ///< folder under llmservingsim-vllm0.19-per-request/
-  std::string model;  ///< kspeed preset or Hugging Face config.json (the run's config.json is
-                      ///< LLMServingSim's cluster description, not the model's)
-  std::string gpu;    ///< kspeed preset
+  std::string run;  ///< folder under llmservingsim-vllm0.19-per-request/
+  /// The model (the run's config.json is LLMServingSim's cluster description, not the model's).
+  ModelArch model;
+  std::string gpu;  ///< kspeed preset
   std::int64_t tp = 1;
   /// Data-parallel engines (the runs' data_parallel_size): replicas behind vLLM's balancer,
   /// which sends a request to the least loaded one.
@@ -692,7 +693,7 @@ PerRequestComparison compare_per_request(const PerRequestDeployment& deployment)
   const std::string folder = kServing + "llmservingsim-vllm0.19-per-request/" + deployment.run;
   const io::PerRequestRun run = io::read_llmservingsim_run(folder);
   PlatformChoice choice;
-  choice.model = {io::load_model(deployment.model), Provenance::given};
+  choice.model = {deployment.model, Provenance::given};
   choice.gpu = {io::load_gpu(deployment.gpu), Provenance::given};
   choice.tensor_parallel = {deployment.tp, Provenance::given};
   // A MoE decode step reads the experts its batch activates: at the run's full batch (max_num_seqs
@@ -746,6 +747,14 @@ PerRequestComparison compare_per_request(const PerRequestDeployment& deployment)
   return out;
 }
 
+// Qwen/Qwen3-32B's config.json on Hugging Face (the fields kspeed reads): dense, 64 layers,
+// GQA 64 query / 8 KV heads of 128, BF16.
+constexpr const char* kQwen3_32bConfig = R"({
+  "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 5120,
+  "intermediate_size": 25600, "num_hidden_layers": 64, "num_attention_heads": 64,
+  "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+  "tie_word_embeddings": false, "use_sliding_window": false, "torch_dtype": "bfloat16"})";
+
 // The seven compared statistics, predicted against measured: TTFT p50/p90/p99, TPOT
 // p50/p90/p99, mean E2E.
 std::array<double, 7> errors_of(const ReplaySide& predicted, const MeasuredSide& measured) {
@@ -780,8 +789,8 @@ TEST_CASE(
   const std::string root = kServing + "llmservingsim-vllm0.19-per-request/";
   if (!present(root)) return;
   SECTION("Llama-3.1-8B on an RTX 4090") {
-    const PerRequestComparison c =
-        compare_per_request({"RTX4090_Llama-3.1-8B", "llama-3.1-8b", "rtx-4090", 1, 1});
+    const PerRequestComparison c = compare_per_request(
+        {"RTX4090_Llama-3.1-8B", io::load_model("llama-3.1-8b"), "rtx-4090", 1, 1});
     CHECK(c.kv_blocks == 2588);
     check_errors("prior", errors_of(c.prior, c.measured),
                  {0.499, 0.553, 0.551, 0.429, 0.475, 0.415, 0.504});
@@ -792,12 +801,23 @@ TEST_CASE(
     CHECK(c.prior.mean_batch_sequences == Approx(31.79).epsilon(0.01));
   }
   SECTION("Llama-3.1-8B on an RTX PRO 6000") {
-    const PerRequestComparison c =
-        compare_per_request({"RTXPRO6000_Llama-3.1-8B", "llama-3.1-8b", "rtx-pro-6000", 1, 1});
+    const PerRequestComparison c = compare_per_request(
+        {"RTXPRO6000_Llama-3.1-8B", io::load_model("llama-3.1-8b"), "rtx-pro-6000", 1, 1});
     CHECK_FALSE(c.kv_blocks_recorded);
     check_errors("prior", errors_of(c.prior, c.measured),
                  {0.160, 0.184, 0.186, 0.105, 0.091, 0.083, 0.114});
     check_errors("calibrated", errors_of(c.calibrated, c.measured),
                  {0.228, 0.338, 0.331, 0.180, 0.168, 0.163, 0.189});
+  }
+  SECTION("Qwen3-32B on two RTX PRO 6000, TP2") {
+    const PerRequestComparison c = compare_per_request(
+        {"RTXPRO6000_Qwen3-32B",
+         io::parse_hf_config(kQwen3_32bConfig, "Qwen/Qwen3-32B config.json", "Qwen3-32B").arch,
+         "rtx-pro-6000", 2, 1});
+    // The step model has no tensor-parallel all-reduce: the prior is fast by a third.
+    check_errors("prior", errors_of(c.prior, c.measured),
+                 {-0.397, -0.414, -0.419, -0.299, -0.327, -0.335, -0.353});
+    check_errors("calibrated", errors_of(c.calibrated, c.measured),
+                 {0.123, 0.106, 0.104, 0.147, 0.079, 0.067, 0.094});
   }
 }

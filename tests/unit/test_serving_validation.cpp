@@ -755,6 +755,16 @@ constexpr const char* kQwen3_32bConfig = R"({
   "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
   "tie_word_embeddings": false, "use_sliding_window": false, "torch_dtype": "bfloat16"})";
 
+// Qwen/Qwen3-30B-A3B-Instruct-2507's config.json on Hugging Face (the fields kspeed reads): 48
+// layers, GQA 32 query / 4 KV heads of 128, 128 experts of 768, 8 per token, BF16.
+constexpr const char* kQwen3_30bA3bConfig = R"({
+  "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+  "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+  "num_experts_per_tok": 8, "decoder_sparse_step": 1, "mlp_only_layers": [],
+  "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+  "vocab_size": 151936, "tie_word_embeddings": false, "use_sliding_window": false,
+  "torch_dtype": "bfloat16"})";
+
 // The seven compared statistics, predicted against measured: TTFT p50/p90/p99, TPOT
 // p50/p90/p99, mean E2E.
 std::array<double, 7> errors_of(const ReplaySide& predicted, const MeasuredSide& measured) {
@@ -819,5 +829,23 @@ TEST_CASE(
                  {-0.397, -0.414, -0.419, -0.299, -0.327, -0.335, -0.353});
     check_errors("calibrated", errors_of(c.calibrated, c.measured),
                  {0.123, 0.106, 0.104, 0.147, 0.079, 0.067, 0.094});
+  }
+  SECTION("Qwen3-30B-A3B on two RTX PRO 6000, DP2 with expert parallelism") {
+    // Two data-parallel engines; kspeed has no expert parallelism, so each replica is described
+    // as the whole model on one GPU (it fits: 61 GB of 96), reading the experts its own batch
+    // activates.
+    const PerRequestComparison c = compare_per_request(
+        {"RTXPRO6000_Qwen3-30B-A3B-Instruct-2507",
+         io::parse_hf_config(kQwen3_30bA3bConfig, "Qwen/Qwen3-30B-A3B-Instruct-2507 config.json",
+                             "Qwen3-30B-A3B")
+             .arch,
+         "rtx-pro-6000", 1, 2});
+    // Each replica reads all 128 experts' weights a step (58 ms), where expert parallelism
+    // splits them over the two GPUs: the prior is slow; the decode line fitted to the records
+    // is fast and empties the queue.
+    check_errors("prior", errors_of(c.prior, c.measured),
+                 {-0.234, 2.02, 1.214, 0.44, 0.38, 0.361, 0.514});
+    check_errors("calibrated", errors_of(c.calibrated, c.measured),
+                 {-0.572, -0.98, -0.748, -0.17, -0.205, -0.216, -0.169});
   }
 }

@@ -3,7 +3,9 @@
 // on the two lightest (section 2), replay every other load's arrivals, and compare with what the
 // benchmark measured. `kspeed_tests "[validation][real]"` prints the tables
 // docs/validation.md shows; the checks hold the figures the docs state, so a change that
-// moves the predictions fails here first. Skipped (with a warning) without ../shared/data.
+// moves the predictions fails here first. Section 3: LLMServingSim's per-request vLLM runs, each
+// request's own arrival replayed (`"[llmservingsim]"`). Skipped (with a warning) without
+// ../shared/data.
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>

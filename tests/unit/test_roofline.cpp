@@ -73,7 +73,7 @@ TEST_CASE("every built-in GPU and model preset parses", "[roofline]") {
     CHECK(model.name == name);
     CHECK_FALSE(model.source.empty());
   }
-  CHECK(io::builtin_gpu_names().size() == 5);
+  CHECK(io::builtin_gpu_names().size() == 7);
   CHECK(io::builtin_model_names().size() == 6);
 }
 

@@ -779,6 +779,15 @@ std::array<double, 7> errors_of(const ReplaySide& predicted, const MeasuredSide&
   return out;
 }
 
+// The measured side against a second computation: python over requests.jsonl, numpy's linear
+// percentile written out by hand (docs/validation.md), to its printed 0.01 ms.
+void check_measured(const MeasuredSide& measured, double ttft_p50, double tpot_p99,
+                    double e2e_mean) {
+  CHECK(measured.ttft_ms.percentiles[0] == Approx(ttft_p50).margin(0.01));
+  CHECK(measured.tpot_ms.percentiles[2] == Approx(tpot_p99).margin(0.01));
+  CHECK(measured.e2e_ms.mean == Approx(e2e_mean).margin(0.01));
+}
+
 // Holds each error to one point of what docs/validation.md states, so a change that moves a
 // prediction fails here.
 void check_errors(const char* side, const std::array<double, 7>& errors,
@@ -804,6 +813,7 @@ TEST_CASE(
     const PerRequestComparison c = compare_per_request(
         {"RTX4090_Llama-3.1-8B", io::load_model("llama-3.1-8b"), "rtx-4090", 1, 1});
     CHECK(c.kv_blocks == 2588);
+    check_measured(c.measured, 60110.94, 56.00, 86578.25);
     check_errors("prior", errors_of(c.prior, c.measured),
                  {0.499, 0.553, 0.551, 0.429, 0.475, 0.415, 0.504});
     check_errors("calibrated", errors_of(c.calibrated, c.measured),
@@ -816,6 +826,7 @@ TEST_CASE(
     const PerRequestComparison c = compare_per_request(
         {"RTXPRO6000_Llama-3.1-8B", io::load_model("llama-3.1-8b"), "rtx-pro-6000", 1, 1});
     CHECK_FALSE(c.kv_blocks_recorded);
+    check_measured(c.measured, 9442.66, 37.34, 28200.75);
     check_errors("prior", errors_of(c.prior, c.measured),
                  {0.160, 0.184, 0.186, 0.105, 0.091, 0.083, 0.114});
     check_errors("calibrated", errors_of(c.calibrated, c.measured),
@@ -826,6 +837,7 @@ TEST_CASE(
         {"RTXPRO6000_Qwen3-32B",
          io::parse_hf_config(kQwen3_32bConfig, "Qwen/Qwen3-32B config.json", "Qwen3-32B").arch,
          "rtx-pro-6000", 2, 1});
+    check_measured(c.measured, 40701.78, 97.08, 90408.06);
     // The step model has no tensor-parallel all-reduce: the prior is fast by a third.
     check_errors("prior", errors_of(c.prior, c.measured),
                  {-0.397, -0.414, -0.419, -0.299, -0.327, -0.335, -0.353});
@@ -842,6 +854,7 @@ TEST_CASE(
                              "Qwen3-30B-A3B")
              .arch,
          "rtx-pro-6000", 1, 2});
+    check_measured(c.measured, 138.77, 53.27, 32344.62);
     // Each replica reads all 128 experts' weights a step (58 ms), where expert parallelism
     // splits them over the two GPUs: the prior is slow; the decode line fitted to the records
     // is fast and empties the queue.

@@ -46,7 +46,9 @@ TEST_CASE("preset ridges match MODEL.md section 5 within 0.5 FLOP/byte", "[roofl
                             {"h100-sxm", 295.3, 590.7},
                             {"h200-sxm", 206.1, 412.3},
                             {"b200", 281.3, 562.5},
-                            {"mi300x", 246.7, 493.4}};
+                            {"mi300x", 246.7, 493.4},
+                            {"rtx-4090", 163.9, 327.7},
+                            {"rtx-pro-6000", 281.1, 562.3}};
   for (const Expected& e : table) {
     INFO(e.gpu);
     CHECK(ridge_flop_per_byte(roof_for(e.gpu)) == Approx(e.bf16).margin(0.5));
@@ -71,7 +73,7 @@ TEST_CASE("every built-in GPU and model preset parses", "[roofline]") {
     CHECK(model.name == name);
     CHECK_FALSE(model.source.empty());
   }
-  CHECK(io::builtin_gpu_names().size() == 5);
+  CHECK(io::builtin_gpu_names().size() == 7);
   CHECK(io::builtin_model_names().size() == 6);
 }
 

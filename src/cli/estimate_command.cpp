@@ -50,17 +50,7 @@ class EstimateCommand final : public Command {
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_);
     engine::Workload workload = load_estimate_workload(flags_, calibration);
-    // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
-    PlatformFlags platform = flags_.platform;
-    if (!flags_.ncu.file.empty() && platform.model.empty()) {
-      platform.gpu.clear();
-      platform.precision.clear();
-    }
-    options.platform =
-        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
-                                    workload.kv_dtype, engine::workload_model_label(workload)});
-    name_after_deployment(workload, options.platform);
-    attach_step_model(options, calibration, workload);
+    resolve_deployment(flags_, calibration, workload, options);
     if (!flags_.ncu.file.empty()) price_measured_kernel(flags_, options);
     if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);

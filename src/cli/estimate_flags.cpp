@@ -236,6 +236,8 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
     // Asked for by name: the analytic curve moved onto the example's measured share table.
     workload.prefill_shares = example.prefill_shares;
     workload.share_origin = example.share_origin;
+    // ... another deployment's measurement: said in the headline, refused by --strict.
+    workload.borrowed_share_table = example.name;
   }
   if (calibration && calibration->typical_prompt_tokens > 0) {
     // The run the deployment was calibrated on: its typical request, as measured.
@@ -302,6 +304,22 @@ void attach_step_model(engine::EstimateOptions& options,
         *options.step_model, engine::step_observations(workload.profiled_steps),
         workload.profiled_from);
   }
+}
+
+void resolve_deployment(const EstimateFlags& flags,
+                        const std::optional<io::CalibrationFile>& calibration,
+                        engine::Workload& workload, engine::EstimateOptions& options) {
+  // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
+  PlatformFlags platform = flags.platform;
+  if (!flags.ncu.file.empty() && platform.model.empty()) {
+    platform.gpu.clear();
+    platform.precision.clear();
+  }
+  options.platform =
+      resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
+                                  workload.kv_dtype, engine::workload_model_label(workload)});
+  name_after_deployment(workload, options.platform);
+  attach_step_model(options, calibration, workload);
 }
 
 void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep) {

@@ -91,6 +91,13 @@ void attach_step_model(engine::EstimateOptions& options,
                        const std::optional<io::CalibrationFile>& calibration,
                        const engine::Workload& workload);
 
+/// estimate's and sweep's deployment: the platform from the flags, the workload's where they say
+/// nothing (with --ncu and no --model, --gpu and --precision give only the profiled GPU's roof,
+/// so no platform); then the workload named after it and its step model attached.
+void resolve_deployment(const EstimateFlags& flags,
+                        const std::optional<io::CalibrationFile>& calibration,
+                        engine::Workload& workload, engine::EstimateOptions& options);
+
 /// --strict and --fail-on: throws InputError (exit 2) naming the refused inputs of `scenario`.
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);
 /// The same over every point of a sweep.

@@ -225,8 +225,8 @@ class MixCommand final : public Command {
         flags_.replay ? PlatformDefaults{workload.model, workload.gpu, workload.batch, workload.tp,
                                          workload.kv_dtype, engine::workload_model_label(workload)}
                       : PlatformDefaults{});
-    const std::optional<engine::ModelledPrefillShare> share_model =
-        modelled_share(estimate_options.share_model, platform, workload);
+    const std::optional<engine::ModelledPrefillShare> share_model = modelled_share(
+        estimate_options.share_model, platform, workload, workload_option_->count() > 0);
     ReplayDeployment deployment;
     engine::ServingSetup serving = parse_replay(platform, calibration, workload, deployment);
     serving.slo = slo;
@@ -759,6 +759,10 @@ class MixCommand final : public Command {
     for (engine::AnswerInput& input : inputs) {
       if (input.name == "prefill attention share" && model.share_model && !model.prefill_share) {
         input = {input.name, engine::Provenance::modelled};  // --share-model's, not the table's
+        if (!model.share_model->borrowed_table.empty()) {
+          input.borrowed = true;
+          input.borrowed_from = engine::borrowed_table(model.share_model->borrowed_table);
+        }
       }
       if (input.name == "kernel speedup" && model.kernel_speedup_table) {
         // The table's, at each prompt: clamped when some request lies outside its rows.
@@ -804,7 +808,7 @@ class MixCommand final : public Command {
   // architecture (estimate's, at each request's own prompt); table: none.
   static std::optional<engine::ModelledPrefillShare> modelled_share(
       engine::ShareModel mode, const std::optional<engine::Platform>& platform,
-      const engine::Workload& workload) {
+      const engine::Workload& workload, bool workload_given) {
     if (mode == engine::ShareModel::table) return std::nullopt;
     if (!platform || !platform->model.value.shapes) {
       throw InputError(
@@ -821,6 +825,8 @@ class MixCommand final : public Command {
       }
       share.calibration =
           engine::calibrate_share(share.model, *share.model.shapes, workload.prefill_shares);
+      // Without --workload the table is the built-in example's: another deployment's.
+      if (!workload_given) share.borrowed_table = workload.name;
     }
     return share;
   }
@@ -854,7 +860,7 @@ class MixCommand final : public Command {
                                     input.provenance) != filter.provenances.end();
       if (!listed && !(filter.borrowed && input.borrowed)) continue;
       list += (list.empty() ? "" : ", ") + input.name + " (" +
-              (input.borrowed ? "borrowed from another model, " : "") +
+              (input.borrowed ? engine::borrowed_phrase(input) + ", " : std::string()) +
               std::string(engine::to_string(input.provenance)) + ")";
       ++count;
     }

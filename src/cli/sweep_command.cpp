@@ -138,17 +138,7 @@ class SweepCommand final : public Command {
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
     engine::Workload workload = load_estimate_workload(flags, calibration);
-    // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
-    PlatformFlags platform = flags.platform;
-    if (measured_kernel && platform.model.empty()) {
-      platform.gpu.clear();
-      platform.precision.clear();
-    }
-    options.platform =
-        resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
-                                    workload.kv_dtype, engine::workload_model_label(workload)});
-    name_after_deployment(workload, options.platform);
-    attach_step_model(options, calibration, workload);
+    resolve_deployment(flags, calibration, workload, options);
     if (measured_kernel) price_measured_kernel(flags, options);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {

@@ -23,6 +23,14 @@ bool has_warning(const Scenario& scenario, WarningCode code) {
 
 }  // namespace
 
+std::string borrowed_table(const std::string& workload_name) {
+  return "the built-in example " + workload_name + "'s share table";
+}
+
+std::string borrowed_phrase(const AnswerInput& input) {
+  return "borrowed from " + (input.borrowed_from.empty() ? "another model" : input.borrowed_from);
+}
+
 std::vector<AnswerInput> answer_inputs(const Scenario& scenario) {
   // A share read from a workload measured on another model (warn_on_model_mismatch).
   const bool mismatch = has_warning(scenario, WarningCode::share_model_mismatch);
@@ -46,6 +54,10 @@ std::vector<AnswerInput> answer_inputs(const Scenario& scenario) {
     inputs.push_back({"prefill attention share", scenario.prefill_share.provenance,
                       mismatch && scenario.prefill_share.provenance != Provenance::given &&
                           scenario.prefill_share.provenance != Provenance::modelled});
+    if (!scenario.prefill_share_borrowed_from.empty()) {
+      inputs.back().borrowed = true;
+      inputs.back().borrowed_from = borrowed_table(scenario.prefill_share_borrowed_from);
+    }
   }
   if (scenario.phase != Phase::prefill && scenario.decode_share) {
     inputs.push_back({"decode attention share", scenario.decode_share->provenance,
@@ -116,7 +128,8 @@ std::vector<AnswerInput> refused_inputs(const Scenario& scenario, const InputFil
 namespace {
 
 // A sweep point's inputs, as answer_inputs names a scenario's.
-std::vector<AnswerInput> row_inputs(const SweepRow& row, Phase phase) {
+std::vector<AnswerInput> row_inputs(const SweepRow& row, Phase phase,
+                                    const std::string& borrowed_share_table) {
   const bool mismatch = std::any_of(row.warnings.begin(), row.warnings.end(), [](const Warning& w) {
     return w.code == WarningCode::share_model_mismatch;
   });
@@ -133,6 +146,11 @@ std::vector<AnswerInput> row_inputs(const SweepRow& row, Phase phase) {
   if (phase != Phase::decode) {
     inputs.push_back({"prefill attention share", row.prefill_share.provenance,
                       borrowed(row.prefill_share.provenance)});
+    // --share-model calibrated on a table that is not the user's (Workload::borrowed_share_table)
+    if (!borrowed_share_table.empty() && row.prefill_share.provenance == Provenance::modelled) {
+      inputs.back().borrowed = true;
+      inputs.back().borrowed_from = borrowed_table(borrowed_share_table);
+    }
   }
   if (phase != Phase::prefill && row.decode_share) {
     inputs.push_back({"decode attention share", row.decode_share->provenance,
@@ -154,7 +172,7 @@ void throw_refused(const std::vector<AnswerInput>& refused, std::string_view fla
   std::string list;
   for (const AnswerInput& input : refused) {
     list += (list.empty() ? "" : ", ") + input.name + " (" +
-            (input.borrowed ? std::string("borrowed from another model, ") : std::string()) +
+            (input.borrowed ? borrowed_phrase(input) + ", " : std::string()) +
             std::string(to_string(input.provenance)) + ")";
   }
   throw InputError(std::string(flag) + ": the answer stands on " +
@@ -180,7 +198,8 @@ void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::str
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {
   std::vector<AnswerInput> refused;
   for (const SweepRow& row : sweep.rows) {
-    for (const AnswerInput& input : row_inputs(row, sweep.phase)) {
+    for (const AnswerInput& input :
+         row_inputs(row, sweep.phase, sweep.workload.borrowed_share_table)) {
       const bool named = std::any_of(refused.begin(), refused.end(),
                                      [&](const AnswerInput& r) { return r.name == input.name; });
       if (!named && refuses(filter, input)) refused.push_back(input);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/dtype.hpp"
 #include "kspeed/engine/moe.hpp"
 
@@ -55,7 +56,11 @@ DecodeResponse finish(const Platform& platform, std::int64_t prompt, std::int64_
   out.first_step_share = decode_step_time(platform, prompt + 1).share();
   out.last_step_share =
       decode_step_time(platform, prompt + std::max<std::int64_t>(steps, 1)).share();
-  out.share = steps > 0 ? attention_ms / (attention_ms + other_ms) : out.first_step_share;
+  // The roofline's kernels summed: a share of kernel time, as the step's share() is.
+  out.share = steps > 0 ? share_of(Time<TimeBase::kernel>{attention_ms},
+                                   Time<TimeBase::kernel>{attention_ms + other_ms})
+                              .fraction
+                        : out.first_step_share;
   return out;
 }
 

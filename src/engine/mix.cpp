@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kspeed/engine/amdahl.hpp"
+#include "kspeed/error.hpp"
 
 namespace kspeed::engine {
 
@@ -24,11 +25,6 @@ bool applies_to_decode(Phase phase) {
   return phase != Phase::prefill;
 }
 
-// Time factor of Amdahl: T' / T = (1 - p) + p / s
-double time_factor(double share, double speedup) {
-  return (1.0 - share) + share / speedup;
-}
-
 // A workload-level warning: its code, the input it concerns and how many requests.
 Warning requests_warning(WarningCode code, std::int64_t requests, const char* input) {
   Warning warning;
@@ -36,6 +32,32 @@ Warning requests_warning(WarningCode code, std::int64_t requests, const char* in
   warning.input = input;
   warning.numbers.emplace_back("requests", static_cast<double>(requests));
   return warning;
+}
+
+// The kind of time a workload's tables are fractions of: its share_denominator ("kernel-time",
+// "busy-time"; "wall-time" or none: wall time, as estimate takes it).
+TimeBase table_base_of(const Workload& workload) {
+  if (workload.share_denominator == "kernel-time") return TimeBase::kernel;
+  if (workload.share_denominator == "busy-time") return TimeBase::busy;
+  return TimeBase::wall;
+}
+
+// The phase's first measured step with a wall time, as scenario.cpp's measured_step_of.
+std::optional<StepTimes> step_times(const Workload& workload, TimeBase base, Phase phase) {
+  for (const MeasuredStep& step : workload.measured_steps) {
+    if (step.phase != phase || step.wall_ms <= 0) continue;
+    const double table_ms = base == TimeBase::kernel ? step.kernel_ms : step.busy_ms;
+    if (table_ms <= 0) return std::nullopt;
+    return StepTimes{table_ms, std::max(table_ms, step.wall_ms - step.profiler_gap_ms)};
+  }
+  return std::nullopt;
+}
+
+bool same_points(const std::vector<LatencyPoint>& a, const std::vector<LatencyPoint>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const LatencyPoint& x, const LatencyPoint& y) {
+                      return x.context_tokens == y.context_tokens && x.latency_ms == y.latency_ms;
+                    });
 }
 
 }  // namespace
@@ -53,6 +75,14 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
     model.decode_share = scenario.decode_share->value;
   }
   model.share_origin = workload.share_origin;
+  model.table_base = table_base_of(workload);
+  if (model.table_base != TimeBase::wall) {
+    model.prefill_step_times = step_times(workload, model.table_base, Phase::prefill);
+    model.decode_step_times = step_times(workload, model.table_base, Phase::decode);
+  }
+  // A given TTFT or TPOT came from a flag (--ttft, --ttft-point, --tpot, --tpot-point): wall.
+  model.reference_ttft_wall = scenario.ttft_ms.provenance == Provenance::given;
+  model.tpot_wall = scenario.tpot_ms.provenance == Provenance::given;
   model.extrapolation = extrapolation;
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
@@ -72,6 +102,7 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
     model.ttft_fit = fit_ttft(points, shares, extrapolation);
+    model.ttft_points_wall = !same_points(points, workload.request.ttft_points);
   }
   model.tpot_ms = scenario.tpot_ms;
   if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
@@ -161,6 +192,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
                               request.response_tokens);
   }
   double share = 0;
+  bool share_from_table = false;  // else of its latency's own kind (--share, the step model's)
   if (model_.prefill_share) {
     share = *model_.prefill_share;
   } else if (modelled && (model_.ttft_overhead_ms || model_.share_model)) {
@@ -176,6 +208,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (!model_.prefill_shares.empty()) {
     const ShareLookup lookup = share_at(model_.prefill_shares, effective, model_.extrapolation);
     share = lookup.share;
+    share_from_table = true;
     if (lookup.source == Provenance::clamped) {
       ++(effective < model_.prefill_shares.front().context_tokens ? clamped_below_
                                                                   : clamped_above_);
@@ -185,13 +218,19 @@ const RequestOutcome& MixRun::add(const Request& request) {
   }
   // The share TTFT's formulas read; a modelled share (--share-model) is Amdahl's only.
   const double latency_share = share;
-  if (model_.share_model && !model_.prefill_share) share = modelled_share(effective);
+  if (model_.share_model && !model_.prefill_share) {
+    share = modelled_share(effective);
+    share_from_table = false;
+  }
   out.prefill_share = static_cast<double>(share);
 
   // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
   // a = (1 - p(L_ref)) * TTFT_ref / L_ref.
   double ttft = std::numeric_limits<double>::quiet_NaN();
   double fixed = 0;  // T0 of a fitted TTFT: time no kernel touches
+  // Of wall time unless it is the workload's own (denominator.hpp): the log's measurement, a
+  // flag's and the step model's are wall times; the reference's and the fit's, as they came.
+  bool ttft_wall = true;
   // With measured points the fit prices every prompt, the reference's length included: a log's
   // requests are given lengths, and the reference's own TTFT (the illustrative 500 ms) at one
   // length beside the fit's 267 ms at the next would make a step in the answer at 1,024 tokens.
@@ -207,6 +246,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
     ttft =
         fixed + model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - latency_share);
     out.ttft_source = LatencySource::fitted;
+    ttft_wall = model_.ttft_points_wall;
   } else if (model_.reference && latency_share < 1.0) {
     const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
     const double reference_share =
@@ -214,6 +254,7 @@ const RequestOutcome& MixRun::add(const Request& request) {
         : model_.prefill_shares.empty()
             ? 0.0
             : share_at(model_.prefill_shares, reference_tokens, model_.extrapolation).share;
+    ttft_wall = model_.reference_ttft_wall;
     if (cached == 0 && request.prompt_tokens == model_.reference->prompt_tokens) {
       ttft = model_.reference->ttft_ms.value;
       out.ttft_source = LatencySource::reference;
@@ -235,14 +276,16 @@ const RequestOutcome& MixRun::add(const Request& request) {
             modelled->prefill_step.sequence_ms;
   }
   const double speedup = kernel_speedup_for(request.prompt_tokens);
-  const double prefill_factor =
-      applies_to_prefill(model_.phase) ? time_factor(share, speedup) : 1.0;
   out.ttft_before_ms = static_cast<double>(ttft);
-  out.ttft_after_ms = static_cast<double>(fixed + (ttft - fixed) * prefill_factor);
+  out.ttft_after_ms = fixed + (applies_to_prefill(model_.phase)
+                                   ? amdahl_moved(ttft - fixed, share, share_from_table, ttft_wall,
+                                                  Phase::prefill, speedup)
+                                   : ttft - fixed);
 
   // TPOT: measured; else vLLM's (E2E - TTFT) / (n_out - 1); else the mean ITL; else the model's.
   const auto steps = static_cast<double>(std::max<std::int64_t>(0, request.response_tokens - 1));
   double tpot = std::numeric_limits<double>::quiet_NaN();
+  bool tpot_wall = true;  // as TTFT's: wall unless it is the workload's own TPOT
   if (request.tpot_ms) {
     tpot = *request.tpot_ms;
     out.tpot_source = LatencySource::measured;
@@ -262,10 +305,12 @@ const RequestOutcome& MixRun::add(const Request& request) {
   } else if (model_.tpot_ms) {
     tpot = model_.tpot_ms->value;
     out.tpot_source = LatencySource::given;
+    tpot_wall = model_.tpot_wall;
   }
   // Decode share at the request's own context, averaged over its steps (the context grows by
   // one token a step): p_d = mean over k of p(L + k), k = 1 .. n_out - 1.
   double decode_share = 0;
+  bool decode_from_table = false;
   if (model_.decode_share) {
     decode_share = *model_.decode_share;
   } else if (modelled && modelled->decode_step.total_ms() > 0) {
@@ -280,12 +325,17 @@ const RequestOutcome& MixRun::add(const Request& request) {
                  .share;
     }
     decode_share = sum / kDecodeSamples;
+    decode_from_table = true;
   }
-  const double decode_factor =
-      applies_to_decode(model_.phase) ? time_factor(decode_share, speedup) : 1.0;
+  // Amdahl on a decode time with the decode share on that time's kind.
+  const auto decode_after = [&](double moved_ms, bool wall) {
+    return applies_to_decode(model_.phase) ? amdahl_moved(moved_ms, decode_share, decode_from_table,
+                                                          wall, Phase::decode, speedup)
+                                           : moved_ms;
+  };
   const bool has_tpot = !std::isnan(tpot);
   out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<double>(tpot) : kNaN;
-  out.tpot_after_ms = has_tpot && steps > 0 ? static_cast<double>(tpot * decode_factor) : kNaN;
+  out.tpot_after_ms = has_tpot && steps > 0 ? decode_after(tpot, tpot_wall) : kNaN;
 
   // E2E = TTFT + (n_out - 1) * TPOT (MODEL.md 3), or the log's measurement; after the change
   // E2E' = TTFT' + (E2E - TTFT) * decode factor.
@@ -300,9 +350,55 @@ const RequestOutcome& MixRun::add(const Request& request) {
     ++tpot_missing_;
   }
   out.e2e_before_ms = static_cast<double>(e2e);
-  out.e2e_after_ms = static_cast<double>(out.ttft_after_ms + (e2e - ttft) * decode_factor);
+  // A measured E2E is a wall time; a derived one is of TPOT's kind.
+  out.e2e_after_ms =
+      out.ttft_after_ms + decode_after(e2e - ttft, request.e2e_ms.has_value() || tpot_wall);
   outcomes_.push_back(out);
   return outcomes_.back();
+}
+
+// Amdahl on `moved_ms`, the part of a latency its share is a fraction of, with the share on
+// the same kind of time (denominator.hpp). The latency is of wall time or of the workload's
+// tables' kind; a share not from the table (--share, --share-model, the step model's) is of its
+// latency's kind, and a table share meeting a wall latency is converted first.
+double MixRun::amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
+                            Phase phase, double speedup) const {
+  if (std::isnan(moved_ms)) return moved_ms;  // no latency to move (counted as missing)
+  const TimeBase latency_base = wall_latency ? TimeBase::wall : model_.table_base;
+  return with_time_base(latency_base, [&](auto kind) {
+    constexpr TimeBase base = decltype(kind)::value;
+    const Share<base> of_latency =
+        from_table ? table_share_as<base>(share, phase) : Share<base>{share};
+    return amdahl_on(Time<base>{moved_ms}, of_latency, speedup).ms;
+  });
+}
+
+// A table share as a share of `To` time: as it is when To is the tables' kind; else (a share of
+// kernel or busy time meeting a wall latency) converted through the phase's measured step:
+// wall share = share × table_ms / wall_ms, as estimate converts it (scenario.cpp).
+template <TimeBase To>
+Share<To> MixRun::table_share_as(double fraction, Phase phase) const {
+  if (To == model_.table_base) return {fraction};
+  const std::optional<StepTimes>& step =
+      phase == Phase::prefill ? model_.prefill_step_times : model_.decode_step_times;
+  if (!step) {
+    const std::string name(to_string(phase));
+    throw InputError(
+        "the workload measured its " + name + " shares against " +
+        std::string(kspeed::engine::to_string(model_.table_base)) +
+        " (a fraction of the GPU's time), but a request's " + name +
+        " latency here is a wall time (measured in the log, or given with a flag), and the "
+        "workload carries no " +
+        name + " step wall time (measured_steps) to convert the share with: profile with `kspeed " +
+        "profile " + flag_mark("denominator") + " wall-time " + flag_mark("emit-workload") +
+        " FILE`, or pass the share of wall time with " +
+        flag_mark(phase == Phase::prefill ? "share" : "decode-share") + " P");
+  }
+  return with_time_base(model_.table_base, [&](auto kind) {
+    constexpr TimeBase from = decltype(kind)::value;
+    return convert_share(Share<from>{fraction}, Time<from>{step->table_ms},
+                         Time<To>{step->wall_ms});
+  });
 }
 
 double MixRun::kernel_speedup_for(std::int64_t prompt_tokens) {

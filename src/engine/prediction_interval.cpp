@@ -90,6 +90,9 @@ double ratio(double resampled, double whole) {
 }
 
 // The phase's chain input with its measured share and time moved by the resample's ratios.
+// The share ratio is of two shares of one kind (the steps' time_ms and attention_ms, both under
+// the workload's denominator), so it has no kind: it moves a converted share of wall time
+// (share × table_ms / wall_ms, scenario.cpp) exactly as it moves the unconverted one.
 PhaseInput moved(PhaseInput input, bool share, double share_ratio, bool latency,
                  double latency_ratio) {
   if (share) input.attention_share = std::clamp(input.attention_share * share_ratio, 0.0, 1.0);

@@ -800,6 +800,9 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     scenario.warnings.push_back(std::move(warning));
   } else {
     scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
+    if (options.share_model == ShareModel::calibrated && !options.prefill_share) {
+      scenario.prefill_share_borrowed_from = workload.borrowed_share_table;
+    }
     if (options.step_model && !options.prefill_share && options.share_model == ShareModel::table &&
         workload.prefill_shares.empty()) {
       scenario.deployment_inputs.emplace_back("prefill_attention_share");

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kspeed/engine/alone_replay.hpp"
+#include "kspeed/engine/denominator.hpp"
 
 namespace kspeed::engine {
 
@@ -103,7 +104,10 @@ ReplaySide summarise_replay(const std::vector<ReplayRequest>& requests, const Ba
       static_cast<double>(std::max<std::int64_t>(1, setup.arrivals.replicas));
   side.mean_batch_sequences = totals.mean_running;
   side.max_batch_sequences = totals.max_running;
-  side.attention_fraction = totals.busy_ms > 0 ? totals.attention_ms / totals.busy_ms : 0.0;
+  // The replay's steps run back to back on its clock: their summed times are wall time.
+  side.attention_fraction =
+      share_of(Time<TimeBase::wall>{totals.attention_ms}, Time<TimeBase::wall>{totals.busy_ms})
+          .fraction;
   side.totals = totals;
   side.totals.itl = {};  // its bins are summarised in itl_ms
   return side;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
@@ -68,8 +69,14 @@ std::string calibration_phrase(const engine::CalibratedStepModel& model) {
 std::string estimate_subject(const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   if (deployment_answers(estimate) && s.platform) {
+    // --share-model calibrated without --workload: the share is fitted to another deployment's.
+    const std::string borrowed =
+        s.phase != engine::Phase::decode && !s.prefill_share_borrowed_from.empty()
+            ? "; prefill share calibrated on " +
+                  engine::borrowed_table(s.prefill_share_borrowed_from) + ", borrowed"
+            : std::string();
     return "deployment " + deployment_name(*s.platform) + " (" + calibration_phrase(*s.step_model) +
-           ")";
+           borrowed + ")";
   }
   if (estimate.workload.request.illustrative) {
     return "illustrative request (workload " + estimate.workload.name + "), not your deployment";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/engine/mix_result.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
@@ -190,6 +191,16 @@ std::string replicas_cell(const std::optional<engine::ReplicaCapacity>& c);
 std::string ratio_cell(double before, double after);
 std::string arrivals_text(const engine::MixResult& r);
 
+// --share-model calibrated on the built-in example's table: said with the answer, not below it.
+std::string borrowed_share_text(const engine::MixResult& r) {
+  const engine::MixModel& m = r.model;
+  if (!m.share_model || m.prefill_share || m.share_model->borrowed_table.empty()) return "";
+  return " Its prefill shares are calibrated on " +
+         engine::borrowed_table(m.share_model->borrowed_table) +
+         " (borrowed: another deployment's measurement, not yours; pass --workload with your "
+         "own table, or --share-model analytic).";
+}
+
 // With --replay the headline is the replay's: latencies under load, and capacity with an SLO.
 std::string replay_answer_text(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
@@ -214,7 +225,7 @@ std::string replay_answer_text(const engine::MixResult& r) {
     text += fmt::format(" Fewest replicas meeting it at this rate: {} → {}.",
                         replicas_cell(s.replicas_before), replicas_cell(s.replicas_after));
   }
-  return text;
+  return text + borrowed_share_text(r);
 }
 
 std::string answer_text(const engine::MixResult& r) {
@@ -231,7 +242,7 @@ std::string answer_text(const engine::MixResult& r) {
           ? human_speedup(s.e2e_speedup.percentiles.front())
           : std::string("–"),
       human_speedup(s.time_weighted_e2e_speedup), human_speedup(s.request_weighted_e2e_speedup));
-  return text;
+  return text + borrowed_share_text(r);
 }
 
 // With the deployment's step model: what prices each request, and what the flags overrode.
@@ -267,8 +278,11 @@ std::string share_model_caption(const engine::MixResult& r) {
       "architecture at each request's 2c + n",
       m.share_model->calibration ? "calibrated" : "analytic", m.share_model->model.name);
   if (m.share_model->calibration) {
-    text += fmt::format(", its odds × {} to fit the workload's table",
-                        human_fixed(m.share_model->calibration->odds_factor, 3));
+    text += fmt::format(", its odds × {} to fit {}",
+                        human_fixed(m.share_model->calibration->odds_factor, 3),
+                        m.share_model->borrowed_table.empty()
+                            ? std::string("the workload's table")
+                            : engine::borrowed_table(m.share_model->borrowed_table));
   }
   if (m.step_model) text += "; of the prefill step's GPU time (the overhead and fixed cost stay)";
   return text;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kspeed/engine/answer_inputs.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
@@ -202,8 +203,17 @@ void add_warnings(View& view, const Sweep& sweep) {
 // workload.
 std::string sweep_subject(const Sweep& sweep) {
   if (sweep.workload.request.illustrative && sweep.platform) {
+    // --share-model calibrated without --workload: the share is fitted to another deployment's.
+    const bool borrowed =
+        !sweep.workload.borrowed_share_table.empty() && sweep.phase != engine::Phase::decode &&
+        !sweep.rows.empty() &&
+        sweep.rows.front().prefill_share.provenance == engine::Provenance::modelled;
     return "deployment " + sweep.platform->model.value.name + " on " +
-           sweep.platform->gpu.value.name;
+           sweep.platform->gpu.value.name +
+           (borrowed
+                ? " (prefill share calibrated on " +
+                      engine::borrowed_table(sweep.workload.borrowed_share_table) + ", borrowed)"
+                : std::string());
   }
   if (sweep.workload.request.illustrative) {
     return "illustrative request (workload " + sweep.workload.name + "), not your deployment";

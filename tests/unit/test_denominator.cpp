@@ -20,6 +20,17 @@ static_assert(!AppliesTo<KernelShare, WallTime>);
 static_assert(!AppliesTo<BusyShare, WallTime>);
 static_assert(!AppliesTo<WallShare, KernelTime>);
 static_assert(!AppliesTo<double, WallTime>);  // a bare number is no share
+// Amdahl moves a time only with a share of the same kind (mix's TTFT, TPOT and E2E go through
+// it): a kernel-time table share on a log's measured wall latency no longer compiles.
+static_assert(AmdahlAppliesTo<WallShare, WallTime>);
+static_assert(AmdahlAppliesTo<KernelShare, KernelTime>);
+static_assert(!AmdahlAppliesTo<KernelShare, WallTime>);
+static_assert(!AmdahlAppliesTo<BusyShare, WallTime>);
+static_assert(!AmdahlAppliesTo<double, WallTime>);
+static_assert(amdahl_on(WallTime{100}, WallShare{0.5}, 2.0).ms == 75);
+// A kind read from a file reaches typed code as a compile-time constant.
+static_assert(with_time_base(TimeBase::busy,
+                             [](auto kind) { return decltype(kind)::value == TimeBase::busy; }));
 
 TEST_CASE("a share of one kind of time, applied to that time", "[denominator]") {
   CHECK((WallShare{0.25} * WallTime{400}).ms == 100);

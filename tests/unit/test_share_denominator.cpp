@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kspeed/engine/mix.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
@@ -183,4 +184,47 @@ TEST_CASE("a profiled request's attention is the step's share of its own latency
   CHECK(profile::request_latency<TimeBase::wall>(step, StepMeasures::ttft).ms ==
         Approx(300.0 * 1024 / (15 * 1024 + 64)));
   CHECK(profile::request_latency<TimeBase::wall>(step, StepMeasures::tpot).ms == 300);
+}
+
+// mix: a log's measured TPOT is a wall time. The kernel-time table meets it converted through
+// the workload's measured step, as estimate's --tpot does; the workload's own TPOT (kernel time)
+// takes the table as it is. Before, every request got the kernel-time 21.79%: 49x too much on
+// this sample's 473.74 ms step.
+TEST_CASE("mix converts a kernel-time share that meets a log's measured (wall) latency",
+          "[denominator][mix]") {
+  const Workload workload = decode_workload();
+  const Scenario scenario = resolve_scenario(workload, EstimateOptions{});
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp));
+  Request measured;
+  measured.prompt_tokens = 1024;
+  measured.response_tokens = 2;
+  measured.tpot_ms = 474;
+  const double wall_share = 0.2179 * 9.765 / 473.74;  // 0.4491%
+  const RequestOutcome wall = run.add(measured);
+  CHECK(wall.tpot_after_ms == Approx(474 * ((1 - wall_share) + wall_share / 2)));
+  // E2E = TTFT + 1 × TPOT (decode only: TTFT 0): a wall time too.
+  CHECK(wall.e2e_after_ms - wall.ttft_after_ms == Approx(wall.tpot_after_ms));
+  Request own = measured;
+  own.tpot_ms.reset();
+  const RequestOutcome kernel = run.add(own);
+  CHECK(kernel.tpot_before_ms == Approx(9.765));
+  CHECK(kernel.tpot_after_ms == Approx(9.765 * ((1 - 0.2179) + 0.2179 / 2)));
+}
+
+TEST_CASE("mix refuses a kernel-time share on a measured latency without the step to convert it",
+          "[denominator][mix]") {
+  const Workload workload = decode_workload("kernel-time", false);
+  const Scenario scenario = resolve_scenario(workload, EstimateOptions{});
+  MixRun run(make_mix_model(workload, scenario, Extrapolation::clamp));
+  Request measured;
+  measured.prompt_tokens = 1024;
+  measured.response_tokens = 2;
+  measured.tpot_ms = 474;
+  CHECK_THROWS_WITH(run.add(measured), Catch::Contains("kernel-time") &&
+                                           Catch::Contains("measured_steps") &&
+                                           Catch::Contains("decode-share"));
+  // A wall-time table needs no step: it is applied as it is.
+  MixRun wall_run(
+      make_mix_model(decode_workload("wall-time", false), scenario, Extrapolation::clamp));
+  CHECK(wall_run.add(measured).tpot_after_ms == Approx(474 * ((1 - 0.2179) + 0.2179 / 2)));
 }

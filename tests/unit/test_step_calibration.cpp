@@ -239,6 +239,39 @@ TEST_CASE("the deployment answers an estimate: no other deployment's number", "[
   CHECK(refused_inputs(run_estimate(lengths, options).scenario, strict_filter()).empty());
 }
 
+TEST_CASE("--share-model calibrated on the example's table is borrowed, and --strict says so",
+          "[step_model]") {
+  // What load_estimate_workload hands the engine for --model/--gpu --share-model calibrated and
+  // no --workload: the lengths, and the example's prefill table to calibrate on, marked.
+  const Workload example = io::load_workload("deepseek-r1-fp8");
+  Workload lengths = request_lengths_only(example);
+  lengths.prefill_shares = example.prefill_shares;
+  lengths.borrowed_share_table = example.name;
+  const Platform platform = platform_for("llama-3.1-8b", "h100-sxm");
+  EstimateOptions options;
+  options.prompt_tokens = 4096;
+  options.response_tokens = 128;
+  options.platform = platform;
+  options.step_model = modelled_step_model(platform);
+  options.share_model = ShareModel::calibrated;
+  const Estimate e = run_estimate(lengths, options);
+  CHECK(e.scenario.prefill_share.provenance == Provenance::modelled);
+  CHECK(e.scenario.prefill_share_borrowed_from == "deepseek-r1-fp8");
+  const std::vector<AnswerInput> refused = refused_inputs(e.scenario, strict_filter());
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].name == "prefill attention share");
+  CHECK(refused[0].borrowed);
+  CHECK_THROWS_WITH(refuse_inputs(e.scenario, strict_filter(), "--strict"),
+                    Catch::Contains("borrowed from the built-in example deepseek-r1-fp8's share "
+                                    "table, modelled"));
+  // The user's own table (no borrowed mark), or a given --share, is not refused.
+  lengths.borrowed_share_table.clear();
+  CHECK(refused_inputs(run_estimate(lengths, options).scenario, strict_filter()).empty());
+  lengths.borrowed_share_table = example.name;
+  options.prefill_share = 0.3;
+  CHECK(refused_inputs(run_estimate(lengths, options).scenario, strict_filter()).empty());
+}
+
 TEST_CASE("--strict on the bare estimate names the illustrative and clamped inputs",
           "[step_model]") {
   const Estimate e = run_estimate(io::load_workload("deepseek-r1-fp8"), {});

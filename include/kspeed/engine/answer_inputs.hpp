@@ -22,7 +22,15 @@ struct AnswerInput {
   /// Taken from a workload measured on another model than the one estimated (the
   /// share_model_mismatch warning): it describes somebody else's deployment.
   bool borrowed = false;
+  /// Whose numbers a borrowed input is, when not a mismatched workload's model (a calibrated
+  /// share's table: "the built-in example deepseek-r1-fp8"); empty: "another model".
+  std::string borrowed_from = {};
 };
+
+/// "the built-in example NAME's share table": a calibrated share's borrowed table, named.
+std::string borrowed_table(const std::string& workload_name);
+/// How a refusal names a borrowed input: "borrowed from another model", or from whom.
+std::string borrowed_phrase(const AnswerInput& input);
 
 /// The inputs of the scenario that move the answer: the request's lengths and latencies, the
 /// fixed term, the kernel speedup, and the attention share of each phase the change targets.

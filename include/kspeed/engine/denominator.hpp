@@ -8,6 +8,7 @@
 
 #include <concepts>
 #include <string_view>
+#include <type_traits>
 
 namespace kspeed::engine {
 
@@ -74,10 +75,39 @@ constexpr Share<To> convert_share(Share<From> share, Time<From> from, Time<To> t
   return {scaled < 1.0 ? scaled : 1.0};
 }
 
+/// Amdahl on a time with a share of the same kind: T' = T · ((1 - p) + p / s). The time is the
+/// part of a latency the share is a fraction of (a fixed term no kernel touches stays outside).
+template <TimeBase Base>
+constexpr Time<Base> amdahl_on(Time<Base> time, Share<Base> share, double speedup) {
+  return {time.ms * ((1.0 - share.fraction) + share.fraction / speedup)};
+}
+
+/// A kind known only at run time (a workload's share_denominator, read from its file) reaches
+/// typed code through this: f is called with the kind as a compile-time constant,
+/// std::integral_constant<TimeBase, Base>.
+template <class F>
+constexpr decltype(auto) with_time_base(TimeBase base, F&& f) {
+  switch (base) {
+    case TimeBase::kernel:
+      return f(std::integral_constant<TimeBase, TimeBase::kernel>{});
+    case TimeBase::busy:
+      return f(std::integral_constant<TimeBase, TimeBase::busy>{});
+    case TimeBase::wall:
+      break;
+  }
+  return f(std::integral_constant<TimeBase, TimeBase::wall>{});
+}
+
 /// True when a share of kind S may be applied to a time of kind T (for the compile-time tests).
 template <class S, class T>
 concept AppliesTo = requires(S share, T time) {
   {share * time};
+};
+
+/// True when Amdahl may move a time of kind T with a share of kind S (for the compile-time tests).
+template <class S, class T>
+concept AmdahlAppliesTo = requires(S share, T time) {
+  {amdahl_on(time, share, 2.0)};
 };
 
 }  // namespace kspeed::engine

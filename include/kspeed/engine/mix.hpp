@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/kernel_speedup_table.hpp"
 #include "kspeed/engine/latency_model.hpp"
 #include "kspeed/engine/mix_cache.hpp"
@@ -78,6 +79,15 @@ struct ModelledPrefillShare {
   ModelArch model;  ///< with shapes
   /// calibrated: the analytic curve moved onto the workload's table by one odds factor.
   std::optional<ShareCalibration> calibration;
+  /// calibrated on a table that is not the user's (Workload::borrowed_share_table): its workload.
+  std::string borrowed_table = {};
+};
+
+/// A phase's measured step (Workload::measured_steps): its time under the share tables' kind and
+/// its wall time, the profiler idle gap left out (as estimate converts a share, scenario.cpp).
+struct StepTimes {
+  double table_ms = 0;  ///< kernel_ms or busy_ms, as the tables' kind
+  double wall_ms = 0;   ///< wall_ms - profiler_gap_ms, at least table_ms
 };
 
 /// Everything the per-request chain needs; built from a workload by make_mix_model.
@@ -87,6 +97,17 @@ struct MixModel {
   std::vector<SharePoint> decode_shares;   ///< decode table over context (may be empty)
   std::optional<double> decode_share;      ///< a given decode share instead
   Provenance share_origin = Provenance::workload;  ///< how the tables were obtained
+  /// What the tables are fractions of, and what the workload's own latencies (its TTFT, TPOT)
+  /// are times of: its share_denominator (wall time when it states none). A log's measured
+  /// latency and a flag's (--ttft, --ttft-point, --tpot) are wall times: a table share of kernel
+  /// or busy time meets them only converted through the phase's measured step (denominator.hpp).
+  TimeBase table_base = TimeBase::wall;
+  std::optional<StepTimes>
+      prefill_step_times;                      ///< the prefill step, when the workload measured one
+  std::optional<StepTimes> decode_step_times;  ///< the decode step, likewise
+  bool reference_ttft_wall = false;  ///< the reference TTFT is a flag's (--ttft), a wall time
+  bool ttft_points_wall = false;     ///< the fit's points are --ttft-point's, wall times
+  bool tpot_wall = false;            ///< tpot_ms is a flag's (--tpot, --tpot-point), a wall time
   Extrapolation extrapolation = Extrapolation::clamp;
   WithProvenance<double> kernel_speedup{kDefaultKernelSpeedup, Provenance::default_value};
   Phase phase = Phase::prefill;
@@ -181,6 +202,10 @@ class MixRun {
   std::int64_t cached_prefix(const Request& request);
   /// --share-model's prefill share at L_eff.
   double modelled_share(double effective_tokens) const;
+  double amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
+                      Phase phase, double speedup) const;
+  template <TimeBase To>
+  Share<To> table_share_as(double fraction, Phase phase) const;
   std::uint16_t model_index(const std::string& name);
 
   MixModel model_;

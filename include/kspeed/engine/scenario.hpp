@@ -100,6 +100,9 @@ struct Scenario {
   /// The inputs the deployment's step model supplied ("ttft", "tpot", "prefill_attention_share",
   /// "decode_attention_share"), in the order they were resolved; empty when it supplied none.
   std::vector<std::string> deployment_inputs;
+  /// --share-model calibrated fitted the prefill share to this workload's table, which is not the
+  /// user's (Workload::borrowed_share_table): the answer stands on another deployment's share.
+  std::string prefill_share_borrowed_from;
 };
 
 /// Resolves the scenario. Throws InputError when the request cannot be answered (a decode phase

@@ -123,6 +123,10 @@ struct Workload {
   std::vector<ProfiledStep> profiled_steps;
   /// The trace files the steps came from, for a step model calibrated on them (format 2).
   std::string profiled_from;
+  /// The workload whose prefill share table this one carries only for --share-model calibrated
+  /// to fit to, when the user gave none (the built-in example's: another deployment's
+  /// measurement); empty when the table is the user's own.
+  std::string borrowed_share_table;
 };
 
 /// Checklist keys the workload does not state, in checklist order.

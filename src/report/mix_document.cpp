@@ -280,7 +280,13 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                                                               : ordered_json(nullptr)},
                      {"replicas", arrivals.replicas},
                      {"routing", routing_name(arrivals.routing)}};
-  out["attention_speedup"] = {{"prefill", setup.speedup.prefill}, {"decode", setup.speedup.decode}};
+  // null: each request's own (--kernel-speedup-table read at its prompt).
+  const engine::AttentionSpeedup& speedup = setup.speedup;
+  out["attention_speedup"] = {
+      {"prefill",
+       speedup.prefill_per_request ? ordered_json(nullptr) : ordered_json(speedup.prefill)},
+      {"decode",
+       speedup.decode_per_request ? ordered_json(nullptr) : ordered_json(speedup.decode)}};
   return out;
 }
 

@@ -45,7 +45,8 @@ struct ReplayRequest {
   std::int32_t response_tokens = 1;  ///< >= 0 (0: prefill only; its E2E is its TTFT)
   std::int32_t cached_tokens = 0;    ///< prefix found in the prefix cache, 0..prompt-1
   /// This request's own kernel speedup (> 0; a speedup table read at its context), applied only
-  /// where the side's AttentionSpeedup says per_request.
+  /// where the side's AttentionSpeedup says per_request. A float (7 digits, far finer than any
+  /// measured speedup) keeps the request in 24 bytes.
   float kernel_speedup = 1;
 };
 

@@ -455,7 +455,8 @@ class MixCommand final : public Command {
     app_->add_option("--kernel-speedup-table", flags_.speedup_table_path,
                      "The kernel speedup measured at several contexts (CSV 'context,speedup', or "
                      "JSON), read at each request's prompt: interpolated in log-log between "
-                     "rows, held at the nearest row outside (without --replay)")
+                     "rows, held at the nearest row outside; with --replay, on that request's "
+                     "attention in every step it shares")
         ->type_name("FILE");
     app_->add_option("--ttft", flags_.deployment.ttft,
                      "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
@@ -778,9 +779,9 @@ class MixCommand final : public Command {
     return inputs;
   }
 
-  // --kernel-speedup-table: a table by context, read at each request's prompt. The replay
-  // applies one speedup to every step and the chain runs each request alone (no batch to read
-  // a table by batch at), so both are refused with what works.
+  // --kernel-speedup-table: a table by context, read at each request's prompt, by the chain and
+  // by the replay (each request's attention work in a shared step over its own speedup). A
+  // table by batch size is refused: the chain runs each request alone (no batch to read it at).
   std::optional<engine::KernelSpeedupTable> read_speedup_table(
       const engine::EstimateOptions& options) const {
     if (flags_.speedup_table_path.empty()) return std::nullopt;
@@ -788,12 +789,6 @@ class MixCommand final : public Command {
       throw InputError(
           "--kernel-speedup-table gives each request's kernel speedup at its prompt: drop "
           "--kernel-speedup");
-    }
-    if (flags_.replay) {
-      throw InputError(
-          "--kernel-speedup-table: the replay applies one kernel speedup to every step; pass "
-          "--kernel-speedup X with --replay, or drop --replay to read the table at each "
-          "request's prompt");
     }
     engine::KernelSpeedupTable table = io::load_kernel_speedup_table(flags_.speedup_table_path);
     if (table.key != engine::SpeedupKey::context) {

@@ -208,8 +208,11 @@ std::optional<BatchReplay> replay_alone_closed_form(const std::vector<ReplayRequ
   for (std::size_t i = 0; i < requests.size(); ++i) {
     RequestTiming& timing = out.timing[i];
     timing.replica = replica_of(i, arrivals);
+    const StepModel own = speedup.per_request()
+                              ? with_attention_speedup(model, speedup_for(speedup, requests[i]))
+                              : scaled;
     const double end_s =
-        replay_one(lengths_of(requests[i]), arrival_s, scaled, scheduler, timing, totals);
+        replay_one(lengths_of(requests[i]), arrival_s, own, scheduler, timing, totals);
     totals.last_arrival_s = arrival_s;
     totals.last_completion_s = std::max(totals.last_completion_s, end_s);
     arrival_s = end_s + scheduler.request_overhead_ms / 1000.0;

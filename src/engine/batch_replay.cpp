@@ -34,6 +34,7 @@ struct Sequence {
   std::int32_t chunk = 0;  // tokens scheduled in the current step
   std::uint16_t preemptions = 0;
   bool scheduled_once = false;
+  float kernel_speedup = 1;  // its own (ReplayRequest's), read with a per-request speedup
 
   // Tokens that must be in the KV cache before the next token is sampled: the prompt and every
   // token produced so far (after a preemption all of them are recomputed).
@@ -67,6 +68,8 @@ class Simulator {
             const ArrivalOptions& arrivals, const CompletionCallback& on_complete)
       : requests_(requests),
         model_(with_attention_speedup(model, speedup)),
+        unscaled_model_(model),
+        speedup_(speedup),
         scheduler_(scheduler),
         arrivals_(arrivals),
         on_complete_(on_complete),
@@ -173,6 +176,7 @@ class Simulator {
     sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxTokens);
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
+    sequence.kernel_speedup = request.kernel_speedup;
     const std::size_t r = route();
     if (r < replicas_.size()) {
       assign(sequence, r, arrival_s);
@@ -194,6 +198,26 @@ class Simulator {
       batch.prefill_tokens += tokens;
       batch.prefill_pairs += causal_pairs(tokens, sequence.computed);
     }
+  }
+
+  // add_to_batch, and with a per-request speedup this request's attention over its own.
+  void add_request(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) {
+    add_to_batch(sequence, tokens, batch);
+    if (speedup_.per_request()) add_own_attention(sequence, tokens);
+  }
+
+  // This request's attention work in the step over its own speedup. Attention is a sum over the
+  // step's requests, so the step's is the sum of these (batch_replay.hpp, AttentionSpeedup).
+  void add_own_attention(const Sequence& sequence, std::int32_t tokens) {
+    BatchComposition own;  // this request's part of the step alone
+    add_to_batch(sequence, tokens, own);
+    ReplayRequest request;
+    request.kernel_speedup = sequence.kernel_speedup;
+    const StepModel scaled =
+        with_attention_speedup(unscaled_model_, speedup_for(speedup_, request));
+    const StepTime time = step_time(scaled, own);
+    step_attention_.prefill_attention_ms += time.prefill_attention_ms;
+    step_attention_.decode_attention_ms += time.decode_attention_ms;
   }
 
   void preempt(Replica& replica) {
@@ -242,7 +266,7 @@ class Simulator {
       replica.free_blocks -= need;
       sequence.chunk = want;
       budget -= want;
-      add_to_batch(sequence, want, batch);
+      add_request(sequence, want, batch);
     }
     return preempted;
   }
@@ -262,7 +286,7 @@ class Simulator {
       replica.free_blocks -= need;
       sequence.chunk = want;
       budget -= want;
-      add_to_batch(sequence, want, batch);
+      add_request(sequence, want, batch);
       if (!sequence.scheduled_once) {
         sequence.scheduled_once = true;
         out_.timing[static_cast<std::size_t>(sequence.index)].queue_ms =
@@ -303,6 +327,7 @@ class Simulator {
   void start_step(Replica& replica) {
     std::int64_t budget = scheduler_.max_batched_tokens;
     BatchComposition batch;
+    step_attention_ = {};
     if (scheduler_.policy == SchedulerPolicy::mixed) {
       const bool preempted = schedule_running(replica, Part::all, budget, batch);
       if (!preempted) schedule_waiting(replica, replica.clock_s, budget, batch);
@@ -316,7 +341,11 @@ class Simulator {
       drop_unschedulable(replica);
       return;
     }
-    const StepTime time = step_time(model_, batch);
+    StepTime time = step_time(model_, batch);
+    if (speedup_.per_request()) {
+      time.prefill_attention_ms = step_attention_.prefill_attention_ms;
+      time.decode_attention_ms = step_attention_.decode_attention_ms;
+    }
     ReplayTotals& totals = out_.totals;
     ++totals.steps;
     totals.busy_ms += time.total_ms();
@@ -385,7 +414,10 @@ class Simulator {
   }
 
   const std::vector<ReplayRequest>& requests_;
-  StepModel model_;
+  StepModel model_;           // the side's scalar speedups folded in
+  StepModel unscaled_model_;  // before any speedup: per-request speedups scale its attention
+  AttentionSpeedup speedup_;
+  StepTime step_attention_;  // per-request speedups: the forming step's attention parts
   SchedulerOptions scheduler_;
   ArrivalOptions arrivals_;
   const CompletionCallback& on_complete_;

@@ -268,8 +268,14 @@ const RequestOutcome& MixRun::add(const Request& request) {
     ++ttft_missing_;
   }
   if (model_.ttft_overhead_ms && !request.ttft_ms && !std::isnan(ttft)) {
-    // --ttft-overhead: the modelled TTFT's fixed term, at most all of it.
+    // --ttft-overhead: the modelled TTFT's fixed term, at most all of it (counted: such a
+    // request gains nothing, which the warning says).
     fixed = std::min(*model_.ttft_overhead_ms, ttft);
+    if (ttft < *model_.ttft_overhead_ms) {
+      shortest_below_overhead_ms_ =
+          ttft_below_overhead_ == 0 ? ttft : std::min(shortest_below_overhead_ms_, ttft);
+      ++ttft_below_overhead_;
+    }
   } else if (model_.share_model && out.ttft_source == LatencySource::modelled) {
     // A share of the step's GPU time: the overhead and the step's fixed cost stay (estimate's).
     fixed = modelled->overhead_ms + modelled->prefill_step.fixed_ms +
@@ -451,6 +457,13 @@ std::vector<Warning> MixRun::warnings() const {
   }
   add(WarningCode::requests_without_block_ids, no_block_hashes_, "prefix_cache");
   add(WarningCode::requests_too_many_models, too_many_models_, "model");
+  if (ttft_below_overhead_ > 0) {
+    Warning warning = requests_warning(WarningCode::requests_ttft_below_overhead,
+                                       ttft_below_overhead_, "ttft_overhead");
+    warning.numbers.emplace_back("overhead_ms", *model_.ttft_overhead_ms);
+    warning.numbers.emplace_back("shortest_ttft_ms", shortest_below_overhead_ms_);
+    out.push_back(std::move(warning));
+  }
   return out;
 }
 
@@ -610,6 +623,13 @@ MixSummary summarise(const MixRun& run) {
 }
 
 AttentionSpeedup attention_speedup(const MixModel& model) {
+  if (model.kernel_speedup_table) {
+    // Each request's own speedup (replay_requests reads the table at its prompt).
+    AttentionSpeedup out;
+    out.prefill_per_request = applies_to_prefill(model.phase);
+    out.decode_per_request = applies_to_decode(model.phase);
+    return out;
+  }
   const double s = model.kernel_speedup.value;
   return {applies_to_prefill(model.phase) ? s : 1.0, applies_to_decode(model.phase) ? s : 1.0};
 }
@@ -634,8 +654,15 @@ std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
   requests.reserve(outcome_index.size());
   for (const std::int32_t i : outcome_index) {
     const RequestOutcome& o = outcomes[static_cast<std::size_t>(i)];
-    requests.push_back({closed_loop ? 0.0 : o.arrival_s, std::max<std::int32_t>(1, o.prompt_tokens),
-                        o.response_tokens, o.cached_tokens});
+    ReplayRequest request{closed_loop ? 0.0 : o.arrival_s,
+                          std::max<std::int32_t>(1, o.prompt_tokens), o.response_tokens,
+                          o.cached_tokens};
+    if (const auto& table = run.model().kernel_speedup_table) {
+      // The table at the request's prompt, as the chain reads it (MixRun::kernel_speedup_for).
+      request.kernel_speedup =
+          static_cast<float>(speedup_at(*table, static_cast<double>(o.prompt_tokens)).value);
+    }
+    requests.push_back(request);
   }
   return requests;
 }

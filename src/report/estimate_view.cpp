@@ -52,18 +52,6 @@ std::string deployment_name(const engine::Platform& platform) {
   return name;
 }
 
-// How the step model was calibrated, for the headline: the source is part of the answer.
-std::string calibration_phrase(const engine::CalibratedStepModel& model) {
-  switch (model.calibration) {
-    case engine::Provenance::fitted:
-      return "fitted to " + model.calibration_source;
-    case engine::Provenance::measured:
-      return "measured from " + model.calibration_source;
-    default:
-      return "modelled at default efficiencies";
-  }
-}
-
 // What the answer is about: the user's deployment, a workload, or the illustrative request
 // (said in the headline, never only in a footnote).
 std::string estimate_subject(const Estimate& estimate) {

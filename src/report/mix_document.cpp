@@ -280,9 +280,13 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                                                               : ordered_json(nullptr)},
                      {"replicas", arrivals.replicas},
                      {"routing", routing_name(arrivals.routing)}};
-  // estimate's and sweep's names for the kernel speedup each phase's attention gets
-  out["prefill_attention_speedup"] = setup.speedup.prefill;
-  out["decode_attention_speedup"] = setup.speedup.decode;
+  // estimate's and sweep's names for the kernel speedup each phase's attention gets; null: each
+  // request's own (--kernel-speedup-table read at its prompt).
+  const engine::AttentionSpeedup& speedup = setup.speedup;
+  out["prefill_attention_speedup"] =
+      speedup.prefill_per_request ? ordered_json(nullptr) : ordered_json(speedup.prefill);
+  out["decode_attention_speedup"] =
+      speedup.decode_per_request ? ordered_json(nullptr) : ordered_json(speedup.decode);
   return out;
 }
 

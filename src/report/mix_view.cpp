@@ -486,13 +486,19 @@ std::string coefficient(double ms) {
   return fmt::format("{:.4g}", ms);
 }
 
+// The replay's kernel speedup on one phase's attention: one number, or each request's own.
+std::string kernel_text(double speedup, bool per_request) {
+  if (per_request) return "×(each request's, --kernel-speedup-table at its prompt)";
+  return "×" + human_plain(speedup);
+}
+
 std::string scheduler_text(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::SchedulerOptions& s = setup.scheduler;
   const engine::StepModel& m = setup.step;
   return fmt::format(
       "step model ({}): fixed {} ms + max(weights {} ms, {} ms/token) + {} ms per prefill pair + "
-      "{} ms per KV token read{}; kernel ×{} on prefill attention, ×{} on decode attention\n"
+      "{} ms per KV token read{}; kernel {} on prefill attention, {} on decode attention\n"
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
@@ -501,7 +507,8 @@ std::string scheduler_text(const engine::MixResult& r) {
       coefficient(m.ms_per_kv_token),
       m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
                             : std::string(),
-      human_plain(setup.speedup.prefill), human_plain(setup.speedup.decode),
+      kernel_text(setup.speedup.prefill, setup.speedup.prefill_per_request),
+      kernel_text(setup.speedup.decode, setup.speedup.decode_per_request),
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
@@ -569,8 +576,13 @@ void add_log_facts(View& view, const engine::MixResult& r) {
 View mix_view(const engine::MixResult& r) {
   const MixSummary& s = r.summary;
   View view;
-  view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests),
-             "kspeed mix: " + r.log.source);
+  // On a deployment the answer is that deployment's, named as estimate names it.
+  const std::string deployment = r.model.step_model
+                                     ? " · deployment " + r.workload_name + " (" +
+                                           calibration_phrase(*r.model.step_model) + ")"
+                                     : std::string();
+  view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests) + deployment,
+             "kspeed mix: " + r.log.source + deployment);
   view.answer(answer_text(r));
   view.table(percentile_table(r));
   view.caption(

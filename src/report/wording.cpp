@@ -232,6 +232,13 @@ std::string requests_sentence(const Warning& w) {
              "--prefix-cache-hit R for logs without hash_ids)";
     case WarningCode::requests_too_many_models:
       return requests_text(w) + " name a model beyond the first 65,535: grouped as unnamed";
+    case WarningCode::requests_ttft_below_overhead:
+      return requests_text(w) + " with a modelled TTFT below --ttft-overhead " +
+             human_ms(w.number("overhead_ms")) + " (the shortest " +
+             human_ms(w.number("shortest_ttft_ms")) +
+             "): all of it taken as fixed, so the kernel moves none of it; measure the overhead "
+             "at this deployment's shortest prompts, or give one below " +
+             human_ms(w.number("shortest_ttft_ms"));
     case WarningCode::replay_without_arrival:
       return requests_text(w) + " have no arrival time: left out of the --replay queue";
     case WarningCode::replay_unschedulable:
@@ -348,6 +355,7 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::requests_decode_share_missing:
     case WarningCode::requests_without_block_ids:
     case WarningCode::requests_too_many_models:
+    case WarningCode::requests_ttft_below_overhead:
     case WarningCode::replay_without_arrival:
     case WarningCode::replay_unschedulable:
       return requests_sentence(w);
@@ -541,6 +549,17 @@ std::string condition_text(const engine::Condition& condition) {
     }
   };
   return std::visit(Words{}, condition.value);
+}
+
+std::string calibration_phrase(const engine::CalibratedStepModel& model) {
+  switch (model.calibration) {
+    case engine::Provenance::fitted:
+      return "fitted to " + model.calibration_source;
+    case engine::Provenance::measured:
+      return "measured from " + model.calibration_source;
+    default:
+      return "modelled at default efficiencies";
+  }
 }
 
 std::string token_counts_condition(const engine::Workload& workload) {

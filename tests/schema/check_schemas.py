@@ -156,6 +156,13 @@ CASES = [
     # The deployment prices every request (no --workload): tpot_ms null, step_model_provenance set.
     ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"]),
+    # Modelled TTFTs below --ttft-overhead: the requests_ttft_below_overhead warning.
+    ("mix", "json", [f"{FIXTURES}/mix/azure-sample.csv"],
+     ["mix", "azure-sample.csv", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft-overhead", "60ms"]),
+    # Each request's own kernel speedup in the replay: attention_speedup.prefill null.
+    ("mix", "json", [f"{GOLDEN}/mix-replay-speedup-table/azure.csv",
+                     f"{GOLDEN}/mix-replay-speedup-table/speedups.csv"],
+     ["mix", "azure.csv", "--replay", "--step-model", STEP_MODEL, "--kernel-speedup-table", "speedups.csv"]),
     ("mix-record", "jsonl", [f"{FIXTURES}/mix/azure-sample.csv"],
      ["mix", "azure-sample.csv", "--percentiles", "50,99.9"]),
     ("mix-record", "jsonl", [f"{GOLDEN}/mix-azure-json/azure.csv"],

@@ -152,6 +152,55 @@ TEST_CASE("decode attention reads the growing context; prefill attention counts 
   CHECK(cached.timing[0].ttft_ms == Approx(7.0));
 }
 
+TEST_CASE("per-request speedups: each request's attention work in a shared step over its own",
+          "[batch_replay][alone]") {
+  // 1 ms fixed + 2 ms weights, 0.001 ms a prefill pair, 0.01 ms a KV token read. A (100 tokens,
+  // speedup 2) and B (200 tokens, speedup 4) arrive together and share every step.
+  const StepModel step{1, 2, 0, 1e-3, 1e-2};
+  ReplayRequest a{0, 100, 2, 0};
+  a.kernel_speedup = 2;
+  ReplayRequest b{0, 200, 2, 0};
+  b.kernel_speedup = 4;
+  const std::vector<ReplayRequest> log{a, b};
+  AttentionSpeedup own;
+  own.prefill_per_request = true;
+  own.decode_per_request = true;
+  // By hand: prefill step 3 + 5,050 pairs · 0.001 / 2 + 20,100 · 0.001 / 4 = 3 + 2.525 + 5.025 =
+  // 10.55 ms (before 3 + 25.15 = 28.15; the step's speedup 25.15 / 7.55 = 3.331, between 2 and
+  // 4, weighted by attention time); decode step reads 101 and 201 tokens: 3 + 1.01 / 2 + 2.01 /
+  // 4 = 4.0075 ms.
+  const BatchReplay after = replay_batches(log, step, own, SchedulerOptions{}, {});
+  for (const RequestTiming& t : after.timing) {
+    CHECK(t.ttft_ms == Approx(10.55));
+    CHECK(t.tpot_ms == Approx(4.0075));
+    CHECK(t.e2e_ms == Approx(14.5575));
+  }
+  CHECK(after.totals.attention_ms == Approx(7.55 + 1.0075));
+  CHECK(replay_batches(log, step, {}, SchedulerOptions{}, {}).timing[0].ttft_ms == Approx(28.15));
+  // On prefill only: the decode step stays 3 + 3.02 ms.
+  AttentionSpeedup prefill_only;
+  prefill_only.prefill_per_request = true;
+  const BatchReplay prefill = replay_batches(log, step, prefill_only, SchedulerOptions{}, {});
+  CHECK(prefill.timing[1].ttft_ms == Approx(10.55));
+  CHECK(prefill.timing[1].tpot_ms == Approx(6.02));
+  // Every request at the same speedup is that one scalar speedup.
+  std::vector<ReplayRequest> same = log;
+  same[0].kernel_speedup = same[1].kernel_speedup = 2;
+  const BatchReplay scalar = replay_batches(log, step, {2, 2}, SchedulerOptions{}, {});
+  const BatchReplay per_request = replay_batches(same, step, own, SchedulerOptions{}, {});
+  CHECK(per_request.timing[1].e2e_ms == Approx(scalar.timing[1].e2e_ms));
+  // Alone (closed form): A takes 3 + 2.525 then 3 + 0.505 ms; B after it 3 + 5.025 then 3 +
+  // 0.5025 ms; the step-by-step replay of one client agrees.
+  const BatchReplay alone = replay_alone(log, step, own, SchedulerOptions{}, {});
+  CHECK(alone.timing[0].e2e_ms == Approx(5.525 + 3.505));
+  CHECK(alone.timing[1].ttft_ms == Approx(8.025));
+  CHECK(alone.timing[1].e2e_ms == Approx(8.025 + 3.5025));
+  ArrivalOptions one_client;
+  one_client.concurrency = 1;
+  const BatchReplay stepwise = replay_batches(log, step, own, SchedulerOptions{}, one_client);
+  CHECK(stepwise.timing[1].e2e_ms == Approx(alone.timing[1].e2e_ms));
+}
+
 TEST_CASE("chunked prefill splits a long prompt over steps; without it the prompt waits whole",
           "[batch_replay]") {
   const StepModel step{1, 0, 0.01, 0, 0};

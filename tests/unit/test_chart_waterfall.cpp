@@ -59,7 +59,7 @@ TEST_CASE("waterfall SVG: each level says its speedup, time saved and times", "[
   };
   CHECK(has("2.00× · saved 45.0 ms (50.0%)"));
   CHECK(has("1.10× · saved 45.0 ms (9.00%)"));
-  CHECK(has("1.00× · unchanged"));
+  CHECK(has("1.0000× · unchanged"));
   CHECK(has("1.0066× · saved 45.0 ms (0.66%)"));
   CHECK(has("6.85 s → 6.80 s"));
   CHECK(has("500 ms → 455 ms"));

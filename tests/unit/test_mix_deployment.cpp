@@ -296,10 +296,26 @@ TEST_CASE("mix --ttft-overhead is each modelled TTFT's fixed term, as estimate's
   // 0: no fixed term, Amdahl on all of TTFT.
   model.ttft_overhead_ms = 0.0;
   CHECK(MixRun(model).add(request).ttft_after_ms == Approx(310.9008388287991).epsilon(1e-9));
-  // An overhead above a request's TTFT makes all of it fixed: nothing moves.
+  // An overhead above a request's TTFT makes all of it fixed: nothing moves, and it is counted
+  // with the overhead and the shortest such TTFT (the fix names it).
   model.ttft_overhead_ms = 1000.0;
-  const RequestOutcome all_fixed = MixRun(model).add(request);
+  MixRun above(model);
+  const RequestOutcome all_fixed = above.add(request);
   CHECK(all_fixed.ttft_after_ms == all_fixed.ttft_before_ms);
+  {
+    Request shorter = request;
+    shorter.prompt_tokens = 1024;
+    const double shortest = above.add(shorter).ttft_before_ms;
+    REQUIRE(shortest < all_fixed.ttft_before_ms);
+    const std::vector<Warning> warnings = above.warnings();
+    const auto found = std::find_if(warnings.begin(), warnings.end(), [](const Warning& w) {
+      return w.code == WarningCode::requests_ttft_below_overhead;
+    });
+    REQUIRE(found != warnings.end());
+    CHECK(found->number("requests") == 2);
+    CHECK(found->number("overhead_ms") == 1000.0);
+    CHECK(found->number("shortest_ttft_ms") == shortest);
+  }
   // A measured TTFT keeps Amdahl on its whole value (the log measured it; the flag is a model's).
   request.ttft_ms = 400.0;
   CHECK(MixRun(model).add(request).ttft_after_ms == Approx(400.0 * 0.91).epsilon(1e-12));
@@ -333,6 +349,20 @@ TEST_CASE("mix --ttft-overhead on the step model: the share is of the prefill st
   const nlohmann::json without = run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, code);
   CHECK(without["inputs"]["ttft_overhead_ms"].is_null());
   CHECK(doc["summary"] != without["summary"]);
+  // An overhead above some modelled TTFTs: they are counted in JSON's warnings. The sample's
+  // modelled TTFT p50 is 58.5 ms (mix-deployment-without-replay), so 60 ms is above half.
+  const nlohmann::json above =
+      run_mix({"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--ttft-overhead", "60ms"}, code);
+  REQUIRE(code == 0);
+  const nlohmann::json* warning = nullptr;
+  for (const nlohmann::json& w : above["warnings"]) {
+    if (w["code"] == "requests_ttft_below_overhead") warning = &w;
+  }
+  REQUIRE(warning != nullptr);
+  CHECK((*warning)["values"]["requests"].get<double>() >= 24);
+  CHECK((*warning)["values"]["overhead_ms"] == 60.0);
+  CHECK((*warning)["values"]["shortest_ttft_ms"].get<double>() ==
+        Approx(without["summary"]["ttft_ms"]["before"]["min"].get<double>()));
 }
 
 TEST_CASE("mix --kernel-speedup-table reads each request's speedup at its prompt", "[mix]") {
@@ -375,6 +405,42 @@ TEST_CASE("mix --kernel-speedup-table reads each request's speedup at its prompt
   CHECK(doc["inputs"]["kernel_speedup_table"][1]["speedup"] == 1.8);
   run_mix({"--kernel-speedup-table", table.string(), "--kernel-speedup", "2"}, code);
   CHECK(code == 2);
+
+  // With --replay: each request's own speedup on its attention work in every step it shares
+  // (test_batch_replay.cpp checks a step by hand). The caption and JSON say it is per request.
+  const std::vector<std::string> replay{
+      "--kernel-speedup-table", table.string(), "--replay", "--step-model",
+      "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token="
+      "3.9e-5"};
+  const nlohmann::json replayed = run_mix(replay, code);
+  REQUIRE(code == 0);
+  CHECK(replayed["replay"]["attention_speedup"]["prefill"].is_null());
+  CHECK(replayed["replay"]["attention_speedup"]["decode"] == 1.0);
+  const nlohmann::json& before = replayed["replay"]["before"]["ttft_ms"];
+  const nlohmann::json& after = replayed["replay"]["after"]["ttft_ms"];
+  CHECK(after["mean"].get<double>() < before["mean"].get<double>());
+  // A table of 2× at every row is --kernel-speedup 2, step for step.
+  std::ofstream(table) << "context,speedup\n1024,2\n131072,2\n";
+  const nlohmann::json flat = run_mix(replay, code);
+  REQUIRE(code == 0);
+  std::vector<std::string> scalar(replay.begin() + 2, replay.end());
+  scalar.insert(scalar.end(), {"--kernel-speedup", "2"});
+  const nlohmann::json one = run_mix(scalar, code);
+  REQUIRE(code == 0);
+  // (equal to rounding: the per-request path sums each request's attention in its own order)
+  for (const char* side : {"after", "no_queue_after"}) {
+    for (const char* metric : {"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms"}) {
+      for (const char* figure : {"mean", "p50", "p90", "p99"}) {
+        INFO(side << " " << metric << " " << figure);
+        CHECK(flat["replay"][side][metric][figure].get<double>() ==
+              Approx(one["replay"][side][metric][figure].get<double>()).epsilon(1e-6));
+      }
+    }
+    CHECK(flat["replay"][side]["attention_fraction"].get<double>() ==
+          Approx(one["replay"][side]["attention_fraction"].get<double>()).epsilon(1e-9));
+  }
+  CHECK(flat["replay"]["after"]["ttft_ms"]["mean"] != flat["replay"]["before"]["ttft_ms"]["mean"]);
+
   std::ofstream(table) << "batch,speedup\n1,1.2\n64,1.8\n";
   run_mix({"--kernel-speedup-table", table.string()}, code);
   CHECK(code == 2);

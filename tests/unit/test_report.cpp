@@ -16,7 +16,8 @@ TEST_CASE("numbers for people", "[report]") {
   CHECK(human_speedup(1.7391) == "1.74×");
   CHECK(human_speedup(1.0989) == "1.10×");
   CHECK(human_speedup(6850.0 / 6805.0) == "1.0066×");
-  CHECK(human_speedup(1.0) == "1.00×");
+  CHECK(human_speedup(1.0) == "1.0000×");  // as near 1: beside 1.0001× it reads unchanged
+  CHECK(human_speedup(1.0001) == "1.0001×");
   CHECK(human_speedup(0.8) == "0.80×");
   CHECK(human_ceiling(std::nullopt) == "∞");
   CHECK(human_ceiling(1.0 / 0.15) == "6.67×");

@@ -44,6 +44,10 @@ struct ReplayRequest {
   std::int32_t prompt_tokens = 1;    ///< >= 1
   std::int32_t response_tokens = 1;  ///< >= 0 (0: prefill only; its E2E is its TTFT)
   std::int32_t cached_tokens = 0;    ///< prefix found in the prefix cache, 0..prompt-1
+  /// This request's own kernel speedup (> 0; a speedup table read at its context), applied only
+  /// where the side's AttentionSpeedup says per_request. A float (7 digits, far finer than any
+  /// measured speedup) keeps the request in 24 bytes.
+  float kernel_speedup = 1;
 };
 
 /// Which requests share a step.
@@ -95,11 +99,28 @@ struct ArrivalOptions {
 struct AttentionSpeedup {
   double prefill = 1;  ///< on prefill attention (causal pairs, sliding-window tokens)
   double decode = 1;   ///< on decode attention (KV tokens read, sliding-window sequences)
+  /// A speedup table: each request's attention work in the phase is also divided by its own
+  /// ReplayRequest::kernel_speedup. Attention is a sum over the step's requests (each attends
+  /// to its own keys), so the step's attention after is Σ_i A_i / s_i: the step's speedup is
+  /// the attention-time-weighted harmonic mean of its requests' speedups.
+  bool prefill_per_request = false;
+  bool decode_per_request = false;
+
+  bool per_request() const { return prefill_per_request || decode_per_request; }
 };
+
+/// The scalar speedups one request sees: the side's, times its own where the side is per
+/// request.
+inline AttentionSpeedup speedup_for(const AttentionSpeedup& speedup, const ReplayRequest& request) {
+  const double own = request.kernel_speedup;
+  return {speedup.prefill * (speedup.prefill_per_request ? own : 1.0),
+          speedup.decode * (speedup.decode_per_request ? own : 1.0)};
+}
 
 /// The kernel change folded into the step model's coefficients: every attention part is linear
 /// in its coefficient (step_time), so dividing the coefficients divides exactly the attention
-/// parts, the sliding-window layers' included; nothing else moves.
+/// parts, the sliding-window layers' included; nothing else moves. Per-request speedups are not
+/// folded here (speedup_for gives one request's).
 inline StepModel with_attention_speedup(StepModel model, const AttentionSpeedup& speedup) {
   model.ms_per_prefill_pair /= speedup.prefill;
   model.ms_per_window_prefill_token /= speedup.prefill;

@@ -218,6 +218,9 @@ class MixRun {
   std::int64_t ttft_missing_ = 0, tpot_missing_ = 0;
   std::int64_t no_block_hashes_ = 0, too_many_models_ = 0;
   std::int64_t speedups_interpolated_ = 0, speedups_clamped_ = 0;
+  /// Modelled TTFTs below --ttft-overhead (all fixed), and the shortest of them.
+  std::int64_t ttft_below_overhead_ = 0;
+  double shortest_below_overhead_ms_ = 0;
   /// This request's kernel speedup: the table's at its prompt, else the model's one.
   double kernel_speedup_for(std::int64_t prompt_tokens);
 };

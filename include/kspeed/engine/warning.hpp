@@ -44,6 +44,7 @@ enum class WarningCode {
   requests_decode_share_missing,  ///< the change applies to decode, no decode share is known
   requests_without_block_ids,     ///< an LRU prefix cache asked for, the request has no block ids
   requests_too_many_models,       ///< model names beyond 65,535 not kept
+  requests_ttft_below_overhead,   ///< modelled TTFTs below --ttft-overhead: all fixed
   replay_without_arrival,         ///< left out of the queue replay: no arrival time
   replay_near_saturation,         ///< the replayed load is near the saturation rate ("load")
   replay_unschedulable,           ///< requests the replayed engine can never schedule
@@ -111,6 +112,8 @@ constexpr std::string_view to_string(WarningCode code) {
       return "requests_without_block_ids";
     case WarningCode::requests_too_many_models:
       return "requests_too_many_models";
+    case WarningCode::requests_ttft_below_overhead:
+      return "requests_ttft_below_overhead";
     case WarningCode::replay_without_arrival:
       return "replay_without_arrival";
     case WarningCode::replay_near_saturation:

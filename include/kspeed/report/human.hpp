@@ -10,7 +10,8 @@
 
 namespace kspeed::report {
 
-/// "1.74×"; four decimals close to 1 so small gains stay visible ("1.0066×").
+/// "1.74×"; four decimals within 5% of 1 so small gains stay visible ("1.0066×"), exactly 1
+/// included ("1.0000×": the same precision as the ratios it sits beside).
 std::string human_speedup(double speedup);
 
 /// A ceiling: human_speedup, or "∞" when unbounded.

@@ -28,6 +28,10 @@ ordered_json warnings_json(const std::vector<engine::Warning>& warnings);
 /// {count:131072} -> "131,072".
 std::string worded_error(const std::string& message);
 
+/// How a deployment's step model was calibrated, for a headline (the source is part of the
+/// answer): "fitted to FILE", "measured from FILE", "modelled at default efficiencies".
+std::string calibration_phrase(const engine::CalibratedStepModel& model);
+
 /// A run condition for people: the workload's text, "8 × h100-sxm", "fp8 weights, bf16 KV
 /// cache, bf16 compute", "2 tokens verified per step, 1.8 accepted on average".
 std::string condition_text(const engine::Condition& condition);

@@ -100,6 +100,9 @@ Table percentile_table(const engine::MixResult& r) {
 }
 
 std::string distribution_text(const Distribution& d, const std::vector<double>& points) {
+  // No request had this time (a log of decode only has no prefill to speed up): nothing to show,
+  // as the JSON's nulls say, rather than the empty distribution's zeros.
+  if (d.count == 0) return "n/a (no request has this time)";
   std::string out;
   for (std::size_t i = 0; i < d.percentiles.size() && i < points.size(); ++i) {
     out += percentile_name(points[i]) + " " + human_speedup(d.percentiles[i]) + ", ";

@@ -414,8 +414,8 @@ TEST_CASE("mix --kernel-speedup-table reads each request's speedup at its prompt
       "3.9e-5"};
   const nlohmann::json replayed = run_mix(replay, code);
   REQUIRE(code == 0);
-  CHECK(replayed["replay"]["attention_speedup"]["prefill"].is_null());
-  CHECK(replayed["replay"]["attention_speedup"]["decode"] == 1.0);
+  CHECK(replayed["replay"]["prefill_attention_speedup"].is_null());
+  CHECK(replayed["replay"]["decode_attention_speedup"] == 1.0);
   const nlohmann::json& before = replayed["replay"]["before"]["ttft_ms"];
   const nlohmann::json& after = replayed["replay"]["after"]["ttft_ms"];
   CHECK(after["mean"].get<double>() < before["mean"].get<double>());

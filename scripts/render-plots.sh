@@ -16,8 +16,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$kspeed" roofline --model llama-3.1-70b --gpu h100-sxm --batch 32 --ctx 8k --bytes-reduction 2 \
   --plot "$tmp/roofline.svg" >/dev/null
 # From the repository root, so the plot's subtitle names the log as the README does.
+# The same run as the README's mix example (its regen command), so the plot shows what it prints.
 (cd "$root" && "$(realpath "$kspeed")" mix tests/fixtures/mix/azure-sample.csv --replay \
-  --replicas 4 --slo-ttft 8s --slo-tpot 60ms --plot "$tmp/mix.svg" >/dev/null 2>&1)
+  --step-model fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5 \
+  --slo-ttft 1s --slo-tpot 30ms --plot "$tmp/mix.svg" >/dev/null 2>&1)
 for name in sweep sweep-kernels estimate roofline mix; do
   cp "$tmp/$name.svg" "$out/$name.svg"
   rsvg-convert -o "$out/$name.png" "$tmp/$name.svg"

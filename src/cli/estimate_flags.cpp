@@ -170,7 +170,8 @@ void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
   app.add_option("--calibrate", flags.calibrate,
                  "Fit the deployment (--model, --gpu) to latencies measured on it: an AccelMark "
                  "result.json, or a per-request log with TTFT/TPOT (AIPerf profile_export.jsonl, "
-                 "vllm bench serve --save-detailed)")
+                 "vllm bench serve --save-detailed, LLMServingSim's requests.jsonl: a TTFT that is "
+                 "over 10% queue is left out)")
       ->type_name("FILE");
   app.add_option("--calibrate-concurrency", flags.calibrate_concurrency,
                  "Requests in flight while --calibrate's file was measured, when it does not "

@@ -198,7 +198,8 @@ class MixCommand final : public Command {
       throw InputError(
           "kspeed mix needs a request log: kspeed mix FILE (Azure or BurstGPT CSV, Mooncake "
           "JSONL, vllm bench serve --save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM "
-          "benchmarks.json, a per-request CSV with --columns; see kspeed mix --help)");
+          "benchmarks.json, LLMServingSim's vLLM requests.jsonl, a per-request CSV with "
+          "--columns; see kspeed mix --help)");
     }
     // Every flag is checked before the log is read, so a typo fails in milliseconds.
     const engine::EstimateOptions estimate_options = to_options(flags_.deployment);
@@ -337,8 +338,8 @@ class MixCommand final : public Command {
                      "A request log; the format is detected by content (gzip too): Azure LLM "
                      "inference trace CSV, BurstGPT CSV, Mooncake JSONL, vllm bench serve "
                      "--save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM benchmarks.json "
-                     "(one benchmark with its requests), InferenceX trace-replay CSV, or any CSV "
-                     "with --columns")
+                     "(one benchmark with its requests), InferenceX trace-replay CSV, "
+                     "LLMServingSim's vLLM requests.jsonl, or any CSV with --columns")
         ->type_name("FILE");
     app_->add_option("--columns", flags_.columns,
                      "Which CSV column holds each field: prompt=COL,response=COL[,arrival=COL:s|"
@@ -681,7 +682,10 @@ class MixCommand final : public Command {
                                         ? std::to_string(platform->tensor_parallel.value) + "× "
                                         : std::string()) +
                                    platform->gpu.value.name;
-    if (calibration) return "fitted: " + deployment + " to " + calibration->source;
+    if (calibration) {
+      return "fitted: " + deployment + " to " + calibration->source +
+             (calibration->ttft_note.empty() ? std::string() : " (" + calibration->ttft_note + ")");
+    }
     if (!workload.profiled_steps.empty()) {
       return "measured: " + deployment + " calibrated on the steps of " + workload.profiled_from;
     }

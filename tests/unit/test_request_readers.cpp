@@ -414,7 +414,7 @@ TEST_CASE("Infinity and NaN in JSON and CSV are reported, not crashed on", "[req
 }
 
 TEST_CASE("the format list names every reader", "[requests]") {
-  CHECK(request_formats().size() == 8);
+  CHECK(request_formats().size() == 9);
   CHECK(to_string(RequestFormat::aiperf_jsonl) == "aiperf");
 }
 

@@ -587,7 +587,7 @@ TEST_CASE("LLMServingSim per-request runs: server-side latencies from the engine
   CHECK(*run.requests[1].tpot_ms == Approx(100));
   CHECK_FALSE(run.requests[0].tpot_ms);
   CHECK_THROWS_WITH(io::parse_llmservingsim_run(R"({"input_toks": 5})", "{}", "bad"),
-                    Catch::Contains("bad/requests.jsonl:1: 'output_toks' is missing"));
+                    Catch::Contains("bad/requests.jsonl:1: output_toks is missing"));
 }
 
 TEST_CASE("LLMServingSim shared runs: the README's mean TTFTs", "[serving_readers][real]") {

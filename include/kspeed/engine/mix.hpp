@@ -47,6 +47,9 @@ struct Request {
   /// The request's identity across runs of one benchmark (AIPerf's conversation and turn, the
   /// index of a vLLM --save-detailed array): `kspeed diff` pairs two runs by it. Empty: none.
   std::string id;
+  /// Measured wait in the engine's queue before its first step, part of ttft_ms (LLMServingSim's
+  /// scheduled - queued): --calibrate keeps a TTFT mostly made of it out of the overhead fit.
+  std::optional<double> queue_ms;
 };
 
 /// How requests without measured latencies get them: the workload's reference request, scaled

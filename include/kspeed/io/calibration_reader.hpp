@@ -24,7 +24,12 @@ struct CalibrationFile {
   std::string format;        ///< "accelmark-result", or the request log's format name
   std::string stated_model;  ///< the model the file says it measured; empty when it does not
   double concurrency = 1;    ///< requests in flight while it measured
+  /// Latency points; a request whose log measured its queue wait (LLMServingSim) and waited for
+  /// more than 10% of its TTFT gives its TPOT only: its TTFT is queue, not the prefill step or
+  /// the request overhead, which the fit would otherwise absorb it into.
   std::vector<engine::LatencyObservation> points;
+  /// How many TTFTs that left out, for the step model's source line; empty when none.
+  std::string ttft_note;
   /// A per-request log whose records have an arrival time, a TTFT and an E2E (or TPOT), 2+
   /// output tokens: each request's decode time per token against the requests decoding
   /// alongside it (engine::mean_decoding_alongside), for the per-sequence cost. Empty otherwise.

@@ -77,6 +77,9 @@ std::int64_t median(std::vector<std::int64_t> values) {
   return *middle;
 }
 
+// A TTFT whose measured queue wait is more than this share of it is left out of the fit.
+constexpr double kMostlyQueue = 0.1;
+
 // One request's decode as the per-sequence fit needs it, while the log is read.
 struct TimedDecode {
   engine::DecodeInterval interval;
@@ -124,6 +127,9 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   file.source = path;
   std::vector<std::int64_t> prompts;
   std::vector<std::int64_t> responses;
+  std::int64_t queued_ttfts = 0;
+  std::int64_t kept_ttfts = 0;
+  double queued_ms = 0;
   const RequestLogReport report = read_request_log(path, {}, [&](const engine::Request& r) {
     const bool has_tpot = r.tpot_ms && r.response_tokens > 1;
     if (!r.ttft_ms && !has_tpot) return;
@@ -131,8 +137,18 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
     point.label = "line " + std::to_string(r.line);
     point.prompt_tokens = static_cast<double>(r.prompt_tokens);
     point.response_tokens = static_cast<double>(std::max<std::int64_t>(r.response_tokens, 1));
-    point.ttft_ms = r.ttft_ms;
+    // A TTFT that is mostly the engine's queue (an overloaded run) is no evidence of the
+    // prefill step or the request overhead: the fit would take seconds of queue for overhead.
+    const bool queued = r.ttft_ms && r.queue_ms && *r.queue_ms > kMostlyQueue * *r.ttft_ms;
+    if (queued) {
+      ++queued_ttfts;
+      queued_ms += *r.queue_ms;
+    } else if (r.ttft_ms) {
+      ++kept_ttfts;
+    }
+    if (!queued) point.ttft_ms = r.ttft_ms;
     if (has_tpot) point.tpot_ms = r.tpot_ms;
+    if (!point.ttft_ms && !point.tpot_ms) return;
     file.points.push_back(point);
     if (const std::optional<TimedDecode> decode = timed_decode(r)) decodes.push_back(*decode);
     prompts.push_back(r.prompt_tokens);
@@ -145,6 +161,13 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
                      " records has a measured TTFT or TPOT to calibrate on: give a benchmark's "
                      "per-request output (AIPerf profile_export.jsonl, vllm bench serve "
                      "--save-detailed) or an AccelMark result.json");
+  }
+  if (queued_ttfts > 0) {
+    file.ttft_note = "TTFT of the " + std::to_string(kept_ttfts) +
+                     " requests that queued for at most 10% of it; the " +
+                     std::to_string(queued_ttfts) + " that queued longer (mean " +
+                     std::to_string(std::llround(queued_ms / static_cast<double>(queued_ttfts))) +
+                     " ms) are left out of the overhead fit";
   }
   const AiperfAggregate aggregate = aiperf_aggregate_beside(path);
   if (file.stated_model.empty()) file.stated_model = aggregate.model;

@@ -34,6 +34,9 @@ const std::vector<RequestFormatInfo>& request_formats() {
        "GuideLLM benchmarks.json (one benchmark, its requests' stats kept)"},
       {RequestFormat::trace_replay_csv, "trace-replay",
        "per-request CSV (input_tokens, output_tokens_actual, cache_hit_blocks, ttft, itl)"},
+      {RequestFormat::llmservingsim_jsonl, "llmservingsim",
+       "LLMServingSim vLLM requests.jsonl (input_toks, output_toks, queued_ts, first_token_ts, "
+       "last_token_ts)"},
       {RequestFormat::mapped_csv, "columns",
        "any CSV with a column mapping (prompt=COLUMN,response=COLUMN,...)"},
   };
@@ -186,7 +189,8 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
     }
     read = read_mapped_csv(input, *options.columns, true);
   } else if (json) {
-    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) || refuse_aggregate_line(input) ||
+    read = read_aiperf_jsonl(input) || read_mooncake_jsonl(input) ||
+           read_llmservingsim_jsonl(input) || refuse_aggregate_line(input) ||
            read_json_document(input);
   } else {
     read = read_azure_csv(input) || read_burstgpt_csv(input) || read_trace_replay_csv(input) ||

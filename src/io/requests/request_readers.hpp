@@ -81,6 +81,7 @@ struct LogInput {
 // The readers, tried in this order by read_request_log.
 bool read_aiperf_jsonl(LogInput& input);
 bool read_mooncake_jsonl(LogInput& input);
+bool read_llmservingsim_jsonl(LogInput& input);
 /// A log that is one JSON document (vLLM --save-detailed, a GuideLLM report): reads it whole and
 /// offers it to the document readers in request_json.hpp.
 bool read_json_document(LogInput& input);

@@ -40,6 +40,8 @@ enum class RequestFormat {
   guidellm_json,  ///< GuideLLM benchmarks.json: one benchmark's requests.successful stats
   trace_replay_csv,  ///< per-request CSV as InferenceX trace replay writes it
   mapped_csv,        ///< any CSV through a column mapping
+  /// LLMServingSim's vLLM records: {input_toks, output_toks, queued_ts, ..., last_token_ts} (s)
+  llmservingsim_jsonl,
 };
 
 /// Name and one-line description, for errors and --help.

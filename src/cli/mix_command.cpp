@@ -15,6 +15,7 @@
 #include "kspeed/engine/mix_result.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
@@ -664,7 +665,7 @@ class MixCommand final : public Command {
           "fixed_ms=..,weights_ms=..,ms_per_token=..,ms_per_prefill_pair=..,ms_per_kv_token=.. "
           "(docs/mix.md)");
     }
-    engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
+    engine::CalibratedStepModel step = engine::modelled_step_model_with_tp_comm(*platform);
     if (calibration) {
       step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
                                       calibration->source);

@@ -22,6 +22,7 @@
 #include "kspeed/engine/mix_stats.hpp"
 #include "kspeed/engine/serving_replay.hpp"
 #include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/tp_comm.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
@@ -1031,7 +1032,7 @@ PerRequestComparison compare_per_request(const PerRequestDeployment& deployment)
           : kv_cache_capacity(platform, kDefaultGpuMemoryUtilization, kVllmBlockTokens).blocks;
   setup.scheduler.kv_blocks = out.kv_blocks;
   const std::vector<ReplayRequest> requests = own_arrivals(run);
-  out.prior_model = modelled_step_model(platform);
+  out.prior_model = modelled_step_model_with_tp_comm(platform);
   setup.step = out.prior_model.model;
   out.prior = predict(requests, setup).side;
   // (b): the decode line (bandwidth side and per-sequence cost) fitted to the run's records.

@@ -67,8 +67,7 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
     choice.spec_accept = io::parse_positive_number(flags.spec_accept, "--spec-accept");
   }
   if (!flags.link_bandwidth.empty()) {
-    choice.link_bandwidth_gbs =
-        io::parse_positive_number(flags.link_bandwidth, "--link-bandwidth");
+    choice.link_bandwidth_gbs = io::parse_positive_number(flags.link_bandwidth, "--link-bandwidth");
   }
   return engine::make_platform(choice);
 }

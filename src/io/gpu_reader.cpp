@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {
-    "name",      "description", "source", "peak_dense_tflops", "hbm_bandwidth_tbs",
+    "name",      "description", "source",      "peak_dense_tflops", "hbm_bandwidth_tbs",
     "memory_gb", "sources",     "interconnect"};
 const std::vector<std::string> kInterconnectKeys = {"name", "per_direction_gbs",
                                                     "collective_latency_us", "source"};
@@ -69,8 +69,8 @@ engine::FigureSources read_sources(const JsonReader& reader, const json& object,
 engine::Interconnect read_interconnect(const JsonReader& reader, const json& object) {
   reader.expect_object(object, "interconnect", kInterconnectKeys);
   engine::Interconnect link;
-  link.name = reader.string_value(reader.required(object, "interconnect", "name"),
-                                  "interconnect.name");
+  link.name =
+      reader.string_value(reader.required(object, "interconnect", "name"), "interconnect.name");
   link.per_direction_gbs =
       reader.number_in_range(reader.required(object, "interconnect", "per_direction_gbs"),
                              "interconnect.per_direction_gbs", kLinkGbs);

@@ -296,7 +296,10 @@ void attach_step_model(engine::EstimateOptions& options,
                        const std::optional<io::CalibrationFile>& calibration,
                        const engine::Workload& workload) {
   if (!options.platform) return;
-  options.step_model = engine::modelled_step_model_with_tp_comm(*options.platform);
+  // A profiler trace's steps already hold the all-reduce kernels: no modelled term on top.
+  options.step_model = workload.profiled_steps.empty() || calibration
+                           ? engine::modelled_step_model_with_tp_comm(*options.platform)
+                           : engine::modelled_step_model(*options.platform);
   if (calibration) {
     options.step_model = engine::calibrate_to_run(*options.step_model, calibration->points,
                                                   calibration->decode_points, calibration->source);

@@ -277,15 +277,15 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
   return text;
 }
 
-// The link tp's all-reduces cross: the preset's name or the flag, and its bandwidth.
-std::string link_text(const engine::Platform& p) {
+// The link tp's all-reduces cross, per direction: (label, value). The value stays short so that
+// the inputs table keeps its width.
+std::pair<std::string, std::string> link_row(const engine::Platform& p) {
   const double gbs = p.link_bandwidth_gbs.value;
-  if (gbs <= 0) return "unknown: no communication modelled (pass --link-bandwidth GB/s)";
+  if (gbs <= 0) return {"TP link", "unknown: not modelled (--link-bandwidth)"};
   const auto& link = p.gpu.value.interconnect;
-  const std::string name = p.link_bandwidth_gbs.provenance == engine::Provenance::given || !link
-                               ? std::string("--link-bandwidth")
-                               : link->name;
-  return fmt::format("{}, {} GB/s per direction", name, human_plain(gbs));
+  const bool preset = p.link_bandwidth_gbs.provenance != engine::Provenance::given && link;
+  return {preset ? "TP link each way (" + link->name + ")" : std::string("TP link each way"),
+          human_plain(gbs) + " GB/s"};
 }
 
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
@@ -305,8 +305,8 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
             to_string(p.tensor_parallel.provenance));
   add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
   if (p.tensor_parallel.value > 1) {
-    add_input(inputs, "tensor-parallel link", link_text(p),
-              to_string(p.link_bandwidth_gbs.provenance));
+    const auto [label, value] = link_row(p);
+    add_input(inputs, label, value, to_string(p.link_bandwidth_gbs.provenance));
   }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     add_input(

@@ -5,6 +5,7 @@
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/ncu_reader.hpp"
@@ -296,7 +297,10 @@ void attach_step_model(engine::EstimateOptions& options,
                        const std::optional<io::CalibrationFile>& calibration,
                        const engine::Workload& workload) {
   if (!options.platform) return;
-  options.step_model = engine::modelled_step_model(*options.platform);
+  // A profiler trace's steps already hold the all-reduce kernels: no modelled term on top.
+  options.step_model = workload.profiled_steps.empty() || calibration
+                           ? engine::modelled_step_model_with_tp_comm(*options.platform)
+                           : engine::modelled_step_model(*options.platform);
   if (calibration) {
     options.step_model = engine::calibrate_to_run(*options.step_model, calibration->points,
                                                   calibration->decode_points, calibration->source);

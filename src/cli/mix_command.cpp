@@ -15,6 +15,7 @@
 #include "kspeed/engine/mix_result.hpp"
 #include "kspeed/engine/scenario.hpp"
 #include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
@@ -665,7 +666,10 @@ class MixCommand final : public Command {
           "fixed_ms=..,weights_ms=..,ms_per_token=..,ms_per_prefill_pair=..,ms_per_kv_token=.. "
           "(docs/mix.md)");
     }
-    engine::CalibratedStepModel step = engine::modelled_step_model(*platform);
+    // A profiler trace's steps already hold the all-reduce kernels: no modelled term on top.
+    engine::CalibratedStepModel step = workload.profiled_steps.empty() || calibration
+                                           ? engine::modelled_step_model_with_tp_comm(*platform)
+                                           : engine::modelled_step_model(*platform);
     if (calibration) {
       step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
                                       calibration->source);

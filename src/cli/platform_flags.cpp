@@ -66,6 +66,9 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
   if (!flags.spec_accept.empty()) {
     choice.spec_accept = io::parse_positive_number(flags.spec_accept, "--spec-accept");
   }
+  if (!flags.link_bandwidth.empty()) {
+    choice.link_bandwidth_gbs = io::parse_positive_number(flags.link_bandwidth, "--link-bandwidth");
+  }
   return engine::make_platform(choice);
 }
 
@@ -117,6 +120,12 @@ void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
                   "divides the modelled decode time per token (a note shows it), not the shares "
                   "or speedups")
       ->type_name("TAU");
+  command
+      .add_option("--link-bandwidth", flags.link_bandwidth,
+                  "Tensor parallelism: the GPU-to-GPU link's bandwidth per direction, GB/s, that "
+                  "each layer's two all-reduces cross (with --tp > 1). Default: the GPU preset's "
+                  "interconnect (NVLink, Infinity Fabric or PCIe peak)")
+      ->type_name("GB/s");
 }
 
 void add_lever_flags(CLI::App& command, LeverFlags& flags) {
@@ -189,7 +198,8 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
                                      {flags.kv_layout, "--kv-layout"},
                                      {flags.precision, "--precision"},
                                      {flags.spec_tokens, "--spec-tokens"},
-                                     {flags.spec_accept, "--spec-accept"}}) {
+                                     {flags.spec_accept, "--spec-accept"},
+                                     {flags.link_bandwidth, "--link-bandwidth"}}) {
       if (!text.empty()) {
         throw InputError(std::string(flag) + " describes a deployment: it needs --model and --gpu");
       }

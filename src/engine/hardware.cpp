@@ -58,6 +58,22 @@ void apply_kv_layout(const std::string& name, const PlatformChoice& choice, Plat
   platform.kv_dtype = {std::string(layout->name), Provenance::given};
 }
 
+// The tensor-parallel link: --link-bandwidth (given; its latency stays the preset's), else the
+// GPU preset's interconnect. None with tp = 1: a single GPU all-reduces nothing.
+void resolve_link(const PlatformChoice& choice, Platform& platform) {
+  if (platform.tensor_parallel.value <= 1) return;
+  const std::optional<Interconnect>& link = choice.gpu.value.interconnect;
+  if (link) {
+    platform.link_bandwidth_gbs = {link->per_direction_gbs, Provenance::preset};
+    platform.link_latency_us = {link->collective_latency_us, link->collective_latency_us > 0
+                                                                 ? Provenance::preset
+                                                                 : Provenance::default_value};
+  }
+  if (choice.link_bandwidth_gbs) {
+    platform.link_bandwidth_gbs = {*choice.link_bandwidth_gbs, Provenance::given};
+  }
+}
+
 }  // namespace
 
 std::optional<double> peak_tflops(const Gpu& gpu, std::string_view precision) {
@@ -117,6 +133,7 @@ Platform make_platform(const PlatformChoice& choice) {
   platform.spec_tokens_per_step = given_or_default(choice.spec_tokens, 1.0);
   platform.spec_mean_accepted = given_or_default(choice.spec_accept, 1.0);
   check_speculation({platform.spec_tokens_per_step.value, platform.spec_mean_accepted.value});
+  resolve_link(choice, platform);
   return platform;
 }
 

@@ -12,8 +12,10 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kTopKeys = {
-    "name",      "description", "source", "peak_dense_tflops", "hbm_bandwidth_tbs",
-    "memory_gb", "sources"};
+    "name",      "description", "source",      "peak_dense_tflops", "hbm_bandwidth_tbs",
+    "memory_gb", "sources",     "interconnect"};
+const std::vector<std::string> kInterconnectKeys = {"name", "per_direction_gbs",
+                                                    "collective_latency_us", "source"};
 const std::vector<std::string> kPrecisions = {"fp64", "tf32", "bf16", "fp16",
                                               "fp8",  "fp6",  "fp4",  "int8"};
 const std::vector<std::string> kFigureKeys = {"peak_dense_tflops", "hbm_bandwidth_tbs",
@@ -26,6 +28,9 @@ constexpr double kImplausibleTbs = 100.0;
 constexpr NumberRange kPeakTflops{0.01, 1e6, "dense TFLOP/s from 0.01 to 1e6"};
 constexpr NumberRange kBandwidthTbs{1e-3, 1e9, "TB/s from 0.001 to 100"};
 constexpr NumberRange kMemoryGb{0.01, 1e6, "GB from 0.01 to 1e6"};
+// PCIe Gen3 x1 (~1 GB/s) to far beyond NVLink 5's 900 GB/s a direction; latency up to 10 ms.
+constexpr NumberRange kLinkGbs{0.01, 1e6, "GB/s per direction from 0.01 to 1e6"};
+constexpr NumberRange kLatencyUs{0, 1e4, "microseconds from 0 to 10,000"};
 
 std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
@@ -59,6 +64,24 @@ engine::FigureSources read_sources(const JsonReader& reader, const json& object,
   return sources;
 }
 
+// The GPU-to-GPU link tensor parallelism all-reduces over: its name, per-direction bandwidth
+// and (optional, 0 when not cited) per-collective latency.
+engine::Interconnect read_interconnect(const JsonReader& reader, const json& object) {
+  reader.expect_object(object, "interconnect", kInterconnectKeys);
+  engine::Interconnect link;
+  link.name =
+      reader.string_value(reader.required(object, "interconnect", "name"), "interconnect.name");
+  link.per_direction_gbs =
+      reader.number_in_range(reader.required(object, "interconnect", "per_direction_gbs"),
+                             "interconnect.per_direction_gbs", kLinkGbs);
+  if (object.contains("collective_latency_us")) {
+    link.collective_latency_us = reader.number_in_range(
+        object["collective_latency_us"], "interconnect.collective_latency_us", kLatencyUs);
+  }
+  link.source = optional_string(reader, object, "source");
+  return link;
+}
+
 }  // namespace
 
 engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
@@ -81,6 +104,9 @@ engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
       reader.number_in_range(reader.required(document, "", "memory_gb"), "memory_gb", kMemoryGb);
   if (document.contains("sources")) {
     gpu.figure_sources = read_sources(reader, document["sources"], kFigureKeys);
+  }
+  if (document.contains("interconnect")) {
+    gpu.interconnect = read_interconnect(reader, document["interconnect"]);
   }
   return gpu;
 }

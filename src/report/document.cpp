@@ -38,6 +38,14 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
       coefficient_json(model.model.ms_per_window_decode_sequence, o.kv_token);
   step["ms_per_sequence"] = coefficient_json(model.model.ms_per_sequence, o.per_sequence);
   step["request_overhead_ms"] = coefficient_json(model.request_overhead_ms, o.request_overhead);
+  // Tensor parallelism's all-reduces (tp_comm.hpp), only where they apply (tp > 1).
+  if (model.model.tp_ms_per_token > 0 || model.model.tp_fixed_ms > 0) {
+    const engine::CoefficientOrigin comm{engine::Provenance::modelled,
+                                         "2 ring all-reduces per layer over the TP link "
+                                         "(platform.link_bandwidth_gbs, link_latency_us)"};
+    step["tp_ms_per_token"] = coefficient_json(model.model.tp_ms_per_token, comm);
+    step["tp_fixed_ms"] = coefficient_json(model.model.tp_fixed_ms, comm);
+  }
   out["residuals"] = ordered_json::array();
   for (const engine::PointResidual& r : model.residuals) {
     out["residuals"].push_back({{"label", r.label},

@@ -128,6 +128,12 @@ ordered_json platform_json(const engine::Platform& p) {
     out["experts_read_per_layer"] = engine::experts_read_per_layer(
         shapes->ffn, static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value);
   }
+  if (p.tensor_parallel.value > 1) {
+    put_with_provenance(out, "link_bandwidth_gbs", p.link_bandwidth_gbs.value,
+                        p.link_bandwidth_gbs.provenance);
+    put_with_provenance(out, "link_latency_us", p.link_latency_us.value,
+                        p.link_latency_us.provenance);
+  }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     out["spec_tokens_per_step"] = p.spec_tokens_per_step.value;
     out["spec_mean_accepted"] = p.spec_mean_accepted.value;

@@ -123,6 +123,13 @@ std::string per_sequence_text(const engine::CalibratedStepModel& m) {
          coefficient(m.model.ms_per_sequence, "ms/running sequence", m.origins.per_sequence);
 }
 
+// Tensor parallelism's all-reduces (tp_comm.hpp), when tp > 1 and the link is known.
+std::string tp_comm_text(const engine::CalibratedStepModel& m) {
+  if (m.model.tp_ms_per_token <= 0 && m.model.tp_fixed_ms <= 0) return {};
+  return fmt::format(" + TP all-reduces {:.4g} ms/token + {:.4g} ms (modelled)",
+                     m.model.tp_ms_per_token, m.model.tp_fixed_ms);
+}
+
 // The step model behind the answer, coefficient by coefficient with its provenance.
 void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
   const engine::StepModelOrigins& o = m.origins;
@@ -132,7 +139,7 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
                 coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
                 coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
                 coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
-                per_sequence_text(m) + "; TTFT overhead " +
+                per_sequence_text(m) + tp_comm_text(m) + "; TTFT overhead " +
                 coefficient(m.request_overhead_ms, "ms", o.request_overhead) + speculation_text(m));
   view.fact("calibration", m.calibration_source);
   add_residual_facts(view, m.residuals);
@@ -270,6 +277,17 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
   return text;
 }
 
+// The link tp's all-reduces cross, per direction: (label, value). The value stays short so that
+// the inputs table keeps its width.
+std::pair<std::string, std::string> link_row(const engine::Platform& p) {
+  const double gbs = p.link_bandwidth_gbs.value;
+  if (gbs <= 0) return {"TP link", "unknown: not modelled (--link-bandwidth)"};
+  const auto& link = p.gpu.value.interconnect;
+  const bool preset = p.link_bandwidth_gbs.provenance != engine::Provenance::given && link;
+  return {preset ? "TP link each way (" + link->name + ")" : std::string("TP link each way"),
+          human_plain(gbs) + " GB/s"};
+}
+
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   if (!s.platform) {
@@ -286,6 +304,10 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   add_input(inputs, "tensor parallel", human_count(p.tensor_parallel.value),
             to_string(p.tensor_parallel.provenance));
   add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
+  if (p.tensor_parallel.value > 1) {
+    const auto [label, value] = link_row(p);
+    add_input(inputs, label, value, to_string(p.link_bandwidth_gbs.provenance));
+  }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     add_input(
         inputs, "speculative decoding",

@@ -263,6 +263,10 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                        {"ms_per_kv_token", step.ms_per_kv_token},
                        {"ms_per_sequence", step.ms_per_sequence},
                        {"source", r.step_model_source}};
+  if (step.tp_ms_per_token > 0 || step.tp_fixed_ms > 0) {  // tensor parallelism's all-reduces
+    out["step_model"]["tp_ms_per_token"] = step.tp_ms_per_token;
+    out["step_model"]["tp_fixed_ms"] = step.tp_fixed_ms;
+  }
   const engine::SchedulerOptions& sched = setup.scheduler;
   out["scheduler"] = {{"policy", policy_name(sched.policy)},
                       {"max_batched_tokens", sched.max_batched_tokens},

@@ -508,8 +508,11 @@ std::string scheduler_text(const engine::MixResult& r) {
       r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
       coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
       coefficient(m.ms_per_kv_token),
-      m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
-                            : std::string(),
+      (m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
+                             : std::string()) +
+          (m.tp_ms_per_token > 0 ? " + TP all-reduces " + coefficient(m.tp_ms_per_token) +
+                                       " ms/token + " + coefficient(m.tp_fixed_ms) + " ms"
+                                 : std::string()),
       kernel_text(setup.speedup.prefill, setup.speedup.prefill_per_request),
       kernel_text(setup.speedup.decode, setup.speedup.decode_per_request),
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"

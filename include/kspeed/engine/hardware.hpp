@@ -30,6 +30,14 @@ inline constexpr std::int64_t kDefaultTensorParallel = 1;
 /// The compute precision when none is given: every GPU file states a bf16 peak.
 inline constexpr std::string_view kDefaultPrecision = "bf16";
 
+/// The GPU-to-GPU link tensor parallelism's all-reduces cross (NVLink, Infinity Fabric, PCIe).
+struct Interconnect {
+  std::string name;                  ///< e.g. "NVLink 4", "PCIe Gen5 x16"
+  double per_direction_gbs = 0;      ///< one GPU's bandwidth in one direction, GB/s (10^9 B/s)
+  double collective_latency_us = 0;  ///< fixed cost of one small all-reduce, µs (0: not cited)
+  std::string source;                ///< citation of the figures
+};
+
 struct Gpu {
   std::string name;                           ///< preset name or file stem, e.g. "h100-sxm"
   std::string description;                    ///< one line for people
@@ -38,6 +46,7 @@ struct Gpu {
   double hbm_bandwidth_tbs = 0;               ///< peak HBM bandwidth, TB/s (10^12 bytes/s)
   double memory_gb = 0;                       ///< HBM capacity, GB (10^9 bytes)
   FigureSources figure_sources;
+  std::optional<Interconnect> interconnect;  ///< absent: no cited link (tp > 1 then needs a flag)
 };
 
 /// The dense peak at `precision`, if the GPU has one.
@@ -105,6 +114,10 @@ struct Platform {
   /// and τ accepted on average; 1 and 1 without speculation.
   WithProvenance<double> spec_tokens_per_step{1, Provenance::default_value};
   WithProvenance<double> spec_mean_accepted{1, Provenance::default_value};
+  /// The tensor-parallel link, per direction (GB/s) and per all-reduce latency (µs): the GPU
+  /// preset's interconnect, or --link-bandwidth (given). 0 with tp = 1 (no communication).
+  WithProvenance<double> link_bandwidth_gbs{0, Provenance::default_value};
+  WithProvenance<double> link_latency_us{0, Provenance::default_value};
 };
 
 /// What the user chose for a platform; empty optionals take the model's or kspeed's default.
@@ -119,6 +132,7 @@ struct PlatformChoice {
   std::optional<std::string> precision;  ///< --precision; default: bf16
   std::optional<double> spec_tokens;     ///< --spec-tokens q (>= 1); default 1
   std::optional<double> spec_accept;     ///< --spec-accept τ (1 <= τ <= q); needed when q > 1
+  std::optional<double> link_bandwidth_gbs;  ///< --link-bandwidth GB/s per direction
 };
 
 /// Validates the combination and resolves the defaults. Throws InputError when tp does not split

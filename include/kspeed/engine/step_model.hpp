@@ -15,6 +15,7 @@
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
 //          + ms_per_sequence · decode sequences      per running sequence: sampling, scheduling,
 //                                                    input preparation, detokenization
+//          + tp_ms_per_token · tokens + tp_fixed_ms  tensor parallelism's all-reduces (tp_comm.hpp)
 //
 // With speculative decoding each decode sequence verifies q tokens in a step: q tokens of GEMM
 // work each, while attention still reads the sequence's cached KV once for its q queries. The
@@ -67,6 +68,11 @@ struct StepModel {
   /// kernels the roofline's max() hides). A roofline has none (0); only a calibration on
   /// measurements at more than one batch size can separate it from the per-step terms.
   double ms_per_sequence = 0;
+  /// Tensor parallelism's communication (tp_comm.hpp): two ring all-reduces of the step's hidden
+  /// states per layer, a cost per scheduled token (link bandwidth) and per step (the
+  /// collectives' latency). 0 with tp = 1. No kernel speedup moves it.
+  double tp_ms_per_token = 0;
+  double tp_fixed_ms = 0;
 };
 
 /// One step's time by part.
@@ -76,9 +82,10 @@ struct StepTime {
   double other_ms = 0;     ///< non-attention GPU work
   double prefill_attention_ms = 0;
   double decode_attention_ms = 0;
+  double communication_ms = 0;  ///< tensor-parallel all-reduces (0 with tp = 1)
 
   double attention_ms() const { return prefill_attention_ms + decode_attention_ms; }
-  double gpu_ms() const { return other_ms + attention_ms(); }
+  double gpu_ms() const { return other_ms + communication_ms + attention_ms(); }
   double total_ms() const { return fixed_ms + sequence_ms + gpu_ms(); }
 };
 
@@ -98,6 +105,7 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
       (model.ms_per_kv_token * batch.decode_kv_tokens +
        model.ms_per_window_decode_sequence * static_cast<double>(batch.decode_sequences)) /
       attention_speedup;
+  time.communication_ms = model.tp_ms_per_token * batch.tokens() + model.tp_fixed_ms;
   return time;
 }
 

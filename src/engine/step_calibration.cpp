@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/roofline.hpp"
@@ -288,6 +289,29 @@ double decode_step_without_sequences(const StepModel& base, const RunningDecodeO
       .total_ms();
 }
 
+// The work per output token of the prompts prefilled during point `p`'s decode: each is one
+// mixed step, the decode batch plus that prompt (its tokens and causal pairs), less the decode
+// batch alone, under the model the line is fitted with; the fixed and per-sequence costs cancel.
+double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObservation& p,
+                                double scale, double tokens_per_step) {
+  if (p.prompts_alongside.empty()) return 0;
+  StepModel scaled = base;
+  scaled.weights_ms *= scale;
+  scaled.ms_per_kv_token *= scale;
+  scaled.ms_per_window_decode_sequence *= scale;
+  const BatchComposition decode =
+      decode_batch(p.prompt_tokens, p.response_tokens, p.running_sequences, tokens_per_step);
+  const double decode_ms = step_time(scaled, decode).total_ms();
+  double work_ms = 0;
+  for (const double length : p.prompts_alongside) {
+    BatchComposition mixed = decode;
+    mixed.prefill_tokens = length;
+    mixed.prefill_pairs = causal_pairs(length, 0);
+    work_ms += step_time(scaled, mixed).total_ms() - decode_ms;
+  }
+  return work_ms / std::max(p.response_tokens - 1, 1.0);
+}
+
 struct LineFit {
   double scale = 1;
   double per_sequence_ms = 0;
@@ -305,6 +329,8 @@ LineFit fit_per_sequence_at(const CalibratedStepModel& prior,
   for (std::size_t i = 0; i < points.size(); ++i) {
     base[i] =
         decode_step_without_sequences(prior.model, points[i], scale, prior.spec_tokens_per_step);
+    base[i] +=
+        tau * prompt_work_per_token_ms(prior.model, points[i], scale, prior.spec_tokens_per_step);
     const double n = points[i].running_sequences;
     numerator += n * (points[i].per_token_ms * tau - base[i]);
     denominator += n * n;
@@ -569,8 +595,9 @@ CalibratedStepModel calibrate_to_running_sequences(
   for (const RunningDecodeObservation& p : observations) {
     const double step = decode_step_without_sequences(out.model, p, 1.0, out.spec_tokens_per_step) +
                         out.model.ms_per_sequence * p.running_sequences;
+    const double prompts = prompt_work_per_token_ms(out.model, p, 1.0, out.spec_tokens_per_step);
     out.residuals.push_back(
-        {p.label, LatencyKind::tpot, p.per_token_ms, step / out.spec_mean_accepted});
+        {p.label, LatencyKind::tpot, p.per_token_ms, step / out.spec_mean_accepted + prompts});
   }
   return out;
 }
@@ -618,6 +645,27 @@ std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& i
           as_double(std::upper_bound(starts.begin(), starts.end(), end) - starts.begin()) -
           as_double(std::lower_bound(ends.begin(), ends.end(), end) - ends.begin()));
     }
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> prompts_prefilled_during(
+    const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts) {
+  std::sort(prompts.begin(), prompts.end(), [](const PrefilledPrompt& a, const PrefilledPrompt& b) {
+    return a.first_token_s < b.first_token_s;
+  });
+  const auto ended_by = [&](double t) {
+    return std::upper_bound(
+        prompts.begin(), prompts.end(), t,
+        [](double time, const PrefilledPrompt& p) { return time < p.first_token_s; });
+  };
+  std::vector<std::vector<double>> out;
+  out.reserve(decodes.size());
+  for (const DecodeInterval& d : decodes) {
+    std::vector<double> lengths;
+    const auto end = ended_by(std::max(d.first_token_s, d.last_token_s));
+    for (auto it = ended_by(d.first_token_s); it < end; ++it) lengths.push_back(it->prompt_tokens);
+    out.push_back(std::move(lengths));
   }
   return out;
 }

@@ -182,17 +182,25 @@ struct RunningDecodeObservation {
   double prompt_tokens = 0;
   double response_tokens = 0;
   double per_token_ms = 0;  ///< measured decode time per output token
+  /// The prompt lengths (tokens) prefilled while this request decoded, their steps shared with
+  /// its decode (prompts_prefilled_during; none for a level's aggregate): the fit takes their
+  /// work out of per_token_ms before fitting the decode line.
+  std::vector<double> prompts_alongside{};
 };
 
 /// Fits `prior`'s decode side to decode times at different numbers of running sequences,
 /// labelled with `source`: per token = (step at N sequences, weights and KV reads scaled by one
 /// factor s, ms_per_sequence = c) / τ, least squares in s (the fitted η_bw = η / s stays <= 1)
-/// and c >= 0. The slope over N separates c (with the KV read per sequence) from the per-step
-/// intercept (the weights read), so the points must span different batches: the running
-/// sequences must differ by at least one between the points. The per-step fixed cost keeps the
-/// prior's (it and the weights read are both per step: no decode time tells them apart).
-/// Throws InputError when there are fewer than two points, a point is not positive, or the
-/// points do not span a range of running sequences.
+/// and c >= 0. A point's prompts_alongside come off its per-token time first: each prompt as
+/// one mixed step (vLLM V1: the prompt's tokens and causal pairs in a step with the N decodes)
+/// costs the step model's difference to the decode-only step, and that work over the point's
+/// out - 1 tokens is not the sequences' (else the replay, which schedules those prompts again,
+/// charges it twice; docs/validation.md section 3). The slope over N separates c (with the KV read
+/// per sequence) from the per-step intercept (the weights read), so the points must span different
+/// batches: the running sequences must differ by at least one between the points. The per-step
+/// fixed cost keeps the prior's (it and the weights read are both per step: no decode time tells
+/// them apart). Throws InputError when there are fewer than two points, a point is not positive, or
+/// the points do not span a range of running sequences.
 CalibratedStepModel calibrate_to_running_sequences(
     const CalibratedStepModel& prior, const std::vector<RunningDecodeObservation>& observations,
     std::string_view source);
@@ -208,6 +216,20 @@ struct DecodeInterval {
 /// per-request calibration (calibrate_to_running_sequences). A zero-length interval counts the
 /// intervals open at its instant. O(n log n).
 std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& intervals);
+
+/// One prompt of a per-request log: when its prefill ended (its first token) and its length.
+struct PrefilledPrompt {
+  double first_token_s = 0;
+  double prompt_tokens = 0;
+};
+
+/// For each decode interval, the lengths of the prompts whose first token came after the
+/// interval's first token and at or before its last (their prefill ran while it decoded; its
+/// own prompt ended at its first token and is not counted), in first-token order. Each length,
+/// not a sum: a prompt's step rises above the weights floor by max(), so a mean length would
+/// miss most of it. O(m log m + n log m + the lengths returned).
+std::vector<std::vector<double>> prompts_prefilled_during(
+    const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts);
 
 /// Whether `decode` can identify the per-sequence cost: two or more points whose running
 /// sequences differ by at least one.

@@ -290,8 +290,8 @@ double decode_step_without_sequences(const StepModel& base, const RunningDecodeO
 }
 
 // The work per output token of the prompts prefilled during point `p`'s decode: each is one
-// mixed step, the decode batch plus that prompt (its tokens and causal pairs), less the decode
-// batch alone, under the model the line is fitted with; the fixed and per-sequence costs cancel.
+// mixed step, the decodes of its step plus that prompt (its tokens and causal pairs), less those
+// decodes alone, under the model the line is fitted with; the fixed and per-sequence costs cancel.
 double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObservation& p,
                                 double scale, double tokens_per_step) {
   if (p.prompts_alongside.empty()) return 0;
@@ -299,15 +299,14 @@ double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObserv
   scaled.weights_ms *= scale;
   scaled.ms_per_kv_token *= scale;
   scaled.ms_per_window_decode_sequence *= scale;
-  const BatchComposition decode =
-      decode_batch(p.prompt_tokens, p.response_tokens, p.running_sequences, tokens_per_step);
-  const double decode_ms = step_time(scaled, decode).total_ms();
   double work_ms = 0;
-  for (const double length : p.prompts_alongside) {
+  for (const PromptStep& prompt : p.prompts_alongside) {
+    const BatchComposition decode =
+        decode_batch(p.prompt_tokens, p.response_tokens, prompt.decode_sequences, tokens_per_step);
     BatchComposition mixed = decode;
-    mixed.prefill_tokens = length;
-    mixed.prefill_pairs = causal_pairs(length, 0);
-    work_ms += step_time(scaled, mixed).total_ms() - decode_ms;
+    mixed.prefill_tokens = prompt.prompt_tokens;
+    mixed.prefill_pairs = causal_pairs(prompt.prompt_tokens, 0);
+    work_ms += step_time(scaled, mixed).total_ms() - step_time(scaled, decode).total_ms();
   }
   return work_ms / std::max(p.response_tokens - 1, 1.0);
 }
@@ -649,23 +648,40 @@ std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& i
   return out;
 }
 
-std::vector<std::vector<double>> prompts_prefilled_during(
+std::vector<std::vector<PromptStep>> prompts_prefilled_during(
     const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts) {
   std::sort(prompts.begin(), prompts.end(), [](const PrefilledPrompt& a, const PrefilledPrompt& b) {
     return a.first_token_s < b.first_token_s;
   });
+  std::vector<double> firsts;
+  std::vector<double> lasts;
+  for (const DecodeInterval& d : decodes) {
+    firsts.push_back(d.first_token_s);
+    lasts.push_back(std::max(d.first_token_s, d.last_token_s));
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  // The decodes in the step that ended at t: begun before t, not ended before t.
+  const auto decoding_at = [&](double t) {
+    return as_double(std::lower_bound(firsts.begin(), firsts.end(), t) - firsts.begin()) -
+           as_double(std::lower_bound(lasts.begin(), lasts.end(), t) - lasts.begin());
+  };
+  std::vector<PromptStep> steps;
+  steps.reserve(prompts.size());
+  for (const PrefilledPrompt& p : prompts) {
+    steps.push_back({p.prompt_tokens, decoding_at(p.first_token_s)});
+  }
   const auto ended_by = [&](double t) {
     return std::upper_bound(
-        prompts.begin(), prompts.end(), t,
-        [](double time, const PrefilledPrompt& p) { return time < p.first_token_s; });
+               prompts.begin(), prompts.end(), t,
+               [](double time, const PrefilledPrompt& p) { return time < p.first_token_s; }) -
+           prompts.begin();
   };
-  std::vector<std::vector<double>> out;
+  std::vector<std::vector<PromptStep>> out;
   out.reserve(decodes.size());
   for (const DecodeInterval& d : decodes) {
-    std::vector<double> lengths;
-    const auto end = ended_by(std::max(d.first_token_s, d.last_token_s));
-    for (auto it = ended_by(d.first_token_s); it < end; ++it) lengths.push_back(it->prompt_tokens);
-    out.push_back(std::move(lengths));
+    out.emplace_back(steps.begin() + ended_by(d.first_token_s),
+                     steps.begin() + ended_by(std::max(d.first_token_s, d.last_token_s)));
   }
   return out;
 }

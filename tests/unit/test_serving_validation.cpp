@@ -465,7 +465,8 @@ RecordFit fit_own_records(const CalibratedStepModel& prior, const StepModel& tru
   for (std::size_t i = 0; i < requests.size(); ++i) {
     prompts.push_back({intervals[i].first_token_s, static_cast<double>(requests[i].prompt_tokens)});
   }
-  const std::vector<std::vector<double>> prefilled = prompts_prefilled_during(intervals, prompts);
+  const std::vector<std::vector<PromptStep>> prefilled =
+      prompts_prefilled_during(intervals, prompts);
   RecordFit out;
   std::vector<RunningDecodeObservation> points;
   for (std::size_t i = 0; i < requests.size(); ++i) {

@@ -172,6 +172,13 @@ CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<LatencyObservation>& observations,
                                            std::string_view source);
 
+/// A prompt's prefill step as a decoding request saw it: the prompt's length and the requests
+/// decoding in that step (whose decode spans the prompt's first token).
+struct PromptStep {
+  double prompt_tokens = 0;
+  double decode_sequences = 0;
+};
+
 /// One measured per-token decode time with the number of sequences decoding alongside it (itself
 /// included): one request of a per-request log (its (E2E - TTFT) / (out - 1) and the mean
 /// number of requests decoding during its decode, mean_decoding_alongside), or a whole load
@@ -182,10 +189,10 @@ struct RunningDecodeObservation {
   double prompt_tokens = 0;
   double response_tokens = 0;
   double per_token_ms = 0;  ///< measured decode time per output token
-  /// The prompt lengths (tokens) prefilled while this request decoded, their steps shared with
-  /// its decode (prompts_prefilled_during; none for a level's aggregate): the fit takes their
-  /// work out of per_token_ms before fitting the decode line.
-  std::vector<double> prompts_alongside{};
+  /// The prompts prefilled while this request decoded, their steps shared with its decode
+  /// (prompts_prefilled_during; none for a level's aggregate): the fit takes their work out of
+  /// per_token_ms before fitting the decode line.
+  std::vector<PromptStep> prompts_alongside{};
 };
 
 /// Fits `prior`'s decode side to decode times at different numbers of running sequences,
@@ -223,12 +230,12 @@ struct PrefilledPrompt {
   double prompt_tokens = 0;
 };
 
-/// For each decode interval, the lengths of the prompts whose first token came after the
-/// interval's first token and at or before its last (their prefill ran while it decoded; its
-/// own prompt ended at its first token and is not counted), in first-token order. Each length,
-/// not a sum: a prompt's step rises above the weights floor by max(), so a mean length would
-/// miss most of it. O(m log m + n log m + the lengths returned).
-std::vector<std::vector<double>> prompts_prefilled_during(
+/// For each decode interval, the prompts whose first token came after the interval's first
+/// token and at or before its last (their prefill ran while it decoded; its own prompt ended at
+/// its first token and is not counted), in first-token order, each with the decodes open at its
+/// first token. Each prompt, not a sum: a step rises above the weights floor by max(), so a mean
+/// length or batch would miss most of it. O((n + m) log(n + m) + the prompts returned).
+std::vector<std::vector<PromptStep>> prompts_prefilled_during(
     const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts);
 
 /// Whether `decode` can identify the per-sequence cost: two or more points whose running

@@ -107,7 +107,7 @@ std::vector<engine::RunningDecodeObservation> decode_points(
   intervals.reserve(decodes.size());
   for (const TimedDecode& d : decodes) intervals.push_back(d.interval);
   const std::vector<double> alongside = engine::mean_decoding_alongside(intervals);
-  std::vector<std::vector<double>> prefilled =
+  std::vector<std::vector<engine::PromptStep>> prefilled =
       engine::prompts_prefilled_during(intervals, std::move(prompts));
   std::vector<engine::RunningDecodeObservation> points;
   points.reserve(decodes.size());

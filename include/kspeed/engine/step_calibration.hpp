@@ -199,8 +199,8 @@ struct RunningDecodeObservation {
 /// labelled with `source`: per token = (step at N sequences, weights and KV reads scaled by one
 /// factor s, ms_per_sequence = c) / τ, least squares in s (the fitted η_bw = η / s stays <= 1)
 /// and c >= 0. A point's prompts_alongside come off its per-token time first: each prompt as
-/// one mixed step (vLLM V1: the prompt's tokens and causal pairs in a step with the N decodes)
-/// costs the step model's difference to the decode-only step, and that work over the point's
+/// one mixed step (vLLM V1: its tokens and causal pairs with the decodes open at its first
+/// token) costs the step model's difference to those decodes alone, and that work over the point's
 /// out - 1 tokens is not the sequences' (else the replay, which schedules those prompts again,
 /// charges it twice; docs/validation.md section 3). The slope over N separates c (with the KV read
 /// per sequence) from the per-step intercept (the weights read), so the points must span different

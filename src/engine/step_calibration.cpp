@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include "kspeed/engine/decode_model.hpp"
 #include "kspeed/engine/roofline.hpp"
@@ -288,6 +289,28 @@ double decode_step_without_sequences(const StepModel& base, const RunningDecodeO
       .total_ms();
 }
 
+// The work per output token of the prompts prefilled during point `p`'s decode: each is one
+// mixed step, the decodes of its step plus that prompt (its tokens and causal pairs), less those
+// decodes alone, under the model the line is fitted with; the fixed and per-sequence costs cancel.
+double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObservation& p,
+                                double scale, double tokens_per_step) {
+  if (p.prompts_alongside.empty()) return 0;
+  StepModel scaled = base;
+  scaled.weights_ms *= scale;
+  scaled.ms_per_kv_token *= scale;
+  scaled.ms_per_window_decode_sequence *= scale;
+  double work_ms = 0;
+  for (const PromptStep& prompt : p.prompts_alongside) {
+    const BatchComposition decode =
+        decode_batch(p.prompt_tokens, p.response_tokens, prompt.decode_sequences, tokens_per_step);
+    BatchComposition mixed = decode;
+    mixed.prefill_tokens = prompt.prompt_tokens;
+    mixed.prefill_pairs = causal_pairs(prompt.prompt_tokens, 0);
+    work_ms += step_time(scaled, mixed).total_ms() - step_time(scaled, decode).total_ms();
+  }
+  return work_ms / std::max(p.response_tokens - 1, 1.0);
+}
+
 struct LineFit {
   double scale = 1;
   double per_sequence_ms = 0;
@@ -305,6 +328,8 @@ LineFit fit_per_sequence_at(const CalibratedStepModel& prior,
   for (std::size_t i = 0; i < points.size(); ++i) {
     base[i] =
         decode_step_without_sequences(prior.model, points[i], scale, prior.spec_tokens_per_step);
+    base[i] +=
+        tau * prompt_work_per_token_ms(prior.model, points[i], scale, prior.spec_tokens_per_step);
     const double n = points[i].running_sequences;
     numerator += n * (points[i].per_token_ms * tau - base[i]);
     denominator += n * n;
@@ -569,8 +594,9 @@ CalibratedStepModel calibrate_to_running_sequences(
   for (const RunningDecodeObservation& p : observations) {
     const double step = decode_step_without_sequences(out.model, p, 1.0, out.spec_tokens_per_step) +
                         out.model.ms_per_sequence * p.running_sequences;
+    const double prompts = prompt_work_per_token_ms(out.model, p, 1.0, out.spec_tokens_per_step);
     out.residuals.push_back(
-        {p.label, LatencyKind::tpot, p.per_token_ms, step / out.spec_mean_accepted});
+        {p.label, LatencyKind::tpot, p.per_token_ms, step / out.spec_mean_accepted + prompts});
   }
   return out;
 }
@@ -618,6 +644,44 @@ std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& i
           as_double(std::upper_bound(starts.begin(), starts.end(), end) - starts.begin()) -
           as_double(std::lower_bound(ends.begin(), ends.end(), end) - ends.begin()));
     }
+  }
+  return out;
+}
+
+std::vector<std::vector<PromptStep>> prompts_prefilled_during(
+    const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts) {
+  std::sort(prompts.begin(), prompts.end(), [](const PrefilledPrompt& a, const PrefilledPrompt& b) {
+    return a.first_token_s < b.first_token_s;
+  });
+  std::vector<double> firsts;
+  std::vector<double> lasts;
+  for (const DecodeInterval& d : decodes) {
+    firsts.push_back(d.first_token_s);
+    lasts.push_back(std::max(d.first_token_s, d.last_token_s));
+  }
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  // The decodes in the step that ended at t: begun before t, not ended before t.
+  const auto decoding_at = [&](double t) {
+    return as_double(std::lower_bound(firsts.begin(), firsts.end(), t) - firsts.begin()) -
+           as_double(std::lower_bound(lasts.begin(), lasts.end(), t) - lasts.begin());
+  };
+  std::vector<PromptStep> steps;
+  steps.reserve(prompts.size());
+  for (const PrefilledPrompt& p : prompts) {
+    steps.push_back({p.prompt_tokens, decoding_at(p.first_token_s)});
+  }
+  const auto ended_by = [&](double t) {
+    return std::upper_bound(
+               prompts.begin(), prompts.end(), t,
+               [](double time, const PrefilledPrompt& p) { return time < p.first_token_s; }) -
+           prompts.begin();
+  };
+  std::vector<std::vector<PromptStep>> out;
+  out.reserve(decodes.size());
+  for (const DecodeInterval& d : decodes) {
+    out.emplace_back(steps.begin() + ended_by(d.first_token_s),
+                     steps.begin() + ended_by(std::max(d.first_token_s, d.last_token_s)));
   }
   return out;
 }

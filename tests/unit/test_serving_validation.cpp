@@ -462,13 +462,19 @@ RecordFit fit_own_records(const CalibratedStepModel& prior, const StepModel& tru
                          arrival + static_cast<double>(p.replay.timing[i].e2e_ms) / 1000.0});
   }
   const std::vector<double> alongside = mean_decoding_alongside(intervals);
+  std::vector<PrefilledPrompt> prompts;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    prompts.push_back({intervals[i].first_token_s, static_cast<double>(requests[i].prompt_tokens)});
+  }
+  const std::vector<std::vector<PromptStep>> prefilled =
+      prompts_prefilled_during(intervals, prompts);
   RecordFit out;
   std::vector<RunningDecodeObservation> points;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     points.push_back({"request " + std::to_string(i), alongside[i],
                       static_cast<double>(requests[i].prompt_tokens),
                       static_cast<double>(requests[i].response_tokens),
-                      static_cast<double>(p.replay.timing[i].tpot_ms)});
+                      static_cast<double>(p.replay.timing[i].tpot_ms), prefilled[i]});
     out.fewest = std::min(out.fewest, alongside[i]);
     out.most = std::max(out.most, alongside[i]);
   }
@@ -507,7 +513,11 @@ TEST_CASE(
   std::cout << "per-request records, 150-423-token prompts: " << biased.fewest << " to "
             << biased.most << " running; per sequence " << biased.fitted.model.ms_per_sequence
             << " ms, weights " << biased.fitted.model.weights_ms << " ms\n";
-  CHECK(biased.fitted.model.ms_per_sequence == Approx(0.128).epsilon(0.02));
+  // The fit takes each prompt's mixed-step work (prompts_prefilled_during) out of the decode
+  // times first: that brings the fit from 0.128 ms (+42%, the decode line alone) to 0.119
+  // (+33%), not to the truth. The rest is not yet explained (a step carrying several prompts,
+  // the batch varying over a decode): docs/validation.md section 2 states both numbers.
+  CHECK(biased.fitted.model.ms_per_sequence == Approx(0.1194).epsilon(0.01));
 }
 
 TEST_CASE("serving readers: inference-perf stage and AccelMark result from their documented fields",
@@ -962,8 +972,9 @@ std::vector<ReplayRequest> own_arrivals(const io::PerRequestRun& run) {
 }
 
 // Each request's decode per token against the requests decoding alongside it, from the records'
-// own first- and last-token times: the points of the per-sequence line (what --calibrate takes
-// from a per-request log with arrival times).
+// own first- and last-token times: the points of the per-sequence line. --calibrate also takes
+// out the prompts prefilled during each decode (prompts_prefilled_during); section 4's figures
+// predate that and leave them in.
 std::vector<RunningDecodeObservation> own_decode_points(const io::PerRequestRun& run) {
   std::vector<DecodeInterval> intervals;
   std::vector<const io::ServedRequest*> decoded;

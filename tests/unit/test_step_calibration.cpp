@@ -428,6 +428,51 @@ TEST_CASE("requests decoding alongside each request, from its timestamps", "[per
   CHECK(alongside[3] == Approx(4.0));  // A, B (its closed end), C and D itself
 }
 
+TEST_CASE("prompts prefilled during each decode, from their first-token times", "[per_sequence]") {
+  // Decodes 0..4 and 2..3; prompts end at 0 (the first decode's own), 1, 3 and 5.
+  const std::vector<std::vector<PromptStep>> during =
+      prompts_prefilled_during({{0, 4}, {2, 3}}, {{5, 1000}, {1, 100}, {0, 10}, {3, 20}});
+  REQUIRE(during.size() == 2);
+  // 0..4: the prompts ending at 1 and 3 (not its own at 0, not the one at 5).
+  REQUIRE(during[0].size() == 2);
+  CHECK(during[0][0].prompt_tokens == 100);
+  CHECK(during[0][0].decode_sequences == 1);  // the first decode alone at 1
+  CHECK(during[0][1].prompt_tokens == 20);
+  CHECK(during[0][1].decode_sequences == 2);  // both at 3 (the second's last token)
+  // 2..3: the one ending at its last token, 3.
+  REQUIRE(during[1].size() == 1);
+  CHECK(during[1][0].prompt_tokens == 20);
+}
+
+TEST_CASE("the per-sequence cost: the prompts that shared the decodes' steps are not charged to it",
+          "[step_model][per_sequence]") {
+  const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  StepModel truth = prior.model;
+  truth.ms_per_sequence = 0.09;
+  std::vector<RunningDecodeObservation> points;
+  for (const double n : {4.0, 20.0, 60.0}) {
+    // More prompts arrive while more sequences run: n prompts of 400 tokens, each one mixed
+    // step with the n decodes (400 + n tokens: above the weights floor, more so at larger n).
+    const double prompts = n;
+    const BatchComposition decode = decode_batch(204, 63, n);
+    BatchComposition mixed = decode;
+    mixed.prefill_tokens = 400;
+    mixed.prefill_pairs = 400 * 401 / 2.0;
+    const double extra_ms =
+        prompts * (step_time(truth, mixed).total_ms() - step_time(truth, decode).total_ms());
+    RunningDecodeObservation p{
+        "N", n, 204,
+        63,  0, std::vector<PromptStep>(static_cast<std::size_t>(prompts), PromptStep{400, n})};
+    p.per_token_ms = step_time(truth, decode).total_ms() + extra_ms / 62;
+    points.push_back(p);
+  }
+  CHECK(calibrate_to_running_sequences(prior, points, "run").model.ms_per_sequence ==
+        Approx(0.09).epsilon(1e-3));
+  // Without the prompts the line takes their work as the sequences'.
+  for (RunningDecodeObservation& p : points) p.prompts_alongside = {};
+  CHECK(calibrate_to_running_sequences(prior, points, "run").model.ms_per_sequence > 0.1);
+}
+
 TEST_CASE("a run's calibration: latencies, then the per-sequence cost where its records give it",
           "[step_model][per_sequence]") {
   const CalibratedStepModel prior = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));

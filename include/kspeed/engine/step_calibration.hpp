@@ -172,6 +172,13 @@ CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<LatencyObservation>& observations,
                                            std::string_view source);
 
+/// A prompt's prefill step as a decoding request saw it: the prompt's length and the requests
+/// decoding in that step (whose decode spans the prompt's first token).
+struct PromptStep {
+  double prompt_tokens = 0;
+  double decode_sequences = 0;
+};
+
 /// One measured per-token decode time with the number of sequences decoding alongside it (itself
 /// included): one request of a per-request log (its (E2E - TTFT) / (out - 1) and the mean
 /// number of requests decoding during its decode, mean_decoding_alongside), or a whole load
@@ -182,17 +189,25 @@ struct RunningDecodeObservation {
   double prompt_tokens = 0;
   double response_tokens = 0;
   double per_token_ms = 0;  ///< measured decode time per output token
+  /// The prompts prefilled while this request decoded, their steps shared with its decode
+  /// (prompts_prefilled_during; none for a level's aggregate): the fit takes their work out of
+  /// per_token_ms before fitting the decode line.
+  std::vector<PromptStep> prompts_alongside{};
 };
 
 /// Fits `prior`'s decode side to decode times at different numbers of running sequences,
 /// labelled with `source`: per token = (step at N sequences, weights and KV reads scaled by one
 /// factor s, ms_per_sequence = c) / τ, least squares in s (the fitted η_bw = η / s stays <= 1)
-/// and c >= 0. The slope over N separates c (with the KV read per sequence) from the per-step
-/// intercept (the weights read), so the points must span different batches: the running
-/// sequences must differ by at least one between the points. The per-step fixed cost keeps the
-/// prior's (it and the weights read are both per step: no decode time tells them apart).
-/// Throws InputError when there are fewer than two points, a point is not positive, or the
-/// points do not span a range of running sequences.
+/// and c >= 0. A point's prompts_alongside come off its per-token time first: each prompt as
+/// one mixed step (vLLM V1: its tokens and causal pairs with the decodes open at its first
+/// token) costs the step model's difference to those decodes alone, and that work over the point's
+/// out - 1 tokens is not the sequences' (else the replay, which schedules those prompts again,
+/// charges it twice; docs/validation.md section 3). The slope over N separates c (with the KV read
+/// per sequence) from the per-step intercept (the weights read), so the points must span different
+/// batches: the running sequences must differ by at least one between the points. The per-step
+/// fixed cost keeps the prior's (it and the weights read are both per step: no decode time tells
+/// them apart). Throws InputError when there are fewer than two points, a point is not positive, or
+/// the points do not span a range of running sequences.
 CalibratedStepModel calibrate_to_running_sequences(
     const CalibratedStepModel& prior, const std::vector<RunningDecodeObservation>& observations,
     std::string_view source);
@@ -208,6 +223,20 @@ struct DecodeInterval {
 /// per-request calibration (calibrate_to_running_sequences). A zero-length interval counts the
 /// intervals open at its instant. O(n log n).
 std::vector<double> mean_decoding_alongside(const std::vector<DecodeInterval>& intervals);
+
+/// One prompt of a per-request log: when its prefill ended (its first token) and its length.
+struct PrefilledPrompt {
+  double first_token_s = 0;
+  double prompt_tokens = 0;
+};
+
+/// For each decode interval, the prompts whose first token came after the interval's first
+/// token and at or before its last (their prefill ran while it decoded; its own prompt ended at
+/// its first token and is not counted), in first-token order, each with the decodes open at its
+/// first token. Each prompt, not a sum: a step rises above the weights floor by max(), so a mean
+/// length or batch would miss most of it. O((n + m) log(n + m) + the prompts returned).
+std::vector<std::vector<PromptStep>> prompts_prefilled_during(
+    const std::vector<DecodeInterval>& decodes, std::vector<PrefilledPrompt> prompts);
 
 /// Whether `decode` can identify the per-sequence cost: two or more points whose running
 /// sequences differ by at least one.

@@ -103,12 +103,15 @@ std::optional<TimedDecode> timed_decode(const engine::Request& r) {
                      r.line};
 }
 
+// `prompts`: every request's prefill end (its first token), whose steps the decodes shared.
 std::vector<engine::RunningDecodeObservation> decode_points(
-    const std::vector<TimedDecode>& decodes) {
+    const std::vector<TimedDecode>& decodes, std::vector<engine::PrefilledPrompt> prompts) {
   std::vector<engine::DecodeInterval> intervals;
   intervals.reserve(decodes.size());
   for (const TimedDecode& d : decodes) intervals.push_back(d.interval);
   const std::vector<double> alongside = engine::mean_decoding_alongside(intervals);
+  std::vector<std::vector<engine::PromptStep>> prefilled =
+      engine::prompts_prefilled_during(intervals, std::move(prompts));
   std::vector<engine::RunningDecodeObservation> points;
   points.reserve(decodes.size());
   for (std::size_t i = 0; i < decodes.size(); ++i) {
@@ -116,7 +119,8 @@ std::vector<engine::RunningDecodeObservation> decode_points(
     const double per_token_ms =
         (d.interval.last_token_s - d.interval.first_token_s) * 1000.0 / (d.response_tokens - 1);
     points.push_back({"line " + std::to_string(d.line), alongside[i],
-                      std::max(d.prompt_tokens, 1.0), d.response_tokens, per_token_ms});
+                      std::max(d.prompt_tokens, 1.0), d.response_tokens, per_token_ms,
+                      std::move(prefilled[i])});
   }
   return points;
 }
@@ -124,6 +128,7 @@ std::vector<engine::RunningDecodeObservation> decode_points(
 CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency) {
   CalibrationFile file;
   std::vector<TimedDecode> decodes;
+  std::vector<engine::PrefilledPrompt> prefilled;
   file.source = path;
   std::vector<std::int64_t> prompts;
   std::vector<std::int64_t> responses;
@@ -151,6 +156,10 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
     if (!point.ttft_ms && !point.tpot_ms) return;
     file.points.push_back(point);
     if (const std::optional<TimedDecode> decode = timed_decode(r)) decodes.push_back(*decode);
+    if (r.arrival_s && r.ttft_ms) {
+      prefilled.push_back(
+          {*r.arrival_s + *r.ttft_ms / 1000.0, static_cast<double>(r.prompt_tokens)});
+    }
     prompts.push_back(r.prompt_tokens);
     responses.push_back(std::max<std::int64_t>(r.response_tokens, 1));
     if (file.stated_model.empty()) file.stated_model = r.model;
@@ -180,7 +189,7 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   }
   file.concurrency = *stated;
   for (engine::LatencyObservation& point : file.points) point.concurrency = file.concurrency;
-  file.decode_points = decode_points(decodes);
+  file.decode_points = decode_points(decodes, std::move(prefilled));
   file.typical_prompt_tokens = median(prompts);
   file.typical_response_tokens = median(responses);
   return file;

@@ -52,12 +52,7 @@ bool read_llmservingsim_jsonl(LogInput& input) {
   const std::optional<nlohmann::json> head = json_object_or_none(input.head);
   if (!head || !is_llmservingsim_record(*head)) return false;
   input.report->format = RequestFormat::llmservingsim_jsonl;
-  read_record(input, input.head, input.head_line);
-  std::string line;
-  while (input.rest->next(line)) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    read_record(input, line, input.rest->line_number());
-  }
+  read_jsonl_records(input, read_record);
   return true;
 }
 

@@ -21,6 +21,19 @@ std::optional<std::string> number_beyond_double(std::string_view text);
 /// Whether `text` parses as a JSON object (for sniffing a first line).
 std::optional<nlohmann::json> json_object_or_none(std::string_view text);
 
+/// Every line of a JSONL log, the sniffed head first, through `read_record(input, text, line)`;
+/// blank lines are skipped. One loop for the line-per-record formats (AIPerf, Mooncake,
+/// LLMServingSim), each of which only says how to read one record.
+template <typename ReadRecord>
+void read_jsonl_records(LogInput& input, ReadRecord read_record) {
+  read_record(input, input.head, input.head_line);
+  std::string line;
+  while (input.rest->next(line)) {
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    read_record(input, line, input.rest->line_number());
+  }
+}
+
 /// The first of `keys` that `object` has (renamed keys across tool versions), or nullptr.
 const nlohmann::json* member(const nlohmann::json& object, std::initializer_list<const char*> keys);
 

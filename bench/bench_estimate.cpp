@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/reports.hpp"
 

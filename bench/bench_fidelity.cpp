@@ -4,9 +4,9 @@
 #include <benchmark/benchmark.h>
 
 #include "../tests/unit/hf_configs.hpp"
-#include "kspeed/engine/analytic_share.hpp"
-#include "kspeed/engine/latency_model.hpp"
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/chain/analytic_share.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/alone_replay.hpp"
-#include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
+#include "kspeed/engine/serving/mix.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kspeed/engine/measured_roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "kspeed/engine/batch_replay.hpp"
-#include "kspeed/engine/serving_replay.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
 
 using namespace kspeed::engine;
 

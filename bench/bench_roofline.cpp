@@ -2,9 +2,9 @@
 // context grows by one each), in closed form and step by step, and a whole modelled estimate.
 #include <benchmark/benchmark.h>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/render.hpp"

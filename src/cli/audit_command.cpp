@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "command.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/suggest.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/kv_layout.hpp"
+#include "kspeed/engine/deployment/kv_layout.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
 #include "kspeed/report/render.hpp"

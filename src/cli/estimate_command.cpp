@@ -3,9 +3,9 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/conditions.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/chain/conditions.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"

@@ -4,8 +4,8 @@
 
 #include "choice.hpp"
 #include "command.hpp"
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/tp_comm.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/ncu_reader.hpp"

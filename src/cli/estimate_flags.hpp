@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/gates.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/gates.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
@@ -82,7 +82,7 @@ void name_after_deployment(engine::Workload& workload,
 /// --calibrate's file, read (nullopt without the flag).
 std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);
 
-/// With a platform, its step model (engine/step_calibration.hpp) answers what the flags and
+/// With a platform, its step model (engine/deployment/step_calibration.hpp) answers what the flags and
 /// the workload leave open: modelled from the roofline at the cited default efficiencies, then
 /// fitted to --calibrate's file, or else to the profiled steps `workload` carries (kspeed
 /// profile --emit-workload: provenance measured, source the trace files). Throws InputError for

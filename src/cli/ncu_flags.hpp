@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "kspeed/engine/measured_analysis.hpp"
+#include "kspeed/engine/verify/measured_analysis.hpp"
 #include "platform_flags.hpp"
 
 namespace kspeed::cli {

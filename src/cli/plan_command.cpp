@@ -1,6 +1,6 @@
 // `kspeed plan BASELINE... --effect 1%`: before running an A/B, can it see the predicted effect?
 // The minimum detectable effect at the planned requests and repeats, and what detecting the
-// prediction would take, from the noise of one or more baseline runs (engine/power.hpp).
+// prediction would take, from the noise of one or more baseline runs (engine/verify/power.hpp).
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"

@@ -1,7 +1,7 @@
 #include "platform_flags.hpp"
 
-#include "kspeed/engine/conditions.hpp"
-#include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/chain/conditions.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::cli {
 

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "kspeed/engine/kv_layout.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/kv_layout.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/report/table.hpp"

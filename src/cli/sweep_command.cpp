@@ -6,9 +6,9 @@
 
 #include "command.hpp"
 #include "estimate_flags.hpp"
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/conditions.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/chain/conditions.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"

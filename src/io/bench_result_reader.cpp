@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"

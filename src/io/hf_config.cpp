@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"

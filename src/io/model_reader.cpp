@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
 #include "kspeed/io/hf_config.hpp"

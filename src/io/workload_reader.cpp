@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/embedded_data.hpp"
 #include "kspeed/io/json_document.hpp"

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
 
 namespace kspeed::profile {
 

@@ -1,6 +1,6 @@
 #include "kspeed/report/document.hpp"
 
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 
 namespace kspeed::report {
 

@@ -1,6 +1,6 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
 

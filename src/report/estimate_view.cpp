@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"

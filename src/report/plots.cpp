@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "kspeed/engine/amdahl.hpp"
-#include "kspeed/engine/latency_model.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/report/chart/roofline_chart.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"

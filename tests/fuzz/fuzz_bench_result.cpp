@@ -4,8 +4,8 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/conditions_audit.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
 #include "kspeed/io/bench_result.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

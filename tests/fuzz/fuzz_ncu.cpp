@@ -2,7 +2,7 @@
 // launch measured, placed on a roof and priced, so a number the reader lets through cannot crash
 // or poison the measured roofline.
 #include "fuzz_common.hpp"
-#include "kspeed/engine/measured_roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"
 

@@ -1,6 +1,6 @@
 // Kernel speedup tables (sweep --kernel-speedup-table): CSV or JSON, chosen by the first byte.
 #include "fuzz_common.hpp"
-#include "kspeed/engine/kernel_speedup_table.hpp"
+#include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

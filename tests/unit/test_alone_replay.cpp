@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "kspeed/engine/alone_replay.hpp"
-#include "kspeed/engine/batch_replay.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
 
 using namespace kspeed::engine;
 

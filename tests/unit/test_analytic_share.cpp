@@ -6,7 +6,7 @@
 #include "worded_throw.hpp"
 
 #include "hf_configs.hpp"
-#include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/chain/analytic_share.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/hf_config.hpp"
 

@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "kspeed/engine/alone_replay.hpp"
-#include "kspeed/engine/batch_replay.hpp"
-#include "kspeed/engine/serving_replay.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
 
 using namespace kspeed::engine;
 

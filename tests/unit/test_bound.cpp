@@ -1,7 +1,7 @@
 // One bound definition with the efficiencies in it, and "near the ridge".
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/bound.hpp"
+#include "kspeed/engine/roofline/bound.hpp"
 
 using namespace kspeed::engine;
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "chart_xml.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"

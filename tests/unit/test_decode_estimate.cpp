@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

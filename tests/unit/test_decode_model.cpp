@@ -2,7 +2,7 @@
 // share of attention in the step, and over a response whose context grows by one each step.
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

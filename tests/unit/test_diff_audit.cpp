@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/conditions_audit.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/trace/byte_source.hpp"

@@ -13,7 +13,7 @@
 #include <limits>
 #include <string>
 
-#include "kspeed/engine/bench_diff.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"

@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "kspeed/engine/amdahl.hpp"
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/gates.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/chain/gates.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/report/wording.hpp"
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "kspeed/engine/amdahl.hpp"
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 using namespace kspeed::engine;
 

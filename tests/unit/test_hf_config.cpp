@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hf_configs.hpp"
-#include "kspeed/engine/model_shapes.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"

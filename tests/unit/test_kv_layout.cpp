@@ -3,7 +3,7 @@
 
 #include "worded_throw.hpp"
 
-#include "kspeed/engine/kv_layout.hpp"
+#include "kspeed/engine/deployment/kv_layout.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/model_reader.hpp"
 

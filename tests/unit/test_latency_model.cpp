@@ -5,7 +5,7 @@
 
 #include "worded_throw.hpp"
 
-#include "kspeed/engine/latency_model.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "kspeed/engine/measured_analysis.hpp"
+#include "kspeed/engine/verify/measured_analysis.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"

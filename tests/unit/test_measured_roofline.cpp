@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "kspeed/engine/measured_roofline.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "kspeed/cli/app.hpp"
-#include "kspeed/engine/kv_capacity.hpp"
-#include "kspeed/engine/mix.hpp"
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/serving/mix.hpp"
 
 using namespace kspeed::engine;
 

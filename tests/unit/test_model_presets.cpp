@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "hf_configs.hpp"
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/model_shapes.hpp"
-#include "kspeed/engine/moe.hpp"
-#include "kspeed/engine/run_conditions.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
+#include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"

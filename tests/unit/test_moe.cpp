@@ -6,7 +6,7 @@
 #include "worded_throw.hpp"
 
 #include "hf_configs.hpp"
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"

@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/prediction_interval.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/verify/prediction_interval.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 using namespace kspeed::engine;
 

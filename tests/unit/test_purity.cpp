@@ -62,7 +62,10 @@ TEST_CASE("the engine and the trace analysis compute only", "[engine][profile]")
   int files = 0;
   for (const char* folder :
        {"src/engine", "include/kspeed/engine", "src/profile", "include/kspeed/profile"}) {
-    for (const auto& entry : fs::directory_iterator(fs::path(KSPEED_SOURCE_DIR) / folder)) {
+    // Recursive: the engine is in rooms (chain/, deployment/, serving/, roofline/, verify/).
+    for (const auto& entry :
+         fs::recursive_directory_iterator(fs::path(KSPEED_SOURCE_DIR) / folder)) {
+      if (!entry.is_regular_file()) continue;
       std::ifstream in(entry.path());
       std::string line;
       ++files;

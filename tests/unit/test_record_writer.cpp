@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/reports.hpp"

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/human.hpp"

@@ -2,10 +2,10 @@
 // model shapes (hand-computed), and what each lever is worth on a memory- or compute-bound kernel.
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/phase_roofline.hpp"
-#include "kspeed/engine/roofline.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"

@@ -1,8 +1,8 @@
 // roofline --strict and --fail-on: what the roofline's answer stands on, with estimate's meaning.
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
 using namespace kspeed;

@@ -17,12 +17,12 @@
 #include <numbers>
 #include <random>
 
-#include "kspeed/engine/batch_replay.hpp"
-#include "kspeed/engine/kv_capacity.hpp"
-#include "kspeed/engine/mix_stats.hpp"
-#include "kspeed/engine/serving_replay.hpp"
-#include "kspeed/engine/step_calibration.hpp"
-#include "kspeed/engine/tp_comm.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
+#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
+#include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"

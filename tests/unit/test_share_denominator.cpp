@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "kspeed/engine/mix.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"

@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "kspeed/engine/answer_inputs.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "chart_xml.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"

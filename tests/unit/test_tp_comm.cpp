@@ -2,7 +2,7 @@
 // hidden states per layer (Megatron-LM), over the link the GPU preset names or --link-bandwidth.
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/tp_comm.hpp"
+#include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"

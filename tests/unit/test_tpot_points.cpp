@@ -3,8 +3,8 @@
 // values were computed independently (python3 least squares over the same points).
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/latency_model.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"

@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/mix.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"

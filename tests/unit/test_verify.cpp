@@ -16,9 +16,9 @@
 #include <sstream>
 
 #include "../../src/io/trace/json_scan.hpp"
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/conditions_audit.hpp"
-#include "kspeed/engine/power.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
+#include "kspeed/engine/verify/power.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/trace/byte_source.hpp"

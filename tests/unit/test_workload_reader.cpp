@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/conditions_audit.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
 
 namespace kspeed::io {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Measured latencies to calibrate a deployment's step model on (engine/step_calibration.hpp),
+// Measured latencies to calibrate a deployment's step model on (engine/deployment/step_calibration.hpp),
 // read from the files serving benchmarks write. One reader per format (src/io/calibration/),
 // picked by content:
 // - AccelMark result.json (FreedomIntelligence/AccelMark): its one-request-at-a-time
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 
 namespace kspeed::io {
 

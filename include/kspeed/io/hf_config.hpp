@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/model_shapes.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
 
 namespace kspeed::io {
 

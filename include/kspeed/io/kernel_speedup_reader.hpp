@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "kspeed/engine/kernel_speedup_table.hpp"
+#include "kspeed/engine/chain/kernel_speedup_table.hpp"
 
 namespace kspeed::io {
 

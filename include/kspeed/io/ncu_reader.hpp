@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/measured_roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
 
 namespace kspeed::io {
 

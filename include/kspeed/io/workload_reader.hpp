@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::io {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::io {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The kernel classifier: which GPU kernels are attention, and which are its neighbours. The
-// classes themselves are domain vocabulary (engine/kernel_class.hpp), shared with the engine's
+// classes themselves are domain vocabulary (engine/chain/kernel_class.hpp), shared with the engine's
 // measured roofline; the regex rules that assign them live here. Patterns are
 // regular expressions searched anywhere in the whole kernel name (demangled or mangled), because
 // wrappers bury the telling part deep inside templates (TRACES.md, "Attention kernel names").
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/kernel_class.hpp"
+#include "kspeed/engine/chain/kernel_class.hpp"
 #include "kspeed/profile/regex.hpp"
 
 namespace kspeed::profile {

@@ -3,7 +3,7 @@
 // share table per phase at the contexts the trace measured, and the conditions it reveals.
 
 #include "kspeed/engine/denominator.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 #include "kspeed/profile/analysis.hpp"
 
 namespace kspeed::profile {

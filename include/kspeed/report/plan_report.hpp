@@ -1,7 +1,7 @@
 #pragma once
 // `kspeed plan`'s report (kept apart from reports.hpp, which every report file includes).
 
-#include "kspeed/engine/power.hpp"
+#include "kspeed/engine/verify/power.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/report/document.hpp"
 
 namespace kspeed::report {

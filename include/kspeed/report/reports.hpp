@@ -3,13 +3,13 @@
 // file (estimate_view.cpp, estimate_document.cpp, ...). A new command's report: two files and
 // three declarations here.
 
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/conditions_audit.hpp"
-#include "kspeed/engine/measured_analysis.hpp"
-#include "kspeed/engine/mix_result.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
+#include "kspeed/engine/verify/measured_analysis.hpp"
+#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/roofline.hpp"
-#include "kspeed/engine/run_conditions.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
+#include "kspeed/engine/chain/run_conditions.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/report/document.hpp"
 
@@ -62,7 +62,7 @@ const char* lever_kind_name(engine::LeverKind kind);
 /// "bandwidth efficiency 0.5 → 0.8"
 std::string bandwidth_efficiency_text(const engine::Levers& levers);
 
-/// The Nsight Compute flag that collects `metric` (a name from engine/measured_roofline.cpp):
+/// The Nsight Compute flag that collects `metric` (a name from engine/roofline/measured_roofline.cpp):
 /// "--section SpeedOfLight" for duration and the Speed-of-Light percentages, else
 /// "--metrics NAME".
 std::string ncu_collect_flag(const std::string& metric);

@@ -1,4 +1,4 @@
-#include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
 
 namespace kspeed::engine {
 

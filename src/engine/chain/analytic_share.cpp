@@ -1,9 +1,9 @@
-#include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/chain/analytic_share.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,9 +1,9 @@
-#include "kspeed/engine/answer_inputs.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/conditions.hpp"
+#include "kspeed/engine/chain/conditions.hpp"
 
 #include <cctype>
 

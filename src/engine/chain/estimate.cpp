@@ -1,6 +1,6 @@
-#include "kspeed/engine/estimate.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
 
-#include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
 #include "kspeed/engine/denominator.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/gates.hpp"
+#include "kspeed/engine/chain/gates.hpp"
 
 #include <algorithm>
 

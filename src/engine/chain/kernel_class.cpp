@@ -1,4 +1,4 @@
-#include "kspeed/engine/kernel_class.hpp"
+#include "kspeed/engine/chain/kernel_class.hpp"
 
 namespace kspeed::engine {
 

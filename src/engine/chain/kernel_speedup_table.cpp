@@ -1,4 +1,4 @@
-#include "kspeed/engine/kernel_speedup_table.hpp"
+#include "kspeed/engine/chain/kernel_speedup_table.hpp"
 
 #include <cmath>
 

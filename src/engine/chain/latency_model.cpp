@@ -1,10 +1,10 @@
-#include "kspeed/engine/latency_model.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
 #include "kspeed/engine/denominator.hpp"
 #include "kspeed/error.hpp"
 

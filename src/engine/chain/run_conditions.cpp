@@ -1,4 +1,4 @@
-#include "kspeed/engine/run_conditions.hpp"
+#include "kspeed/engine/chain/run_conditions.hpp"
 
 #include <algorithm>
 

@@ -1,13 +1,13 @@
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
-#include "kspeed/engine/analytic_share.hpp"
-#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/chain/analytic_share.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/engine/denominator.hpp"
-#include "kspeed/engine/scenario_roofline.hpp"
+#include "kspeed/engine/chain/scenario_roofline.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

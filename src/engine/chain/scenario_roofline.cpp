@@ -1,9 +1,9 @@
-#include "kspeed/engine/scenario_roofline.hpp"
+#include "kspeed/engine/chain/scenario_roofline.hpp"
 
 #include <cmath>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
 
 #include <cmath>
 #include <cstddef>

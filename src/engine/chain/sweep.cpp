@@ -1,4 +1,4 @@
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 
 #include <limits>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 
 #include <algorithm>
 
 #include "kspeed/engine/denominator.hpp"
-#include "kspeed/engine/dtype.hpp"
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 
 namespace kspeed::engine {
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/dtype.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 
 #include <utility>
 

@@ -1,10 +1,10 @@
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 
 #include <stdexcept>
 
-#include "kspeed/engine/dtype.hpp"
-#include "kspeed/engine/kv_layout.hpp"
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
+#include "kspeed/engine/deployment/kv_layout.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,10 +1,10 @@
-#include "kspeed/engine/kv_capacity.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/kv_layout.hpp"
+#include "kspeed/engine/deployment/kv_layout.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/model_shapes.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
 
 namespace kspeed::engine {
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/moe.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 
 #include <cmath>
 #include <string>

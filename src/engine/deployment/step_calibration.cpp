@@ -1,4 +1,4 @@
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <utility>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/tp_comm.hpp"
+#include "kspeed/engine/deployment/tp_comm.hpp"
 
 namespace kspeed::engine {
 

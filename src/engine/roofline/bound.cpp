@@ -1,4 +1,4 @@
-#include "kspeed/engine/bound.hpp"
+#include "kspeed/engine/roofline/bound.hpp"
 
 namespace kspeed::engine {
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/measured_roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
-#include "kspeed/engine/phase_roofline.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
 
-#include "kspeed/engine/bound.hpp"
-#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/roofline/bound.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 
 namespace kspeed::engine {
 

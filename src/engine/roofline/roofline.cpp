@@ -1,6 +1,6 @@
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
-#include "kspeed/engine/bound.hpp"
+#include "kspeed/engine/roofline/bound.hpp"
 
 #include <algorithm>
 

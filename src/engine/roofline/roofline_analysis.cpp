@@ -1,10 +1,10 @@
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "kspeed/engine/bound.hpp"
-#include "kspeed/engine/decode_model.hpp"
+#include "kspeed/engine/roofline/bound.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/alone_replay.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "kspeed/engine/batch_replay.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "kspeed/engine/mix.hpp"
+#include "kspeed/engine/serving/mix.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 
-#include "kspeed/engine/amdahl.hpp"
+#include "kspeed/engine/chain/amdahl.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/mix_cache.hpp"
+#include "kspeed/engine/serving/mix_cache.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "kspeed/engine/mix_stats.hpp"
+#include "kspeed/engine/serving/mix_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "kspeed/engine/serving_replay.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "kspeed/engine/alone_replay.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
 #include "kspeed/engine/denominator.hpp"
 
 namespace kspeed::engine {

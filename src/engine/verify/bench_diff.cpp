@@ -1,5 +1,5 @@
 // The change between two benchmark results and its bootstrap interval (bench_diff.hpp).
-#include "kspeed/engine/bench_diff.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "kspeed/engine/mix_stats.hpp"
+#include "kspeed/engine/serving/mix_stats.hpp"
 
 namespace kspeed::engine {
 

@@ -1,5 +1,5 @@
 // Comparing the ten conditions across benchmark results (conditions_audit.hpp).
-#include "kspeed/engine/conditions_audit.hpp"
+#include "kspeed/engine/verify/conditions_audit.hpp"
 
 #include <algorithm>
 

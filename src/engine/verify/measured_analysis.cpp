@@ -1,4 +1,4 @@
-#include "kspeed/engine/measured_analysis.hpp"
+#include "kspeed/engine/verify/measured_analysis.hpp"
 
 #include <algorithm>
 

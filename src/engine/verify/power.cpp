@@ -1,5 +1,5 @@
 // Minimum detectable effects and sample sizes of an A/B benchmark (power.hpp).
-#include "kspeed/engine/power.hpp"
+#include "kspeed/engine/verify/power.hpp"
 
 #include <algorithm>
 #include <cmath>

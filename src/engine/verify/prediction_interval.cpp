@@ -1,4 +1,4 @@
-#include "kspeed/engine/prediction_interval.hpp"
+#include "kspeed/engine/verify/prediction_interval.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,8 +19,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "kspeed/engine/model_shapes.hpp"
-#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
 
 namespace kspeed::engine {
 

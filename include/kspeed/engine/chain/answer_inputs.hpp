@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/sweep.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
 
 namespace kspeed::engine {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Which model a workload's measurements belong to, and whether two names name the same model:
 // the workload's KV type is the deployment's default only for that model, and the run's
-// conditions (engine/run_conditions.hpp) follow the deployment the user chose. Here too, the
+// conditions (engine/chain/run_conditions.hpp) follow the deployment the user chose. Here too, the
 // values a condition can state.
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string>
 #include <variant>
 
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

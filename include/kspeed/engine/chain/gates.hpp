@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/estimate.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
 
 namespace kspeed::engine {
 

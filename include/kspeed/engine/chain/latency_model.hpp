@@ -15,9 +15,9 @@
 #include <optional>
 #include <vector>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
 
 namespace kspeed::engine {
 

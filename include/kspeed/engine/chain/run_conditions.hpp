@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/conditions.hpp"
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/chain/conditions.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

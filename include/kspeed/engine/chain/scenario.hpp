@@ -8,19 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/gates.hpp"
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/latency_model.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/chain/gates.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
-#include "kspeed/engine/phase_roofline.hpp"
-#include "kspeed/engine/prediction_interval.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
+#include "kspeed/engine/verify/prediction_interval.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/run_conditions.hpp"
-#include "kspeed/engine/share_table.hpp"
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/chain/run_conditions.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 
 namespace kspeed::engine {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/kernel_speedup_table.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/chain/kernel_speedup_table.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 
 namespace kspeed::engine {
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "kspeed/engine/latency_model.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
-#include "kspeed/engine/share_table.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
 
 namespace kspeed::engine {
 

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

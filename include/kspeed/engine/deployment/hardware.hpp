@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "kspeed/engine/ffn_shapes.hpp"
+#include "kspeed/engine/deployment/ffn_shapes.hpp"
 #include "kspeed/engine/provenance.hpp"
 
 namespace kspeed::engine {

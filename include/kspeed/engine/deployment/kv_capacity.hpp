@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 
 namespace kspeed::engine {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 
 namespace kspeed::engine {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "kspeed/engine/hardware.hpp"  // ModelArch, and FfnSpec / ModelShapes (ffn_shapes.hpp)
+#include "kspeed/engine/deployment/hardware.hpp"  // ModelArch, and FfnSpec / ModelShapes (ffn_shapes.hpp)
 
 namespace kspeed::engine {
 

@@ -17,9 +17,9 @@
 
 #include <cstdint>
 
-#include "kspeed/engine/decode_model.hpp"
-#include "kspeed/engine/model_shapes.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

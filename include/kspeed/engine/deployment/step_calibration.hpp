@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/step_model.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

@@ -14,9 +14,9 @@
 // link bandwidth is the peak per direction (the GPU preset's interconnect, or --link-bandwidth):
 // NCCL reaches a fraction of it, so the term is a lower bound on the communication.
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/step_calibration.hpp"
-#include "kspeed/engine/step_model.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 
 namespace kspeed::engine {
 

@@ -10,7 +10,7 @@
 // kernels sit below the corner (FlashMLA gained 5-15% from faster arithmetic in MLA decode that
 // the roofline puts at the ridge), so a lever the label says cannot help may help a little.
 
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/kernel_class.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/chain/kernel_class.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/roofline.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 

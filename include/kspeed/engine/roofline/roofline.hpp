@@ -9,7 +9,7 @@
 #include <string_view>
 #include "kspeed/engine/provenance.hpp"
 
-#include "kspeed/engine/hardware.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
 
 namespace kspeed::engine {
 

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "kspeed/engine/hardware.hpp"
-#include "kspeed/engine/phase_roofline.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/roofline.hpp"
-#include "kspeed/engine/scenario.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
 
 namespace kspeed::engine {
 

@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "kspeed/engine/batch_replay.hpp"
-#include "kspeed/engine/step_model.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 
 namespace kspeed::engine {
 

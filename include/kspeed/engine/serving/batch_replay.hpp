@@ -26,7 +26,7 @@
 #include <optional>
 #include <vector>
 
-#include "kspeed/engine/step_model.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 
 namespace kspeed::engine {
 

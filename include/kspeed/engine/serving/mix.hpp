@@ -13,19 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/analytic_share.hpp"
+#include "kspeed/engine/chain/analytic_share.hpp"
 #include "kspeed/engine/denominator.hpp"
-#include "kspeed/engine/kernel_speedup_table.hpp"
-#include "kspeed/engine/latency_model.hpp"
-#include "kspeed/engine/mix_cache.hpp"
-#include "kspeed/engine/mix_stats.hpp"
+#include "kspeed/engine/chain/kernel_speedup_table.hpp"
+#include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/serving/mix_cache.hpp"
+#include "kspeed/engine/serving/mix_stats.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/scenario.hpp"
-#include "kspeed/engine/serving_replay.hpp"
-#include "kspeed/engine/share_table.hpp"
-#include "kspeed/engine/step_calibration.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/mix.hpp"
-#include "kspeed/engine/request_log_counts.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::engine {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "kspeed/engine/batch_replay.hpp"
-#include "kspeed/engine/mix_stats.hpp"
-#include "kspeed/engine/step_model.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/warning.hpp"
 
 namespace kspeed::engine {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/measured_roofline.hpp"
+#include "kspeed/engine/roofline/measured_roofline.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/roofline_analysis.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/engine/warning.hpp"
 
 namespace kspeed::engine {

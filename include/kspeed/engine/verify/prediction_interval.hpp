@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/bench_diff.hpp"
-#include "kspeed/engine/estimate.hpp"
-#include "kspeed/engine/step_calibration.hpp"
-#include "kspeed/engine/workload.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
+#include "kspeed/engine/chain/estimate.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
+#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 

@@ -16,6 +16,7 @@
 #include "completions_command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/ranges.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
@@ -213,6 +214,10 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
     if (describe_all || requested == entry.name) {
       commands.push_back(entry.make(command));
       command.restore();
+      // The accepted ranges of the command's ranged flags, from io's one table.
+      if (const std::string ranges = io::ranges_help(option_names(command)); !ranges.empty()) {
+        command.footer(command.get_footer() + ranges);
+      }
     }
   }
   return commands;
@@ -419,6 +424,7 @@ void end_flag_group(CLI::App& command) {
 
 int run(int argc, const char* const* argv) {
   std::set_new_handler(out_of_memory);
+  io::remove_temporaries_on_signal();  // Ctrl-C mid-write leaves no temporary file
   CheckedOutput checked(std::cout.rdbuf());
   std::streambuf* const previous = std::cout.rdbuf(&checked);
   const int code = run_command(argc, argv);

@@ -10,16 +10,17 @@
 #include "estimate_flags.hpp"
 #include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/engine/chain/conditions.hpp"
-#include "kspeed/engine/deployment/kv_capacity.hpp"
-#include "kspeed/engine/serving/mix.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/serving/mix_result.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/kernel_speedup_reader.hpp"
+#include "kspeed/io/ranges.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -32,7 +33,8 @@ namespace kspeed::cli {
 
 namespace {
 
-constexpr int kMaxReplicas = 1000000;
+// Replicas x requests the replay accepts (check_replay_work).
+constexpr double kMaxReplicaWork = 1e9;
 
 // Flag values exactly as typed; parsed by kspeed's own parsers so every error names its flag.
 struct MixFlags {
@@ -170,6 +172,7 @@ engine::StepModel parse_step_model(const std::string& text) {
     if (!(*target >= 0) || std::isinf(*target)) {
       throw InputError("--step-model: " + key + " must be a finite number of ms >= 0" + example);
     }
+    io::check_range("--step-model KEY", *target, item);
     if (key != "ms_per_sequence") ++seen;
     start = end + 1;
   }
@@ -302,6 +305,7 @@ class MixCommand final : public Command {
       serving.speedup = engine::attention_speedup(run.model());
       result.step_model_source = deployment.step_model_source;
       result.kv_blocks_source = deployment.kv_blocks_source;
+      check_replay_work(serving, run.outcomes().size());
       result.replay = engine::replay_run(
           run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
           flags_.per_request.empty() ? nullptr : &replay_order_);
@@ -553,6 +557,29 @@ class MixCommand final : public Command {
     return scheduler;
   }
 
+  // The replay looks at every replica at each event, so its work grows as replicas times
+  // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
+  // replica-requests the replay would run for minutes. Refused, naming what to lower.
+  void check_replay_work(const engine::ServingSetup& serving, std::size_t requests) const {
+    const auto replicas =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(1, serving.arrivals.replicas));
+    if (replicas > 1 && replicas > requests) {
+      throw InputError("--replicas " + flags_.replicas + ": " + flags_.log + " holds " +
+                       report::human_count(static_cast<std::int64_t>(requests)) +
+                       " requests, and a replica beyond one per request never runs one: lower "
+                       "--replicas to at most " +
+                       report::human_count(static_cast<std::int64_t>(requests)));
+    }
+    if (static_cast<double>(replicas) * static_cast<double>(requests) > kMaxReplicaWork) {
+      throw InputError("--replicas " + flags_.replicas + " over " +
+                       report::human_count(static_cast<std::int64_t>(requests)) +
+                       " requests is more replay work than kspeed does (replicas x requests at "
+                       "most " +
+                       report::human_count(static_cast<std::int64_t>(kMaxReplicaWork)) +
+                       "): lower --replicas, or replay a sample of the log");
+    }
+  }
+
   // Flags that only the replay reads, given without --replay.
   void reject_replay_flags_without_replay() const {
     if (flags_.replay) return;
@@ -620,7 +647,8 @@ class MixCommand final : public Command {
     deployment.kv_blocks_source = choose_kv_blocks(setup, platform);
     if (!flags_.replicas.empty()) {
       setup.arrivals.replicas =
-          parse_whole(flags_.replicas, "--replicas", "a number of engine replicas", kMaxReplicas);
+          parse_whole(flags_.replicas, "--replicas", "a number of engine replicas",
+                      io::flag_range("--replicas").max);
     }
     if (!flags_.rate_scale.empty()) {
       setup.arrivals.rate_scale = io::parse_positive_number(flags_.rate_scale, "--rate-scale");

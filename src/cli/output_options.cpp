@@ -1,5 +1,8 @@
 #include "output_options.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
 #include "choice.hpp"
 
 #include <unistd.h>
@@ -127,8 +130,48 @@ void write_plot(const std::string& path, const std::string& svg) {
   if (path == "-") std::cout << svg << std::flush;
 }
 
+namespace {
+
+// The first number in `value` that is NaN or infinite, by its path ("rows[3].ttft_ms"), or
+// empty. An explicit stack: a document's depth costs no recursion. An unbounded figure is
+// written as null on purpose (nullptr in the tree); a NaN or an infinity that reaches the
+// document is a figure an input pushed out of range, which JSON would print as a silent null.
+std::string non_finite_path(const report::ordered_json& root, const std::string& root_name) {
+  std::vector<std::pair<const report::ordered_json*, std::string>> pending{{&root, root_name}};
+  while (!pending.empty()) {
+    const auto [value, path] = pending.back();
+    pending.pop_back();
+    if (value->is_number_float() && !std::isfinite(value->get<double>())) return path;
+    if (value->is_object()) {
+      for (auto it = value->begin(); it != value->end(); ++it) {
+        pending.emplace_back(&*it, path.empty() ? it.key() : path + "." + it.key());
+      }
+    } else if (value->is_array()) {
+      for (std::size_t i = 0; i < value->size(); ++i) {
+        pending.emplace_back(&(*value)[i], path + "[" + std::to_string(i) + "]");
+      }
+    }
+  }
+  return {};
+}
+
+void check_finite(const report::Document& document) {
+  std::string path = non_finite_path(document.tree, "");
+  for (std::size_t i = 0; path.empty() && i < document.records.size(); ++i) {
+    path = non_finite_path(document.records[i], "record " + std::to_string(i + 1));
+  }
+  if (!path.empty()) {
+    throw std::runtime_error("the result's " + path +
+                             " is not a finite number (an input reached arithmetic outside its "
+                             "range); nothing was written");
+  }
+}
+
+}  // namespace
+
 void render_and_emit(const report::Report& report, const OutputOptions& options,
                      const std::string& terminal_extra) {
+  check_finite(report.document);
   const report::Format format = parse_output_format(options);
   std::string rendered = report::render(report, format, output_style(options));
   if (format == report::Format::text() && writes_to_stdout(options) &&

@@ -6,6 +6,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
+#include "kspeed/io/ranges.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/plan_report.hpp"
 #include "output_options.hpp"
@@ -55,7 +57,7 @@ double open_fraction(const std::string& text, const char* flag) {
 std::pair<double, std::string> effect_from_estimate(const std::string& path,
                                                     const std::string& metric) {
   const nlohmann::json document =
-      nlohmann::json::parse(io::read_text_file(path, "estimate JSON"), nullptr, false);
+      io::parse_json_document(io::read_text_file(path, "estimate JSON"), path);
   const char* object = metric == "e2e" ? "request" : metric == "tpot" ? "decode" : "ttft";
   if (metric == "ttft" && document.is_object() && !document.contains("ttft")) object = "prefill";
   if (!document.is_object() || !document.contains(object) || !document[object].is_object() ||
@@ -172,8 +174,10 @@ class PlanCommand final : public Command {
     }
     if (!flags_.requests.empty()) input.requests = positive_count(flags_.requests, "--requests");
     if (!flags_.repeats.empty()) input.repeats = positive_count(flags_.repeats, "--repeats");
-    input.options.power = open_fraction(flags_.power, "--power");
-    input.options.alpha = open_fraction(flags_.alpha, "--alpha");
+    input.options.power =
+        io::check_range("--power", open_fraction(flags_.power, "--power"), flags_.power);
+    input.options.alpha =
+        io::check_range("--alpha", open_fraction(flags_.alpha, "--alpha"), flags_.alpha);
     check_output_options(flags_.output);
     for (const std::string& path : flags_.baselines)
       input.runs.push_back(baseline_run(path, metric));

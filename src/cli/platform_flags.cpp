@@ -6,6 +6,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/ranges.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 
@@ -165,12 +166,16 @@ std::optional<engine::Levers> parse_levers(const LeverFlags& flags) {
   if (!flags.bandwidth_efficiency.empty()) {
     const auto [before, after] =
         io::parse_efficiency_change(flags.bandwidth_efficiency, "--bandwidth-efficiency");
-    levers.bandwidth_efficiency_before = before;
-    levers.bandwidth_efficiency_after = after;
+    levers.bandwidth_efficiency_before =
+        io::check_range("--bandwidth-efficiency", before, flags.bandwidth_efficiency);
+    levers.bandwidth_efficiency_after =
+        io::check_range("--bandwidth-efficiency", after, flags.bandwidth_efficiency);
   }
   if (!flags.compute_efficiency.empty()) {
     levers.compute_efficiency =
-        io::parse_efficiency(flags.compute_efficiency, "--compute-efficiency");
+        io::check_range("--compute-efficiency",
+                        io::parse_efficiency(flags.compute_efficiency, "--compute-efficiency"),
+                        flags.compute_efficiency);
   }
   return levers;
 }

@@ -13,7 +13,9 @@
 #include "command.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/lever_units.hpp"
+#include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/pattern_reader.hpp"
 #include "kspeed/io/suggest.hpp"
@@ -263,6 +265,10 @@ class ProfileCommand final : public Command {
           "--model, --gpu, --tp and --keep-idle-gaps describe the workload profile writes: "
           "pass --emit-workload FILE too, or leave them out");
     }
+    // Read now, so a path that is missing or not a model fails here, not in the command that
+    // later reads the workload.
+    if (!flags_.model.empty()) (void)io::load_model(flags_.model);
+    if (!flags_.gpu.empty()) (void)io::load_gpu(flags_.gpu);
     return {flags_.keep_idle_gaps, flags_.model, flags_.gpu, flags_.tp};
   }
 

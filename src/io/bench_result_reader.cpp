@@ -1283,6 +1283,13 @@ std::vector<BenchResult> read_artifact_directory(const std::string& directory) {
 
 std::vector<BenchResult> parse_bench_results(std::string_view text, const std::string& source) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  // Refused before any parse: a value nested 100,000 deep would overflow the stack of every
+  // recursive step after the parse (a copy, a dump for a message).
+  if (const std::optional<std::size_t> at = json_nesting_beyond(text, kMaxRecordDepth)) {
+    throw InputError(source + ": the JSON nests deeper than " + std::to_string(kMaxRecordDepth) +
+                     " levels (at byte " + std::to_string(*at) +
+                     "): expected a benchmark result (real ones nest under 10 levels)");
+  }
   if (is_aiperf_csv(first_line(text))) {
     BenchResult result = blank_result(source, "aiperf-csv");
     read_aiperf_csv(result, text);

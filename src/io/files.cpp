@@ -8,11 +8,17 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,6 +48,137 @@ std::uint64_t max_input_bytes() {
                      "default, 256 MiB)");
   }
   return bytes;
+}
+
+double peer_wait_seconds() {
+  const char* setting = std::getenv(kPeerWaitVariable);
+  if (setting == nullptr || *setting == '\0') return kDefaultPeerWaitSeconds;
+  char* end = nullptr;
+  const double seconds = std::strtod(setting, &end);
+  if (end == setting || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) {
+    throw InputError(std::string(kPeerWaitVariable) + "='" + excerpt(setting) +
+                     "' is not valid: expected seconds from 0 to 3600 (10 is the default)");
+  }
+  return seconds;
+}
+
+namespace {
+
+bool is_fifo(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
+}
+
+[[noreturn]] void refuse_no_peer(const std::string& label, double seconds, bool reading) {
+  char waited[32];
+  std::snprintf(waited, sizeof waited, "%g", seconds);
+  throw InputError(label + " is a named pipe that no program " +
+                   (reading ? "writes to" : "reads from") + " (waited " + waited +
+                   " s): start the " + (reading ? "writer" : "reader") +
+                   " first, or give a file (set " + kPeerWaitVariable + " to wait longer)");
+}
+
+}  // namespace
+
+int open_for_reading(const std::string& path, const std::string& label) {
+  if (!is_fifo(path)) return ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const double seconds = peer_wait_seconds();  // may throw: before the helper thread starts
+  // open(2) of a FIFO blocks until a writer opens it, and cannot be given a timeout: it runs on
+  // a helper thread while this one waits. Past the wait, opening the FIFO for writing (which
+  // succeeds at once: the helper is its reader) releases the helper, and the path is refused.
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable done;
+    bool opened = false;
+    int fd = -1;
+    int error = 0;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::thread opener([shared, path] {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int error = errno;
+    const std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->fd = fd;
+    shared->error = error;
+    shared->opened = true;
+    shared->done.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  const bool in_time = shared->done.wait_for(lock, std::chrono::duration<double>(seconds),
+                                             [&] { return shared->opened; });
+  lock.unlock();
+  if (in_time) {
+    opener.join();
+    errno = shared->error;
+    return shared->fd;
+  }
+  const int release = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (release >= 0) {
+    opener.join();
+    ::close(release);
+    if (shared->fd >= 0) ::close(shared->fd);
+  } else {
+    opener.detach();  // cannot be released: it ends with the process
+  }
+  refuse_no_peer(label, seconds, true);
+}
+
+int open_for_writing(const std::string& path, int flags, const std::string& label) {
+  if (!is_fifo(path)) return ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags);
+  // A FIFO opened for writing without O_NONBLOCK blocks until a reader comes; with it, the open
+  // fails (ENXIO) while there is none. Tried every 10 ms until the wait is over.
+  const double seconds = peer_wait_seconds();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | flags);
+    if (fd >= 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return fd;
+    }
+    if (errno != ENXIO) return -1;
+    if (std::chrono::steady_clock::now() >= deadline) refuse_no_peer(label, seconds, false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::string describe_binary(std::string_view head) {
+  const auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
+  // UTF-16 by its byte-order mark, or by ASCII with a NUL after (or before) every character.
+  std::size_t odd_nuls = 0;
+  std::size_t even_nuls = 0;
+  const std::size_t sample = std::min<std::size_t>(head.size(), 512);
+  for (std::size_t i = 0; i < sample; ++i) {
+    if (head[i] == '\0') ++(i % 2 == 0 ? even_nuls : odd_nuls);
+  }
+  const bool little =
+      starts("\xFF\xFE") || (sample >= 8 && odd_nuls * 2 >= sample / 2 - 1 && even_nuls == 0);
+  const bool big =
+      starts("\xFE\xFF") || (sample >= 8 && even_nuls * 2 >= sample / 2 - 1 && odd_nuls == 0);
+  if (little || big) {
+    return std::string("UTF-16 text (") + (little ? "little" : "big") +
+           "-endian): kspeed reads UTF-8; convert it (iconv -f UTF-16 -t UTF-8 FILE > "
+           "FILE.utf8)";
+  }
+  if (starts("\x1F\x8B")) {
+    return "gzip-compressed: this input is read as plain text; decompress it first (gunzip -k "
+           "FILE)";
+  }
+  if (starts("PK\x03\x04")) return "a zip archive: extract the file from it first (unzip)";
+  if (starts("\x28\xB5\x2F\xFD")) return "zstd-compressed: decompress it first (zstd -d)";
+  if (starts("\xFD"
+             "7zXZ"))
+    return "xz-compressed: decompress it first (xz -dk)";
+  if (starts("BZh")) return "bzip2-compressed: decompress it first (bunzip2 -k)";
+  if (starts(std::string_view("SQLite format 3\0", 16))) {
+    return "an SQLite database (an Nsight Systems export is read by kspeed profile)";
+  }
+  return "binary (it contains NUL bytes)";
+}
+
+std::optional<std::uint64_t> max_stream_bytes() {
+  const char* setting = std::getenv(kMaxInputBytesVariable);
+  if (setting == nullptr || *setting == '\0') return std::nullopt;
+  return max_input_bytes();
 }
 
 namespace {
@@ -109,7 +246,7 @@ InputFile::InputFile(std::string path, std::string_view what, std::string_view e
       label_(std::string(what) + " '" + excerpt(path_, kPathExcerpt) + "'") {
   // One open, then fstat on the descriptor: a stat by name before the open would be a second
   // look at a path that may have changed (and, for /dev/fd/N, a different file).
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  fd_ = open_for_reading(path_, label_);
   if (fd_ < 0) {
     const int error = errno;
     if (error == ENOENT || error == ENOTDIR) {
@@ -159,8 +296,8 @@ std::string InputFile::read_text() {
   head_.clear();
   const auto check = [&](std::string_view got) {
     if (got.find('\0') != std::string_view::npos) {
-      throw InputError(excerpt(path_) +
-                       ": the file is binary (it contains NUL bytes): expected JSON text");
+      throw InputError(label_ + " is " + describe_binary(text.empty() ? got : text) +
+                       "; expected text");
     }
   };
   check(text);
@@ -184,6 +321,12 @@ std::string InputFile::read_text() {
 }
 
 std::unique_ptr<trace::ByteSource> InputFile::stream(std::size_t offset) {
+  // A set KSPEED_MAX_INPUT_BYTES bounds a streamed input too: a regular file by its size, before
+  // it is read; a pipe as it is read (the byte source counts).
+  if (const std::optional<std::uint64_t> cap = max_stream_bytes();
+      cap && regular_ && size_ > *cap) {
+    refuse_too_large(label_, *cap, "a smaller input");
+  }
   if (regular_) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   std::unique_ptr<trace::ByteSource> rest = trace::descriptor_source(std::exchange(fd_, -1), path_);
   std::string replay = offset < head_.size() ? head_.substr(offset) : std::string();
@@ -229,9 +372,35 @@ void check_outputs_distinct(const std::vector<NamedPath>& inputs,
     FileIdentity identity;
   };
   std::vector<Seen> input_files;
+  std::vector<NamedPath> folder_files;  // the files inside folders given as inputs
   for (const NamedPath& input : inputs) {
     if (auto identity = file_identity(input.first); identity && identity->name.empty()) {
       input_files.push_back({&input, *identity});
+    }
+    // A folder given as an input (an AIPerf artifact folder, an LLMServingSim run) is read for
+    // the files inside it: each is an input too. Its tree is walked to the depth the readers
+    // look (3 levels) and at most 100,000 entries, so a huge folder costs a bounded time.
+    std::error_code ec;
+    if (!input.first.empty() && fs::is_directory(input.first, ec)) {
+      constexpr int kFolderDepth = 3;
+      constexpr std::size_t kFolderEntries = 100000;
+      std::size_t entries = 0;
+      for (fs::recursive_directory_iterator
+               it(input.first, fs::directory_options::skip_permission_denied, ec),
+           end;
+           !ec && it != end && entries < kFolderEntries; it.increment(ec), ++entries) {
+        if (it.depth() >= kFolderDepth) it.disable_recursion_pending();
+        if (it->is_regular_file(ec)) {
+          folder_files.emplace_back(
+              it->path().string(),
+              "a file of " + input.second + " '" + excerpt(input.first, kPathExcerpt) + "':");
+        }
+      }
+    }
+  }
+  for (const NamedPath& file : folder_files) {
+    if (auto identity = file_identity(file.first); identity && identity->name.empty()) {
+      input_files.push_back({&file, *identity});
     }
   }
   const auto quoted = [](const NamedPath& named) {
@@ -318,6 +487,56 @@ void write_all(int fd, std::string_view content, const std::string& named) {
 
 }  // namespace
 
+namespace {
+
+// The temporary files being written, for the signal handler: fixed slots of plain chars, since
+// a handler may only read memory no allocation moves. A path too long for a slot is not
+// registered (then only an orderly exit removes it).
+constexpr std::size_t kTempSlots = 16;
+constexpr std::size_t kTempPathBytes = 4096;
+char g_temp_paths[kTempSlots][kTempPathBytes];
+volatile std::sig_atomic_t g_temp_used[kTempSlots];
+
+void register_temporary(const std::string& path) {
+  if (path.size() >= kTempPathBytes) return;
+  for (std::size_t i = 0; i < kTempSlots; ++i) {
+    if (g_temp_used[i] == 0) {
+      std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
+      g_temp_used[i] = 1;
+      return;
+    }
+  }
+}
+
+void unregister_temporary(const std::string& path) {
+  for (std::size_t i = 0; i < kTempSlots; ++i) {
+    if (g_temp_used[i] != 0 && path == g_temp_paths[i]) g_temp_used[i] = 0;
+  }
+}
+
+extern "C" void remove_temporaries_and_die(int signal_number) {
+  for (std::size_t i = 0; i < kTempSlots; ++i) {
+    if (g_temp_used[i] != 0) ::unlink(g_temp_paths[i]);  // async-signal-safe
+  }
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+}  // namespace
+
+void remove_temporaries_on_signal() {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_die;
+    sigemptyset(&action.sa_mask);
+    // The other two are held while one runs, so two signals cannot interleave their cleanup.
+    sigaddset(&action.sa_mask, SIGINT);
+    sigaddset(&action.sa_mask, SIGTERM);
+    sigaddset(&action.sa_mask, SIGHUP);
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
+
 StagedOutput::StagedOutput(std::string path, std::string_view flag)
     : path_(std::move(path)), flag_(flag) {
   check_output_path(path_, flag_);
@@ -337,7 +556,10 @@ StagedOutput::StagedOutput(StagedOutput&& other) noexcept
 
 StagedOutput::~StagedOutput() {
   if (fd_ >= 0) ::close(fd_);
-  if (!temp_.empty()) ::unlink(temp_.c_str());
+  if (!temp_.empty()) {
+    ::unlink(temp_.c_str());
+    unregister_temporary(temp_);
+  }
 }
 
 void StagedOutput::stage(std::string_view content) {
@@ -358,7 +580,8 @@ void StagedOutput::begin() {
     throw InputError(named + ": cannot create a temporary file in '" + excerpt(folder.string()) +
                      "': " + std::strerror(errno));
   }
-  temp_ = temp;  // from here on the destructor removes it on any failure
+  temp_ = temp;  // from here on the destructor removes it on any failure, a signal handler too
+  register_temporary(temp_);
 }
 
 void StagedOutput::write(std::string_view piece) {
@@ -392,7 +615,7 @@ void StagedOutput::end() {
 void StagedOutput::commit() {
   const std::string named = flag_ + " '" + excerpt(path_) + "'";
   if (write_through_) {
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    const int fd = open_for_writing(path_, O_TRUNC, named);
     if (fd < 0) throw InputError(named + ": cannot open it: " + std::strerror(errno));
     try {
       write_all(fd, content_, named);
@@ -407,6 +630,7 @@ void StagedOutput::commit() {
     throw InputError(named + ": replacing the file failed: " + std::strerror(errno) +
                      "; the old file is kept");
   }
+  unregister_temporary(temp_);
   temp_.clear();
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "kspeed/error.hpp"
+#include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 
@@ -205,6 +206,61 @@ std::string describe_json_type(const nlohmann::json& value) {
   }
 }
 
+std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return i;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string json_value_excerpt(const nlohmann::json& value, std::size_t limit) {
+  using json = nlohmann::json;
+  const auto scalar = [](const json& v) {
+    return v.dump(-1, ' ', true, json::error_handler_t::replace);
+  };
+  if (!value.is_structured()) return scalar(value);
+  // An explicit stack of open containers: each level is a frame on the heap, not the stack.
+  struct Frame {
+    const json* container;
+    json::const_iterator next;
+  };
+  std::string out(value.is_object() ? "{" : "[");
+  std::vector<Frame> open{{&value, value.cbegin()}};
+  while (!open.empty() && out.size() <= limit) {
+    Frame& top = open.back();
+    if (top.next == top.container->cend()) {
+      out += top.container->is_object() ? '}' : ']';
+      open.pop_back();
+      continue;
+    }
+    if (top.next != top.container->cbegin()) out += ',';
+    const json::const_iterator item = top.next++;
+    if (top.container->is_object()) out += scalar(json(item.key())) + ":";
+    if (item->is_structured()) {
+      out += item->is_object() ? '{' : '[';
+      open.push_back({&*item, item->cbegin()});
+    } else {
+      out += scalar(*item);
+    }
+  }
+  return out;
+}
+
 std::string join_path(std::string_view parent, std::string_view key) {
   return parent.empty() ? std::string(key) : std::string(parent) + "." + std::string(key);
 }
@@ -215,7 +271,7 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
     throw InputError(name + ": the file is empty: expected a JSON object");
   }
   if (looks_binary(text)) {
-    throw InputError(name + ": the file is binary (it contains NUL bytes): expected JSON text");
+    throw InputError(name + ": the file is " + describe_binary(text) + "; expected JSON text");
   }
   StructureCheck(text, name).run();
   try {

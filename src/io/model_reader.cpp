@@ -288,17 +288,22 @@ std::string_view builtin_model_text(std::string_view name) {
 }
 
 engine::ModelArch load_model(const std::string& file_or_name) {
-  // An existing .json file naming `architectures` is a Hugging Face config.json; anything else
-  // is kspeed's own model format (a file or a built-in name).
-  const std::filesystem::path path(file_or_name);
-  std::error_code error;
-  if (path.extension() == ".json" && std::filesystem::is_regular_file(path, error)) {
-    const std::string text = read_text_file(file_or_name, "model file");
-    if (looks_like_hf_config_text(text)) {
-      return load_hf_config(file_or_name).arch;
-    }
+  if (!looks_like_path(file_or_name)) return load_named(file_or_name, kModelKind, parse_model);
+  // A file is read once (a pipe or <(...) has no second reading) and sniffed from its text: a
+  // JSON object naming `architectures` is a Hugging Face config.json, whatever the path is
+  // called; anything else is kspeed's own model format.
+  const std::string text = read_text_file(file_or_name, "model file");
+  const std::filesystem::path file(file_or_name);
+  if (looks_like_hf_config_text(text)) {
+    const std::string name = file.filename() == "config.json" && file.has_parent_path() &&
+                                     !file.parent_path().filename().empty()
+                                 ? file.parent_path().filename().string()
+                                 : file.stem().string();
+    return parse_hf_config(text, file_or_name, name).arch;
   }
-  return load_named(file_or_name, kModelKind, parse_model);
+  engine::ModelArch model = parse_model(text, file_or_name);
+  if (model.name.empty()) model.name = file.stem().string();
+  return model;
 }
 
 }  // namespace kspeed::io

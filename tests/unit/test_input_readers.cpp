@@ -212,7 +212,7 @@ TEST_CASE("input files are read with a size limit; /dev/zero fails at once", "[i
   std::filesystem::remove(path);
   // A device: refused at its first NUL byte, after one 64 KiB read.
   CHECK_THROWS_WITH(read_text_file("/dev/zero", "workload file"),
-                    "/dev/zero: the file is binary (it contains NUL bytes): expected JSON text");
+                    "workload file '/dev/zero' is binary (it contains NUL bytes); expected text");
   // A never-ending text stream is cut at the limit, however it arrives.
   {
     const InputLimit limit("100000");

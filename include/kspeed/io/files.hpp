@@ -26,6 +26,37 @@ inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{256} << 20;
 /// variable is not a whole number >= 1.
 std::uint64_t max_input_bytes();
 
+/// The environment variable that overrides kDefaultPeerWaitSeconds (seconds, decimals allowed).
+inline constexpr const char* kPeerWaitVariable = "KSPEED_PEER_WAIT_SECONDS";
+/// How long kspeed waits for the other end of a named pipe (a FIFO given as an input with no
+/// writer, or as an output with no reader) before it refuses the path: 10 s, long enough for a
+/// producer started beside kspeed, short enough that a forgotten FIFO is an error, not a hang.
+inline constexpr double kDefaultPeerWaitSeconds = 10;
+
+/// kDefaultPeerWaitSeconds, or KSPEED_PEER_WAIT_SECONDS when set (0 to 3600). Throws
+/// InputError when the variable is not such a number.
+double peer_wait_seconds();
+
+/// Opens `path` read-only (O_CLOEXEC). A named pipe whose writer does not come within
+/// peer_wait_seconds() is refused with an InputError naming `label`; errno is kept for the
+/// caller when the open itself fails (-1 returned).
+int open_for_reading(const std::string& path, const std::string& label);
+
+/// Opens `path` write-only with `flags` added. A named pipe with no reader within
+/// peer_wait_seconds() is refused with an InputError naming `label`; -1 with errno otherwise.
+int open_for_writing(const std::string& path, int flags, const std::string& label);
+
+/// KSPEED_MAX_INPUT_BYTES when it is set, else nothing: set, it bounds every input whole,
+/// streamed traces and request logs included (their compressed bytes and their inflated text
+/// each), not only the documents read into memory.
+std::optional<std::uint64_t> max_stream_bytes();
+
+/// What binary bytes at the start of a file are, for the message that refuses them: "UTF-16
+/// text (little-endian): convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)", "gzip-compressed:
+/// ...", a zip, zstd, xz or bzip2 archive, an SQLite database; else "binary (it contains NUL
+/// bytes)".
+std::string describe_binary(std::string_view head);
+
 /// Throws the one "too large" InputError every reader gives: `label` (what 'path') is larger
 /// than `limit` bytes; `expected` says what a normal input of its kind is.
 [[noreturn]] void refuse_too_large(const std::string& label, std::uint64_t limit,
@@ -138,6 +169,10 @@ class StagedOutput {
   int fd_ = -1;          ///< the temporary file, between begin() and end()
   bool write_through_ = false;
 };
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every StagedOutput's temporary
+/// file (the old output stays as it was) and then end the process as the signal would have.
+void remove_temporaries_on_signal();
 
 /// Writes `content` to a temporary file beside `path` and renames it over `path`, so a reader
 /// never sees a half-written file and a failed run leaves the previous file intact.

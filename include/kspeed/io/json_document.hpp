@@ -4,6 +4,7 @@
 // Each error names the source, the field's path, what was expected and what was found.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,19 @@ class JsonReader {
  private:
   std::string source_;
 };
+
+/// The deepest nesting a request log's record, a benchmark result or a trace event may have:
+/// 64 levels (a kspeed document: 32). Real files nest under 10; the limit keeps every reader
+/// and every message about a value linear and off the stack's edge.
+inline constexpr std::size_t kMaxRecordDepth = 64;
+
+/// The byte offset of the first '{' or '[' that opens a level deeper than `limit` in `text`
+/// (strings skipped), or nullopt. One linear pass; tolerant of malformed text.
+std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_t limit);
+
+/// The compact JSON text of `value`, cut after about `limit` characters, written without
+/// recursion (nlohmann's dump() recurses once per level of nesting), for quoting a bad value.
+std::string json_value_excerpt(const nlohmann::json& value, std::size_t limit);
 
 /// "a string", "a number", "an object", ... for messages.
 std::string describe_json_type(const nlohmann::json& value);

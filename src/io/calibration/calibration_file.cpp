@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 
 #include "kspeed/error.hpp"
@@ -125,7 +126,10 @@ std::vector<engine::RunningDecodeObservation> decode_points(
   return points;
 }
 
-CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency) {
+using LogReader = std::function<RequestLogReport(const RequestSink&)>;
+
+CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency,
+                                    const LogReader& read_log) {
   CalibrationFile file;
   std::vector<TimedDecode> decodes;
   std::vector<engine::PrefilledPrompt> prefilled;
@@ -135,7 +139,7 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   std::int64_t queued_ttfts = 0;
   std::int64_t kept_ttfts = 0;
   double queued_ms = 0;
-  const RequestLogReport report = read_request_log(path, {}, [&](const engine::Request& r) {
+  const RequestLogReport report = read_log([&](const engine::Request& r) {
     const bool has_tpot = r.tpot_ms && r.response_tokens > 1;
     if (!r.ttft_ms && !has_tpot) return;
     engine::LatencyObservation point;
@@ -198,8 +202,17 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
 }  // namespace
 
 CalibrationFile read_calibration_file(const std::string& path, std::optional<double> concurrency) {
-  const std::string text = read_text_file(path, "calibration file");
-  if (looks_like_accelmark_result(text)) {
+  // Opened once: a FIFO, /dev/stdin or <(...) has no second reading. An AccelMark result is one
+  // small JSON object naming its suite_id near the top; anything else is a request log, read
+  // from the same descriptor (streamed), or from the text already read when the head misled.
+  InputFile input(path, "calibration file");
+  const std::string& head = input.head(4096);
+  const std::size_t start = head.find_first_not_of(" \t\r\n");
+  const bool maybe_accelmark = start != std::string::npos && head[start] == '{' &&
+                               head.find("\"suite_id\"") != std::string::npos;
+  std::string text;
+  if (maybe_accelmark) text = input.read_text();
+  if (maybe_accelmark && looks_like_accelmark_result(text)) {
     CalibrationFile file = parse_accelmark_result(text, find_suite_text(path, text), path);
     if (concurrency && *concurrency != 1) {
       throw InputError(flag_mark("calibrate-concurrency") + " " + number_mark(*concurrency) + ": " +
@@ -209,8 +222,12 @@ CalibrationFile read_calibration_file(const std::string& path, std::optional<dou
     }
     return file;
   }
+  const LogReader read_log = [&](const RequestSink& sink) {
+    return maybe_accelmark ? read_request_log_text(text, path, {}, sink)
+                           : read_request_log(input, {}, sink);
+  };
   try {
-    return read_request_points(path, concurrency);
+    return read_request_points(path, concurrency, read_log);
   } catch (const InputError& error) {
     // The request-log detector's message ends with mix's --columns, which estimate does not take:
     // name what --calibrate reads instead.

@@ -2,11 +2,21 @@
 
 #include <cmath>
 
+#include "kspeed/io/json_document.hpp"
 #include "kspeed/io/units.hpp"
 
 namespace kspeed::io::requests {
 
 std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem) {
+  // Deeper than any real record: refused before nlohmann builds it, so no later step (a copy,
+  // a message quoting the value) walks a 100,000-level tree.
+  if (const std::optional<std::size_t> at = json_nesting_beyond(text, kMaxRecordDepth)) {
+    problem = {"nested deeper than " + std::to_string(kMaxRecordDepth) + " levels",
+               "the JSON nests deeper than " + std::to_string(kMaxRecordDepth) +
+                   " levels (at character " + std::to_string(*at + 1) +
+                   "): expected a flat record (real logs nest under 10 levels)"};
+    return std::nullopt;
+  }
   // Python's json.dumps writes Infinity and NaN, which strict JSON forbids.
   const bool nonfinite =
       text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
@@ -66,7 +76,7 @@ const nlohmann::json* member(const nlohmann::json& object,
 }
 
 std::string json_excerpt(const nlohmann::json& value) {
-  return excerpt(value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace), 40);
+  return excerpt(json_value_excerpt(value, 40), 40);
 }
 
 std::optional<std::int64_t> json_tokens(const nlohmann::json* value, std::string_view field,

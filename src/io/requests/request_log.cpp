@@ -7,6 +7,7 @@
 
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
 #include "request_json.hpp"
 #include "request_readers.hpp"
 
@@ -72,6 +73,12 @@ bool TextLines::fill() {
   buffer_.resize(old_size + got);
   if (const std::size_t nul = std::string_view(buffer_).find('\0', old_size);
       nul != std::string_view::npos) {
+    // Before the first line, the buffer holds the file from its first byte: name what the bytes
+    // are (UTF-16, a zip, ...). A gzip never gets here: it is inflated by its magic bytes.
+    if (const std::string found = describe_binary(buffer_);
+        line_number_ == 0 && consumed_ == old_size && !found.starts_with("binary")) {
+      throw InputError(name_ + ": the file is " + found + "; expected a text request log");
+    }
     throw InputError(name_ + ": the file is binary (a NUL byte at byte " +
                      std::to_string(consumed_ + (nul - old_size)) +
                      "): expected a text request log (CSV or JSON, gzip too)");
@@ -197,6 +204,13 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
            refuse_aggregate_csv(input);
   }
   if (!read && json) {
+    if (const std::optional<std::size_t> at = json_nesting_beyond(input.head, kMaxRecordDepth)) {
+      throw InputError(name + ":" + std::to_string(input.head_line) +
+                       ": the JSON nests deeper than " + std::to_string(kMaxRecordDepth) +
+                       " levels (at character " + std::to_string(*at + 1) +
+                       "): expected one flat request record a line (real logs nest under 10 "
+                       "levels)");
+    }
     if (const std::optional<std::string> number = number_beyond_double(input.head)) {
       throw InputError(name + ":" + std::to_string(input.head_line) + ": the number " +
                        excerpt(*number) +

@@ -1,4 +1,5 @@
 #include "kspeed/io/trace/byte_source.hpp"
+#include "kspeed/io/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -23,7 +25,8 @@ namespace {
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  FileSource(int fd, std::string path)
+      : fd_(fd), path_(std::move(path)), cap_(max_stream_bytes()) {}
   ~FileSource() override { ::close(fd_); }
 
   std::size_t read(char* out, std::size_t capacity) override {
@@ -31,6 +34,9 @@ class FileSource final : public ByteSource {
       const ssize_t n = ::read(fd_, out, capacity);
       if (n >= 0) {
         position_ += static_cast<std::uint64_t>(n);
+        if (cap_ && position_ > *cap_) {
+          refuse_too_large("'" + path_ + "'", *cap_, "a smaller input");
+        }
         return static_cast<std::size_t>(n);
       }
       if (errno != EINTR) {
@@ -44,6 +50,7 @@ class FileSource final : public ByteSource {
  private:
   int fd_;
   std::string path_;
+  std::optional<std::uint64_t> cap_;  ///< KSPEED_MAX_INPUT_BYTES, when set
   std::atomic<std::uint64_t> position_{0};
 };
 
@@ -89,7 +96,7 @@ class PrefixedSource final : public ByteSource {
 class GzipSource final : public ByteSource {
  public:
   GzipSource(std::unique_ptr<ByteSource> compressed, std::string name)
-      : compressed_(std::move(compressed)), name_(std::move(name)) {
+      : compressed_(std::move(compressed)), name_(std::move(name)), cap_(max_stream_bytes()) {
     producer_ = std::thread([this] { produce(); });
   }
   ~GzipSource() override {
@@ -108,6 +115,10 @@ class GzipSource final : public ByteSource {
     const std::size_t n = std::min(capacity, current_.size() - current_offset_);
     std::memcpy(out, current_.data() + current_offset_, n);
     current_offset_ += n;
+    inflated_ += n;
+    if (cap_ && inflated_ > *cap_) {
+      refuse_too_large(name_ + " (inflated)", *cap_, "a smaller input");
+    }
     return n;
   }
   std::uint64_t file_position() const override { return compressed_->file_position(); }
@@ -230,6 +241,8 @@ class GzipSource final : public ByteSource {
 
   std::unique_ptr<ByteSource> compressed_;
   std::string name_;
+  std::optional<std::uint64_t> cap_;  ///< KSPEED_MAX_INPUT_BYTES, when set
+  std::uint64_t inflated_ = 0;        ///< bytes handed to the reader
   std::thread producer_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -256,7 +269,7 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path) {
                      "' is a folder: expected a trace file (*.json, "
                      "*.json.gz, *.sqlite, *.csv)");
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_for_reading(path, "trace file '" + path + "'");
   if (fd < 0) {
     throw InputError("trace file '" + path + "' cannot be read: " + std::strerror(errno));
   }

@@ -1,6 +1,8 @@
 // `kspeed plan BASELINE... --effect 1%`: before running an A/B, can it see the predicted effect?
 // The minimum detectable effect at the planned requests and repeats, and what detecting the
 // prediction would take, from the noise of one or more baseline runs (engine/verify/power.hpp).
+#include <iostream>
+
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"
@@ -73,13 +75,21 @@ std::pair<double, std::string> effect_from_estimate(const std::string& path,
   return {1 - 1 / speedup, path + " " + object + ".speedup " + std::to_string(speedup)};
 }
 
-engine::BaselineRun baseline_run(const std::string& path, engine::LatencyMetric metric) {
+engine::BaselineRun baseline_run(const std::string& path, engine::LatencyMetric metric,
+                                 std::vector<std::string>& warnings) {
   std::vector<io::BenchResult> results = io::read_bench_results(path);
   if (results.size() != 1) {
     throw InputError(path + " holds " + std::to_string(results.size()) +
                      " runs: give each baseline run as a file of its own");
   }
   const engine::BenchSide& side = results.front().latencies;
+  // Rows the reader skipped (a negative TTFT, a failed request) are not in the noise: said, not
+  // dropped silently.
+  if (side.skipped > 0) {
+    warnings.push_back(path + ": " + std::to_string(side.skipped) +
+                       " per-request rows skipped and left out of the noise (the first: " +
+                       side.first_skipped + ")");
+  }
   const auto m = static_cast<std::size_t>(metric);
   if (!side.per_request || side.samples.at(m).size() < 2) {
     throw InputError(path + ": " + std::string(to_string(metric)) +
@@ -179,12 +189,14 @@ class PlanCommand final : public Command {
     input.options.alpha =
         io::check_range("--alpha", open_fraction(flags_.alpha, "--alpha"), flags_.alpha);
     check_output_options(flags_.output);
+    std::vector<std::string> skipped;
     for (const std::string& path : flags_.baselines)
-      input.runs.push_back(baseline_run(path, metric));
+      input.runs.push_back(baseline_run(path, metric, skipped));
     const engine::Plan plan = engine::plan_ab(input);
     render_and_emit(
         report::Report{report::plan_view(plan, context), report::plan_document(plan, context)},
         flags_.output);
+    for (const std::string& warning : skipped) std::cerr << "kspeed: warning: " << warning << "\n";
     return kExitOk;
   }
 

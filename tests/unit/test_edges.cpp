@@ -190,11 +190,12 @@ TEST_CASE("request-log lines are bounded, NULs refused, and a long line read onc
     strict.strict = true;
     const std::string good = "{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 3}\n";
     const std::string bad = "{\"timestamp\": 2, \"input_length\": 1e400, \"output_length\": 3}\n";
-    CHECK_THAT(error_of([&] { io::read_request_log_text(bad, "log", strict, [](const auto&) {}); }),
-               StartsWith("log:1: the number 1e400 is beyond the range of a double"));
+    CHECK_THAT(
+        error_of([&] { io::read_request_log_text(bad, "log", strict, [](const auto&) {}); }),
+        StartsWith("log:1: the number 1e400 (field input_length) is beyond the range of a double"));
     CHECK_THAT(
         error_of([&] { io::read_request_log_text(good + bad, "log", strict, [](const auto&) {}); }),
-        StartsWith("log:2: the number 1e400 is beyond the range of a double"));
+        StartsWith("log:2: the number 1e400 (field input_length) is beyond the range of a double"));
   }
   SECTION("a date past 2262 is a range problem, not a format one") {
     io::ReadOptions strict;

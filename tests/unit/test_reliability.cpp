@@ -269,3 +269,24 @@ TEST_CASE("binary inputs are named by what they are", "[rel][messages]") {
       error_of([&] { io::read_request_log(utf16, {}, [](const kspeed::engine::Request&) {}); }),
       Contains(": the file is UTF-16 text (little-endian): kspeed reads UTF-8"));
 }
+
+TEST_CASE("a number beyond a double names its field", "[rel][messages]") {
+  const auto ignore = [](const kspeed::engine::Request&) {};
+  CHECK_THAT(error_of([&] {
+               io::read_request_log_text(
+                   "{\"metadata\": {\"timestamp_ns\": 1}, \"metrics\": {\"ttft\": {\"value\": "
+                   "1e309, \"unit\": \"ms\"}}, \"error\": null}\n",
+                   "n.jsonl", {}, ignore);
+             }),
+             Contains("n.jsonl:1: the number 1e309 (field value) is beyond the range of a double"));
+  io::ReadOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of([&] {
+               io::read_request_log_text(
+                   "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": "
+                   "[1]}\n{\"timestamp\": 1e309, \"input_length\": 10, \"output_length\": 5, "
+                   "\"hash_ids\": [1]}\n",
+                   "n2.jsonl", strict, ignore);
+             }),
+             Contains("n2.jsonl:2: the number 1e309 (field timestamp) is beyond the range"));
+}

@@ -25,8 +25,10 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
   nlohmann::json value = nlohmann::json::parse(parsed, nullptr, false);
   if (value.is_discarded()) {
     if (const std::optional<std::string> number = number_beyond_double(parsed)) {
+      const std::string field = number_field(parsed, *number);
       problem = {"a number beyond a double",
                  "the number " + excerpt(*number) +
+                     (field.empty() ? std::string() : " (field " + excerpt(field) + ")") +
                      " is beyond the range of a double (about 1.8e308): expected a plausible "
                      "figure"};
       return std::nullopt;
@@ -38,6 +40,19 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
     return std::nullopt;
   }
   return value;
+}
+
+std::string number_field(std::string_view text, std::string_view number) {
+  // The key just before the number ("ttft": 1e309 -> ttft); empty in an array or when unsure.
+  const std::size_t at = text.find(number);
+  if (at == std::string_view::npos) return {};
+  std::size_t i = text.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
+  if (at == 0 || i == std::string_view::npos || text[i] != ':') return {};
+  i = text.find_last_not_of(" \t\r\n", i == 0 ? 0 : i - 1);
+  if (i == std::string_view::npos || i == 0 || text[i] != '"') return {};
+  const std::size_t open = text.rfind('"', i - 1);
+  if (open == std::string_view::npos) return {};
+  return std::string(text.substr(open + 1, i - open - 1));
 }
 
 std::optional<std::string> number_beyond_double(std::string_view text) {

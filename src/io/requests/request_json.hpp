@@ -18,6 +18,9 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
 /// as JSON; nullopt when it parses or fails for another reason.
 std::optional<std::string> number_beyond_double(std::string_view text);
 
+/// The key whose value is `number` in `text` ("ttft" for {"ttft": 1e309}), or empty.
+std::string number_field(std::string_view text, std::string_view number);
+
 /// Whether `text` parses as a JSON object (for sniffing a first line).
 std::optional<nlohmann::json> json_object_or_none(std::string_view text);
 

@@ -212,8 +212,10 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
                        "levels)");
     }
     if (const std::optional<std::string> number = number_beyond_double(input.head)) {
+      const std::string field = number_field(input.head, *number);
       throw InputError(name + ":" + std::to_string(input.head_line) + ": the number " +
                        excerpt(*number) +
+                       (field.empty() ? std::string() : " (field " + excerpt(field) + ")") +
                        " is beyond the range of a double (about 1.8e308): expected a plausible "
                        "figure");
     }

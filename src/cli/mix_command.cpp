@@ -10,12 +10,13 @@
 #include "estimate_flags.hpp"
 #include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/engine/chain/conditions.hpp"
-#include "kspeed/engine/deployment/kv_capacity.hpp"
-#include "kspeed/engine/serving/mix.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
+#include "kspeed/engine/deployment/prefix_calibration.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
+#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/serving/mix_result.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
@@ -670,9 +671,11 @@ class MixCommand final : public Command {
     engine::CalibratedStepModel step = workload.profiled_steps.empty() || calibration
                                            ? engine::modelled_step_model_with_tp_comm(*platform)
                                            : engine::modelled_step_model(*platform);
-    if (calibration) {
-      step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
-                                      calibration->source);
+    if (calibration && calibration->fitted) {
+      step = *calibration->fitted;  // --deployment: fitted by kspeed calibrate
+    } else if (calibration) {
+      step = engine::calibrate_to_run(step, calibration->points, calibration->cached_tokens,
+                                      calibration->decode_points, calibration->source);
     } else if (!workload.profiled_steps.empty()) {
       step = engine::calibrate_to_steps(step, engine::step_observations(workload.profiled_steps),
                                         workload.profiled_from);

@@ -78,6 +78,7 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
   level.tpot = stat_of(load.tpot);
   level.e2e = stat_of(load.e2e);
   level.achieved_rate_per_s = load.achieved_rate_per_s;
+  level.requested_rate_per_s = load.rate_per_s;
   if (!load.prompt_tokens_mean || !load.output_tokens_mean) {
     throw InputError(run + ": " + load.label +
                      " states no mean prompt and output length, which the replay needs to "

@@ -37,7 +37,7 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
                 " other levels are predicted, never fitted (" + std::to_string(result.replays) +
                 " replays).");
     for (const engine::LevelValidation& level : result.levels) {
-      view.subheading(fmt::format("{} (replayed load ρ = {:.2f})", level.label, level.load));
+      view.subheading(level.label + (level.saturated ? " (saturated)" : ""));
       Table table{{"metric", "measured", "predicted", "error"},
                   {Align::left, Align::right, Align::right, Align::right},
                   {}};
@@ -46,12 +46,22 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
                               value_text(m.predicted, m.unit), error_text(m.error())});
       }
       view.table(table);
+      if (level.saturated) {
+        view.caption(
+            "The server saturated: it achieved under 90% of the requested rate. The replay is "
+            "open loop and queues every request the client sent, while a benchmark's client "
+            "caps the requests in flight, so TTFT and E2E here measure the two clients as much "
+            "as the engine: only throughput (the saturation point) enters the summary.");
+      }
     }
-    view.subheading("Held-out levels: |error| per metric");
+    view.subheading(
+        "Held-out levels: |error| per metric (latencies below saturation, throughput at every "
+        "level)");
     Table summary{{"metric", "levels", "median |error|", "worst |error|", "worst at"},
                   {Align::left, Align::right, Align::right, Align::right, Align::left},
                   {}};
     for (const engine::MetricSummary& s : result.summary) {
+      if (s.levels == 0) continue;  // reported only at saturated levels
       summary.rows.push_back({s.metric, std::to_string(s.levels),
                               fmt::format("{:.1f}%", 100 * s.median_abs_error),
                               fmt::format("{:.1f}%", 100 * s.worst_abs_error), s.worst_level});
@@ -94,6 +104,7 @@ Document validate_document(const std::vector<engine::ValidationResult>& results,
         document.records.push_back({{"schema_version", kSchemaVersion},
                                     {"source", result.source},
                                     {"level", level.label},
+                                    {"saturated", level.saturated},
                                     {"metric", m.metric},
                                     {"unit", m.unit},
                                     {"measured", m.measured},
@@ -102,7 +113,7 @@ Document validate_document(const std::vector<engine::ValidationResult>& results,
       }
       levels.push_back({{"label", level.label},
                         {"offered_rate_per_s", level.offered_rate_per_s},
-                        {"load", level.load},
+                        {"saturated", level.saturated},
                         {"metrics", metrics}});
     }
     run["levels"] = levels;

@@ -178,11 +178,11 @@ ReplayFit fit_through_replay(const CalibratedStepModel& prior, const ServingSetu
     const ReplaySide s = replay_level(*level, final_setup);
     ++fit.replays;
     if (const std::optional<PairedStat> p = paired_per_token(*level, s)) {
-      out.residuals.push_back({level->label + " tpot " + p->statistic, LatencyKind::tpot,
+      out.residuals.push_back({level->label + " (" + p->statistic + ")", LatencyKind::tpot,
                                p->measured_ms, p->predicted_ms});
     }
     if (const std::optional<PairedStat> p = paired_ttft(*level, s)) {
-      out.residuals.push_back({level->label + " ttft " + p->statistic, LatencyKind::ttft,
+      out.residuals.push_back({level->label + " (" + p->statistic + ")", LatencyKind::ttft,
                                p->measured_ms, p->predicted_ms});
     }
   }
@@ -225,6 +225,12 @@ std::vector<MetricComparison> compare_level(const ReplayLevel& level, const Repl
   return out;
 }
 
+bool saturated(const ReplayLevel& level) {
+  constexpr double kKeptUp = 0.9;
+  return level.requested_rate_per_s && level.achieved_rate_per_s &&
+         *level.achieved_rate_per_s < kKeptUp * *level.requested_rate_per_s;
+}
+
 ValidationResult validate_through_replay(const CalibratedStepModel& prior,
                                          const ServingSetup& setup,
                                          const std::vector<ReplayLevel>& levels,
@@ -246,8 +252,8 @@ ValidationResult validate_through_replay(const CalibratedStepModel& prior,
     if (std::find(fit_indices.begin(), fit_indices.end(), i) != fit_indices.end()) continue;
     const ReplaySide side = replay_level(levels[i], fitted);
     ++result.replays;
-    result.levels.push_back(
-        {levels[i].label, compare_level(levels[i], side), side.offered_rate_per_s, side.load});
+    result.levels.push_back({levels[i].label, compare_level(levels[i], side),
+                             side.offered_rate_per_s, saturated(levels[i])});
   }
   for (const LevelValidation& level : result.levels) {
     for (const MetricComparison& m : level.metrics) {
@@ -265,6 +271,7 @@ ValidationResult validate_through_replay(const CalibratedStepModel& prior,
     for (const LevelValidation& level : result.levels) {
       for (const MetricComparison& m : level.metrics) {
         if (m.metric != summary.metric) continue;
+        if (level.saturated && m.metric != "throughput") continue;
         const double e = std::abs(m.error());
         errors.push_back(e);
         if (e >= summary.worst_abs_error) {
@@ -274,6 +281,7 @@ ValidationResult validate_through_replay(const CalibratedStepModel& prior,
       }
     }
     summary.levels = errors.size();
+    if (errors.empty()) continue;
     std::sort(errors.begin(), errors.end());
     const std::size_t n = errors.size();
     summary.median_abs_error =

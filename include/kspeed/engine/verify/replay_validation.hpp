@@ -39,7 +39,11 @@ struct ReplayLevel {
   LevelStat tpot;  ///< per output token after the first
   LevelStat e2e;
   std::optional<double> achieved_rate_per_s;
+  std::optional<double> requested_rate_per_s;  ///< open loop: the rate the client was asked for
 };
+
+/// A level the server could not keep up with: it achieved under 90% of the requested rate.
+bool saturated(const ReplayLevel& level);
 
 /// The fit and what it took.
 struct ReplayFit {
@@ -80,7 +84,8 @@ struct MetricComparison {
 /// mean, E2E mean/p99, achieved throughput); what the level does not report is left out.
 std::vector<MetricComparison> compare_level(const ReplayLevel& level, const ReplaySide& side);
 
-/// Median and worst |error| of one metric over the held-out levels that report it.
+/// Median and worst |error| of one metric over the held-out levels that report it: latencies over
+/// the levels below saturation, throughput (the saturation point) over every level.
 struct MetricSummary {
   std::string metric;
   double median_abs_error = 0;
@@ -93,7 +98,9 @@ struct LevelValidation {
   std::string label;
   std::vector<MetricComparison> metrics;
   double offered_rate_per_s = 0;  ///< the replay's
-  double load = 0;                ///< the replay's rho (offered / saturation)
+  /// The measured server saturated (saturated()): its latencies are set by the benchmark's
+  /// client (a cap on requests in flight) as much as by the engine; only throughput is summarised.
+  bool saturated = false;
 };
 
 /// Fit on `fit_indices` (one or two levels, lightest first), predict every other level: a fit

@@ -494,9 +494,10 @@ CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<double>& cached_tokens,
                                            std::string_view source) {
   if (!cached_tokens.empty() && cached_tokens.size() != observations.size()) {
-    throw InputError(std::string(source) + ": " + std::to_string(cached_tokens.size()) +
-                     " cached prefixes for " + std::to_string(observations.size()) +
-                     " calibration points: expected one per point");
+    throw InputError(
+        std::string(source) + ": " + count_mark(static_cast<long long>(cached_tokens.size())) +
+        " cached prefixes for " + count_mark(static_cast<long long>(observations.size())) +
+        " calibration points: expected one per point");
   }
   if (observations.empty()) {
     throw InputError(std::string(source) +

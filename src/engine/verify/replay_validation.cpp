@@ -84,7 +84,7 @@ ReplayFit fit_through_replay(const CalibratedStepModel& prior, const ServingSetu
                              std::string_view source) {
   if (fit_levels.empty() || fit_levels.size() > 2) {
     throw InputError("the fit through the replay takes one or two load levels, got " +
-                     std::to_string(fit_levels.size()));
+                     count_mark(static_cast<long long>(fit_levels.size())));
   }
   ReplayFit fit;
   fit.model = prior;

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <new>
 
+#include "calibration_commands.hpp"
 #include "command.hpp"
 #include "completions_command.hpp"
 #include "kspeed/error.hpp"
@@ -164,6 +165,14 @@ const CommandEntry kCommands[] = {
      "What a kernel speedup is worth over a request log: TTFT/TPOT/E2E percentiles before and "
      "after, prefix caching, queues and goodput",
      make_mix_command},
+    {"calibrate",
+     "Fit a deployment's step model to runs measured on it and write the deployment file that "
+     "--deployment reads",
+     make_calibrate_command},
+    {"validate",
+     "Fit the replay on chosen load levels of a measured run and predict every other level: "
+     "measured vs predicted TTFT, TPOT, E2E and throughput, each error",
+     make_validate_command},
     {"diff",
      "Before and after: two traces (kspeed's predicted phase speedup beside the measured one) "
      "or two benchmark results (latency changes with confidence intervals)",

@@ -5,6 +5,7 @@
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/deployment/prefix_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
@@ -178,6 +179,10 @@ void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
                  "Requests in flight while --calibrate's file was measured, when it does not "
                  "say")
       ->type_name("N");
+  app.add_option("--deployment", flags.deployment_file,
+                 "A deployment file kspeed calibrate wrote: its model, GPU, tp, precision and "
+                 "fitted step model (flags left out are taken from it)")
+      ->type_name("FILE");
 }
 
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
@@ -274,7 +279,8 @@ void name_after_deployment(engine::Workload& workload,
       "log's, the flags', else the kspeed source analysis's illustrative request.";
 }
 
-std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags) {
+std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {
+  if (!flags.deployment_file.empty()) return read_deployment_flag(flags);
   const std::optional<double> concurrency = optional_value<double>(
       flags.calibrate_concurrency, "--calibrate-concurrency", io::parse_positive_number);
   if (flags.calibrate.empty()) {
@@ -290,7 +296,14 @@ std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags) 
                      " fits a deployment's step model to the file: name the deployment with "
                      "--model NAME and --gpu NAME (kspeed models, kspeed gpus list them)");
   }
-  return io::read_calibration_file(flags.calibrate, concurrency);
+  io::CalibrationFile file = io::read_calibration_file(flags.calibrate, concurrency);
+  if (flags.strict && file.tpot_points == 0) {
+    throw InputError("--strict: --calibrate " + flags.calibrate + " has no per-token time (" +
+                     io::describe_points(file) +
+                     "), so the decode side would stay modelled: give a log with per-request "
+                     "TPOT, ITL, or E2E and TTFT, or leave --strict out");
+  }
+  return file;
 }
 
 void attach_step_model(engine::EstimateOptions& options,
@@ -301,8 +314,11 @@ void attach_step_model(engine::EstimateOptions& options,
   options.step_model = workload.profiled_steps.empty() || calibration
                            ? engine::modelled_step_model_with_tp_comm(*options.platform)
                            : engine::modelled_step_model(*options.platform);
-  if (calibration) {
+  if (calibration && calibration->fitted) {
+    options.step_model = *calibration->fitted;  // --deployment: fitted by kspeed calibrate
+  } else if (calibration) {
     options.step_model = engine::calibrate_to_run(*options.step_model, calibration->points,
+                                                  calibration->cached_tokens,
                                                   calibration->decode_points, calibration->source);
   } else if (!workload.profiled_steps.empty()) {
     options.step_model = engine::calibrate_to_steps(

@@ -36,6 +36,7 @@ struct EstimateFlags {
   PlatformFlags platform;
   std::string calibrate;              ///< --calibrate FILE: measured latencies of the deployment
   std::string calibrate_concurrency;  ///< --calibrate-concurrency N: the file's, when it omits it
+  std::string deployment_file;        ///< --deployment FILE: a deployment kspeed calibrate wrote
   LeverFlags levers;
   NcuFlags ncu;  ///< --ncu FILE, --kernel, --launch: the kernel speedup priced from a profile
   std::string min_request_speedup, min_prefill_speedup;
@@ -80,10 +81,13 @@ void name_after_deployment(engine::Workload& workload,
                            const std::optional<engine::Platform>& platform);
 
 /// --calibrate's file, read (nullopt without the flag).
-std::optional<io::CalibrationFile> read_calibration(const EstimateFlags& flags);
+std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags);
+/// --deployment's file as a calibration already fitted; fills the platform flags the user left
+/// out from it (deployment_flag.cpp). Throws InputError on a flag that contradicts the file.
+io::CalibrationFile read_deployment_flag(EstimateFlags& flags);
 
-/// With a platform, its step model (engine/deployment/step_calibration.hpp) answers what the flags and
-/// the workload leave open: modelled from the roofline at the cited default efficiencies, then
+/// With a platform, its step model (engine/deployment/step_calibration.hpp) answers what the flags
+/// and the workload leave open: modelled from the roofline at the cited default efficiencies, then
 /// fitted to --calibrate's file, or else to the profiled steps `workload` carries (kspeed
 /// profile --emit-workload: provenance measured, source the trace files). Throws InputError for
 /// --calibrate without a platform.

@@ -12,6 +12,7 @@
 #include "kspeed/engine/chain/conditions.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
+#include "kspeed/engine/deployment/prefix_calibration.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/engine/serving/mix.hpp"
@@ -698,9 +699,11 @@ class MixCommand final : public Command {
     engine::CalibratedStepModel step = workload.profiled_steps.empty() || calibration
                                            ? engine::modelled_step_model_with_tp_comm(*platform)
                                            : engine::modelled_step_model(*platform);
-    if (calibration) {
-      step = engine::calibrate_to_run(step, calibration->points, calibration->decode_points,
-                                      calibration->source);
+    if (calibration && calibration->fitted) {
+      step = *calibration->fitted;  // --deployment: fitted by kspeed calibrate
+    } else if (calibration) {
+      step = engine::calibrate_to_run(step, calibration->points, calibration->cached_tokens,
+                                      calibration->decode_points, calibration->source);
     } else if (!workload.profiled_steps.empty()) {
       step = engine::calibrate_to_steps(step, engine::step_observations(workload.profiled_steps),
                                         workload.profiled_from);

@@ -10,6 +10,7 @@
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/step_model_facts.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -542,6 +543,10 @@ View estimate_view(const Estimate& estimate) {
     view.verdict(gate_line(gate), gate.passed);
   }
   return view;
+}
+
+void step_model_facts(View& view, const engine::CalibratedStepModel& model) {
+  add_step_model_facts(view, model);
 }
 
 }  // namespace kspeed::report

@@ -243,6 +243,10 @@ CASES = [
      ["audit", "cache-on.json", "cache-off.json"]),
     ("audit-record", "jsonl", [f"{FIXTURES}/diff/vllm-aggregate-conc4.json"],
      ["audit", "vllm-aggregate-conc4.json"]),
+    # kspeed calibrate prints the deployment file itself (no --format: "raw")
+    ("deployment", "raw", [f"{FIXTURES}/calibrate/vllm-detailed-llama8b.json"],
+     ["calibrate", "vllm-detailed-llama8b.json", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+      "--calibrate-concurrency", "1"]),
 ]
 
 
@@ -263,7 +267,7 @@ def run(kspeed, source_dir, kind, fixtures, args):
                                 os.path.join(scratch, os.path.basename(fixture.rstrip("/"))))
             else:
                 shutil.copy(os.path.join(source_dir, fixture), scratch)
-        extra = {"json": ["--format", "json"], "jsonl": ["--format", "jsonl"],
+        extra = {"json": ["--format", "json"], "jsonl": ["--format", "jsonl"], "raw": [],
                  "per-request": ["--format", "json", "-o", "/dev/null", "--per-request",
                                  "out.ndjson"]}[kind]
         done = subprocess.run([kspeed] + args + extra, cwd=scratch, capture_output=True,
@@ -275,7 +279,7 @@ def run(kspeed, source_dir, kind, fixtures, args):
                 text = f.read().decode("utf-8")
         else:
             text = done.stdout.decode("utf-8")
-    if kind == "json":
+    if kind in ("json", "raw"):
         return [json.loads(text)]
     return [json.loads(line) for line in text.splitlines()]
 
@@ -324,7 +328,7 @@ def main():
             checked += 1
             error = first_error(validator, document)
             if error:
-                line = f" line {number}" if kind != "json" else ""
+                line = f" line {number}" if kind not in ("json", "raw") else ""
                 print(f"FAIL {label}{line} does not match {schema}.schema.json {error}")
                 failures += 1
     print(f"schemas: {checked} documents or lines from {len(CASES)} runs validated "
@@ -350,6 +354,7 @@ def main():
         ("diff-record", ["prediction_error"], "predicted_error"),
         ("audit", ["files", 0, "conditions", 0, "status"], "state"),
         ("audit-record", ["condition"], "key"),
+        ("deployment", ["step_model", "coefficients", "weights_ms"], "weight_ms"),
     ]
     for schema, path, new_name in mutations:
         document = outputs.get(schema)

@@ -1,7 +1,7 @@
 #pragma once
-// Measured latencies to calibrate a deployment's step model on (engine/deployment/step_calibration.hpp),
-// read from the files serving benchmarks write. One reader per format (src/io/calibration/),
-// picked by content:
+// Measured latencies to calibrate a deployment's step model on
+// (engine/deployment/step_calibration.hpp), read from the files serving benchmarks write. One
+// reader per format (src/io/calibration/), picked by content:
 // - AccelMark result.json (FreedomIntelligence/AccelMark): its one-request-at-a-time
 //   ("interactive") TTFT and TPOT p50, at the suite's p50 prompt and response lengths (the
 //   suite file, <suite_id>.json, sits in a workload/ folder beside or above the result);
@@ -28,8 +28,16 @@ struct CalibrationFile {
   /// more than 10% of its TTFT gives its TPOT only: its TTFT is queue, not the prefill step or
   /// the request overhead, which the fit would otherwise absorb it into.
   std::vector<engine::LatencyObservation> points;
+  /// The prefix of each point's prompt the log says was cached, one per point (0 when the log
+  /// does not say): the TTFT fit prices the other tokens only (prefix_calibration.hpp).
+  std::vector<double> cached_tokens;
   /// How many TTFTs that left out, for the step model's source line; empty when none.
   std::string ttft_note;
+  /// The points with a per-token (TPOT) time: without one the decode side is not fitted.
+  std::int64_t tpot_points = 0;
+  /// Where the per-token times came from, with counts ("45 from (E2E - TTFT) / (output - 1)");
+  /// empty when there is none.
+  std::string tpot_note;
   /// A per-request log whose records have an arrival time, a TTFT and an E2E (or TPOT), 2+
   /// output tokens: each request's decode time per token against the requests decoding
   /// alongside it (engine::mean_decoding_alongside), for the per-sequence cost. Empty otherwise.
@@ -37,7 +45,13 @@ struct CalibrationFile {
   /// The run's typical request (the p50 or median lengths), for an estimate that gives none.
   std::int64_t typical_prompt_tokens = 0;
   std::int64_t typical_response_tokens = 0;
+  /// A step model already fitted (a deployment file kspeed calibrate wrote): used as it is.
+  std::optional<engine::CalibratedStepModel> fitted;
 };
+
+/// For people: the file's TTFT and TPOT point counts and where its per-token times came from;
+/// with no TPOT point, that the decode side keeps its modelled prior and what would fit it.
+std::string describe_points(const CalibrationFile& file);
 
 /// Reads AccelMark's result JSON from its text; `suite_text` is its suite file's text (empty when
 /// not found: the error then says where it was looked for).

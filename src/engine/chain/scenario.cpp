@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "kspeed/engine/chain/analytic_share.hpp"
-#include "kspeed/engine/deployment/decode_model.hpp"
-#include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/chain/scenario_roofline.hpp"
+#include "kspeed/engine/denominator.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -46,8 +46,21 @@ RequestLatency deployment_latency(const EstimateOptions& options, double prompt_
 
 // The provenance of an input the deployment's step model supplied for `phase`. A model
 // calibrated on profiled steps measured only the phases its steps ran: a decode trace says
-// nothing of prefill attention, so a prefill input of it is the roofline's (modelled).
+// nothing of prefill attention, so a prefill input of it is the roofline's (modelled). Likewise
+// a fit to latencies moved only the phase it had points for: a file without a per-token time
+// leaves the decode side modelled, never labelled fitted.
 Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) {
+  if (model.calibration == Provenance::fitted) {
+    const StepModelOrigins& o = model.origins;
+    const auto is_fitted = [](const CoefficientOrigin& origin) {
+      return origin.provenance == Provenance::fitted;
+    };
+    const bool moved =
+        phase == Phase::prefill
+            ? is_fitted(o.per_token) || is_fitted(o.prefill_pair) || is_fitted(o.request_overhead)
+            : is_fitted(o.weights) || is_fitted(o.kv_token) || is_fitted(o.per_sequence);
+    return moved ? Provenance::fitted : Provenance::modelled;
+  }
   if (model.calibration != Provenance::measured) return model.calibration;
   const CoefficientOrigin& attention =
       phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/prefix_calibration.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/error.hpp"
 
@@ -148,15 +149,16 @@ ScaleFit fit_scale(const std::vector<double>& measured,
   return fit;
 }
 
-void check_positive(const LatencyObservation& point, std::string_view source) {
-  const bool lengths_ok =
-      point.prompt_tokens > 0 && point.response_tokens >= 1 && point.concurrency >= 1;
+void check_positive(const LatencyObservation& point, double cached, std::string_view source) {
+  const bool lengths_ok = point.prompt_tokens > 0 && point.response_tokens >= 1 &&
+                          point.concurrency >= 1 && cached >= 0 && cached < point.prompt_tokens;
   const bool latencies_ok =
       (!point.ttft_ms || *point.ttft_ms > 0) && (!point.tpot_ms || *point.tpot_ms > 0);
   if (!lengths_ok || !latencies_ok) {
     throw InputError(std::string(source) + ": calibration point '" + point.label +
-                     "': expected a prompt > 0 tokens, a response >= 1 token, concurrency >= 1 "
-                     "and latencies > 0 ms; fix or drop that point");
+                     "': expected a prompt > 0 tokens, a cached prefix shorter than the prompt, a "
+                     "response >= 1 token, concurrency >= 1 and latencies > 0 ms; fix or drop "
+                     "that point");
   }
 }
 
@@ -206,14 +208,23 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
   }
 }
 
-// TTFT points: TTFT = overhead + fixed + max(W, k·a·cL) + k·b·pairs (compute side scaled by k).
+// The cached prefix of point i: none when the caller gave no list.
+double cached_of(const std::vector<double>& cached, std::size_t i) {
+  return i < cached.size() ? cached[i] : 0.0;
+}
+
+// TTFT points: TTFT = overhead + fixed + max(W, k·a·cL) + k·b·pairs (compute side scaled by k),
+// the prefill of each point's prompt after its cached prefix.
 void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>& points,
-                 const std::string& source) {
+                 const std::vector<double>& cached, const std::string& source) {
   std::vector<const LatencyObservation*> used;
+  std::vector<double> used_cached;
   std::vector<double> measured;
-  for (const LatencyObservation& point : points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const LatencyObservation& point = points[i];
     if (point.ttft_ms) {
       used.push_back(&point);
+      used_cached.push_back(cached_of(cached, i));
       measured.push_back(*point.ttft_ms);
     }
   }
@@ -225,7 +236,8 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     scaled.ms_per_prefill_pair *= scale;
     scaled.ms_per_window_prefill_token *= scale;
     const LatencyObservation& p = *used[i];
-    return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency)).total_ms();
+    return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency, used_cached[i]))
+        .total_ms();
   };
   bool distinct = false;
   for (std::size_t i = 1; i < used.size(); ++i) {
@@ -258,13 +270,19 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
 }
 
 std::vector<PointResidual> latency_residuals(const CalibratedStepModel& model,
-                                             const std::vector<LatencyObservation>& points) {
+                                             const std::vector<LatencyObservation>& points,
+                                             const std::vector<double>& cached) {
   std::vector<PointResidual> residuals;
-  for (const LatencyObservation& p : points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const LatencyObservation& p = points[i];
     const RequestLatency latency =
         request_latency(model, p.prompt_tokens, p.response_tokens, p.concurrency);
     if (p.ttft_ms) {
-      residuals.push_back({p.label, LatencyKind::ttft, *p.ttft_ms, latency.ttft_ms()});
+      const double prefill_ms = step_time(model.model, prefill_batch(p.prompt_tokens, p.concurrency,
+                                                                     cached_of(cached, i)))
+                                    .total_ms();
+      residuals.push_back(
+          {p.label, LatencyKind::ttft, *p.ttft_ms, model.request_overhead_ms + prefill_ms});
     }
     if (p.tpot_ms) {
       residuals.push_back({p.label, LatencyKind::tpot, *p.tpot_ms, latency.tpot_ms()});
@@ -427,9 +445,15 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
 }
 
 BatchComposition prefill_batch(double prompt_tokens, double concurrency) {
+  return prefill_batch(prompt_tokens, concurrency, 0);
+}
+
+BatchComposition prefill_batch(double prompt_tokens, double concurrency, double cached_tokens) {
+  const double cached = std::clamp(cached_tokens, 0.0, std::max(prompt_tokens - 1, 0.0));
+  const double computed = prompt_tokens - cached;
   BatchComposition batch;
-  batch.prefill_tokens = concurrency * prompt_tokens;
-  batch.prefill_pairs = concurrency * causal_pairs(prompt_tokens, 0);
+  batch.prefill_tokens = concurrency * computed;
+  batch.prefill_pairs = concurrency * causal_pairs(computed, cached);
   return batch;
 }
 
@@ -462,18 +486,33 @@ RequestLatency request_latency(const CalibratedStepModel& calibrated, double pro
 CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<LatencyObservation>& observations,
                                            std::string_view source) {
+  return calibrate_to_latencies(prior, observations, {}, source);
+}
+
+CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
+                                           const std::vector<LatencyObservation>& observations,
+                                           const std::vector<double>& cached_tokens,
+                                           std::string_view source) {
+  if (!cached_tokens.empty() && cached_tokens.size() != observations.size()) {
+    throw InputError(
+        std::string(source) + ": " + count_mark(static_cast<long long>(cached_tokens.size())) +
+        " cached prefixes for " + count_mark(static_cast<long long>(observations.size())) +
+        " calibration points: expected one per point");
+  }
   if (observations.empty()) {
     throw InputError(std::string(source) +
                      ": no latency to calibrate to: expected at least one TTFT or TPOT point");
   }
-  for (const LatencyObservation& point : observations) check_positive(point, source);
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    check_positive(observations[i], cached_of(cached_tokens, i), source);
+  }
   CalibratedStepModel out = prior;
   const std::string label(source);
   fit_decode(out, observations, label);
-  fit_prefill(out, observations, label);
+  fit_prefill(out, observations, cached_tokens, label);
   out.calibration_source = label;
   out.calibration = Provenance::fitted;
-  out.residuals = latency_residuals(out, observations);
+  out.residuals = latency_residuals(out, observations, cached_tokens);
   return out;
 }
 
@@ -700,7 +739,15 @@ CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
                                      const std::vector<LatencyObservation>& latencies,
                                      const std::vector<RunningDecodeObservation>& decode,
                                      std::string_view source) {
-  CalibratedStepModel out = calibrate_to_latencies(prior, latencies, source);
+  return calibrate_to_run(prior, latencies, {}, decode, source);
+}
+
+CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
+                                     const std::vector<LatencyObservation>& latencies,
+                                     const std::vector<double>& cached_tokens,
+                                     const std::vector<RunningDecodeObservation>& decode,
+                                     std::string_view source) {
+  CalibratedStepModel out = calibrate_to_latencies(prior, latencies, cached_tokens, source);
   if (!identifies_per_sequence_cost(decode)) return out;
   const CalibratedStepModel line = calibrate_to_running_sequences(out, decode, source);
   if (!(line.model.ms_per_sequence > 0)) {
@@ -714,14 +761,20 @@ CalibratedStepModel calibrate_to_run(const CalibratedStepModel& prior,
   out = line;
   // The prefill step moved with the bandwidth side: the overhead is what TTFT leaves of it.
   std::vector<LatencyObservation> ttft_points;
-  for (const LatencyObservation& point : latencies) {
+  std::vector<double> ttft_cached;
+  for (std::size_t i = 0; i < latencies.size(); ++i) {
+    const LatencyObservation& point = latencies[i];
     if (!point.ttft_ms) continue;
     LatencyObservation ttft = point;
     ttft.tpot_ms.reset();
     ttft_points.push_back(ttft);
+    ttft_cached.push_back(cached_of(cached_tokens, i));
   }
-  if (!ttft_points.empty()) out = calibrate_to_latencies(out, ttft_points, source);
-  out.residuals = latency_residuals(out, latencies);
+  if (!ttft_points.empty()) {
+    out = calibrate_to_latencies(
+        out, ttft_points, cached_tokens.empty() ? std::vector<double>{} : ttft_cached, source);
+  }
+  out.residuals = latency_residuals(out, latencies, cached_tokens);
   return out;
 }
 

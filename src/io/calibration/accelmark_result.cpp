@@ -76,6 +76,8 @@ CalibrationFile parse_accelmark_result(std::string_view text, std::string_view s
   point.ttft_ms = positive_at(interactive, "ttft_ms_p50", "metrics.interactive", source);
   point.tpot_ms = positive_at(interactive, "tpot_ms_p50", "metrics.interactive", source);
   file.points.push_back(point);
+  file.tpot_points = 1;
+  file.tpot_note = "1 from the interactive scenario's TPOT p50";
   file.typical_prompt_tokens = std::llround(prompt);
   file.typical_response_tokens = std::llround(response);
   return file;

@@ -2,6 +2,7 @@
 // neighbours: AccelMark's suite file (the request lengths) and AIPerf's aggregate file (the
 // concurrency and the model).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -89,14 +90,17 @@ struct TimedDecode {
   std::int64_t line = 0;
 };
 
-// The decode of a request with an arrival, a TTFT and an E2E or TPOT, and 2+ output tokens.
-std::optional<TimedDecode> timed_decode(const engine::Request& r) {
-  if (!r.arrival_s || !r.ttft_ms || r.response_tokens < 2 || (!r.e2e_ms && !r.tpot_ms)) {
+// The decode of a request with an arrival, a TTFT and an E2E or per-token time, and 2+ output
+// tokens.
+template <typename PerTokenTime>
+std::optional<TimedDecode> timed_decode(const engine::Request& r,
+                                        const std::optional<PerTokenTime>& per_token) {
+  if (!r.arrival_s || !r.ttft_ms || r.response_tokens < 2 || (!r.e2e_ms && !per_token)) {
     return std::nullopt;
   }
   const double first_s = *r.arrival_s + *r.ttft_ms / 1000.0;
-  const double decode_ms =
-      r.e2e_ms ? *r.e2e_ms - *r.ttft_ms : *r.tpot_ms * static_cast<double>(r.response_tokens - 1);
+  const double decode_ms = r.e2e_ms ? *r.e2e_ms - *r.ttft_ms
+                                    : per_token->ms * static_cast<double>(r.response_tokens - 1);
   if (!(decode_ms > 0)) return std::nullopt;
   return TimedDecode{{first_s, first_s + decode_ms / 1000.0},
                      static_cast<double>(r.prompt_tokens),
@@ -126,6 +130,57 @@ std::vector<engine::RunningDecodeObservation> decode_points(
   return points;
 }
 
+// Where a request's time per output token came from, most direct first.
+enum class PerTokenSource { tpot, itl, itl_arrays, e2e, count };
+
+constexpr std::size_t index(PerTokenSource source) {
+  return static_cast<std::size_t>(source);
+}
+
+std::string_view describe(PerTokenSource source) {
+  switch (source) {
+    case PerTokenSource::tpot:
+      return "the log's per-request TPOT";
+    case PerTokenSource::itl:
+      return "the log's per-request mean inter-token latency";
+    case PerTokenSource::itl_arrays:
+      return "the inter-token gaps (sum of the ITL array / (output - 1))";
+    case PerTokenSource::e2e:
+    case PerTokenSource::count:
+      break;
+  }
+  return "(E2E - TTFT) / (output - 1)";
+}
+
+struct PerToken {
+  double ms = 0;
+  PerTokenSource source = PerTokenSource::tpot;
+};
+
+// A request's time per output token after the first, from whatever its log recorded: a stated
+// TPOT, a mean ITL, else its E2E less its TTFT over the output tokens after the first (vLLM's
+// definition; a --save-detailed log's E2E is TTFT + its ITL array, so that is the gaps' sum).
+std::optional<PerToken> per_token_time(const engine::Request& r) {
+  if (r.response_tokens < 2) return std::nullopt;
+  if (r.tpot_ms && *r.tpot_ms > 0) return PerToken{*r.tpot_ms, PerTokenSource::tpot};
+  if (r.itl_ms && *r.itl_ms > 0) return PerToken{*r.itl_ms, PerTokenSource::itl};
+  if (r.e2e_ms && r.ttft_ms && *r.e2e_ms > *r.ttft_ms) {
+    const double ms = (*r.e2e_ms - *r.ttft_ms) / static_cast<double>(r.response_tokens - 1);
+    return PerToken{ms, PerTokenSource::e2e};
+  }
+  return std::nullopt;
+}
+
+std::string per_token_note(const std::array<std::int64_t, index(PerTokenSource::count)>& counts) {
+  std::string note;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    note += (note.empty() ? "" : "; ") + std::to_string(counts[i]) + " from " +
+            std::string(describe(static_cast<PerTokenSource>(i)));
+  }
+  return note;
+}
+
 using LogReader = std::function<RequestLogReport(const RequestSink&)>;
 
 CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency,
@@ -139,13 +194,17 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   std::int64_t queued_ttfts = 0;
   std::int64_t kept_ttfts = 0;
   double queued_ms = 0;
+  std::array<std::int64_t, index(PerTokenSource::count)> per_token_counts{};
   const RequestLogReport report = read_log([&](const engine::Request& r) {
-    const bool has_tpot = r.tpot_ms && r.response_tokens > 1;
-    if (!r.ttft_ms && !has_tpot) return;
+    const std::optional<PerToken> per_token = per_token_time(r);
+    if (!r.ttft_ms && !per_token) return;
     engine::LatencyObservation point;
     point.label = "line " + std::to_string(r.line);
     point.prompt_tokens = static_cast<double>(r.prompt_tokens);
     point.response_tokens = static_cast<double>(std::max<std::int64_t>(r.response_tokens, 1));
+    // The prefix the log says was cached: the prefill step computed the rest only.
+    const double cached = std::clamp(r.cached_tokens ? static_cast<double>(*r.cached_tokens) : 0.0,
+                                     0.0, std::max(point.prompt_tokens - 1, 0.0));
     // A TTFT that is mostly the engine's queue (an overloaded run) is no evidence of the
     // prefill step or the request overhead: the fit would take seconds of queue for overhead.
     const bool queued = r.ttft_ms && r.queue_ms && *r.queue_ms > kMostlyQueue * *r.ttft_ms;
@@ -156,25 +215,38 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
       ++kept_ttfts;
     }
     if (!queued) point.ttft_ms = r.ttft_ms;
-    if (has_tpot) point.tpot_ms = r.tpot_ms;
+    if (per_token) {
+      point.tpot_ms = per_token->ms;
+      ++per_token_counts[index(per_token->source)];
+    }
     if (!point.ttft_ms && !point.tpot_ms) return;
     file.points.push_back(point);
-    if (const std::optional<TimedDecode> decode = timed_decode(r)) decodes.push_back(*decode);
+    file.cached_tokens.push_back(cached);
+    if (const std::optional<TimedDecode> decode = timed_decode(r, per_token)) {
+      decodes.push_back(*decode);
+    }
     if (r.arrival_s && r.ttft_ms) {
-      prefilled.push_back(
-          {*r.arrival_s + *r.ttft_ms / 1000.0, static_cast<double>(r.prompt_tokens)});
+      prefilled.push_back({*r.arrival_s + *r.ttft_ms / 1000.0, point.prompt_tokens - cached});
     }
     prompts.push_back(r.prompt_tokens);
     responses.push_back(std::max<std::int64_t>(r.response_tokens, 1));
     if (file.stated_model.empty()) file.stated_model = r.model;
   });
+  if (report.format == RequestFormat::vllm_json) {
+    // A --save-detailed log's E2E is its TTFT plus its ITL array: the gaps' sum, not an E2E.
+    std::swap(per_token_counts[index(PerTokenSource::e2e)],
+              per_token_counts[index(PerTokenSource::itl_arrays)]);
+  }
   file.format = std::string(to_string(report.format));
   if (file.points.empty()) {
     throw InputError(path + ": none of its " + count_mark(report.records) +
-                     " records has a measured TTFT or TPOT to calibrate on: give a benchmark's "
-                     "per-request output (AIPerf profile_export.jsonl, vllm bench serve "
-                     "--save-detailed) or an AccelMark result.json");
+                     " records has a measured TTFT or per-token time to calibrate on: give a "
+                     "benchmark's per-request output (AIPerf profile_export.jsonl, vllm bench "
+                     "serve --save-detailed, a trace-replay CSV with ttft and ttlt) or an "
+                     "AccelMark result.json");
   }
+  for (const std::int64_t count : per_token_counts) file.tpot_points += count;
+  file.tpot_note = per_token_note(per_token_counts);
   if (queued_ttfts > 0) {
     file.ttft_note = "TTFT of the " + std::to_string(kept_ttfts) +
                      " requests that queued for at most 10% of it; the " +
@@ -200,6 +272,24 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
 }
 
 }  // namespace
+
+std::string describe_points(const CalibrationFile& file) {
+  std::int64_t ttft = 0;
+  std::int64_t tpot = 0;
+  for (const engine::LatencyObservation& point : file.points) {
+    ttft += point.ttft_ms ? 1 : 0;
+    tpot += point.tpot_ms ? 1 : 0;
+  }
+  std::string text = std::to_string(ttft) + " TTFT point" + (ttft == 1 ? "" : "s") + ", " +
+                     std::to_string(tpot) + " TPOT point" + (tpot == 1 ? "" : "s");
+  if (tpot == 0) {
+    return text +
+           " (no per-token time in the file: the decode side keeps its modelled prior; give a log "
+           "with per-request TPOT, ITL, or E2E and TTFT with 2+ output tokens)";
+  }
+  if (!file.tpot_note.empty()) text += " (" + file.tpot_note + ")";
+  return text;
+}
 
 CalibrationFile read_calibration_file(const std::string& path, std::optional<double> concurrency) {
   // Opened once: a FIFO, /dev/stdin or <(...) has no second reading. An AccelMark result is one

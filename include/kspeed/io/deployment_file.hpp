@@ -1,0 +1,59 @@
+#pragma once
+// The deployment file `kspeed calibrate` writes and `--deployment FILE` reads back
+// (docs/json-format.md, docs/schema/deployment.schema.json): the deployment (model, GPU, tensor
+// parallelism, precision, KV cache type, each with where it came from), the fitted step model
+// (each coefficient with its provenance and source), the runs it was fitted to, and the residual
+// of every point.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/deployment/step_calibration.hpp"
+
+namespace kspeed::io {
+
+/// One setting of the deployment and where it came from ("flag --tp", "default", "file").
+struct DeploymentSetting {
+  std::string key;  ///< model, gpu, tp, precision, kv_dtype
+  std::string value;
+  std::string source;
+};
+
+/// One run the step model was fitted to.
+struct CalibrationRun {
+  std::string file;
+  std::string format;
+  double concurrency = 1;
+  std::int64_t ttft_points = 0;
+  std::int64_t tpot_points = 0;
+  std::string tpot_from;  ///< where the per-token times came from, with counts; empty: none
+  std::string ttft_note;  ///< TTFTs left out (queued), empty when none
+};
+
+struct DeploymentFile {
+  static constexpr int kFormatVersion = 1;
+  std::string source;  ///< the file read, for messages and headlines
+  std::vector<DeploymentSetting> settings;
+  engine::CalibratedStepModel step;
+  /// For people: each run's TTFT and TPOT point counts and where the per-token times came from.
+  std::string calibration_points;
+  std::vector<CalibrationRun> runs;
+  /// The calibration run's typical request, for an estimate that gives none.
+  std::int64_t typical_prompt_tokens = 0;
+  std::int64_t typical_response_tokens = 0;
+  double concurrency = 1;
+
+  /// The setting's value, empty when the file has none.
+  std::string setting(std::string_view key) const;
+};
+
+/// The file as JSON text (stable key order, full precision, ending with a newline).
+std::string deployment_to_json_text(const DeploymentFile& file);
+
+/// Reads a deployment file; throws InputError naming the file and the field for anything it does
+/// not expect (unknown keys with did-you-mean, a missing coefficient, a negative value).
+DeploymentFile read_deployment_file(const std::string& path);
+DeploymentFile parse_deployment_file(std::string_view text, const std::string& source);
+
+}  // namespace kspeed::io

@@ -1,0 +1,26 @@
+#pragma once
+// `kspeed validate`: the replay fitted on chosen load levels of a measured run and every other
+// level predicted (engine/verify/replay_validation.hpp), for people and for programs.
+
+#include <string>
+#include <vector>
+
+#include "kspeed/engine/verify/replay_validation.hpp"
+#include "kspeed/report/render.hpp"
+
+namespace kspeed::report {
+
+/// What the command knows besides the result: how the levels' loads were rebuilt, the
+/// scheduler settings and where each came from.
+struct ValidateContext {
+  std::string deployment;  ///< "llama-3.1-8b on h100-sxm"
+  std::vector<std::string> load_notes;
+  std::vector<std::string> settings;
+};
+
+View validate_view(const std::vector<engine::ValidationResult>& results,
+                   const ValidateContext& context);
+Document validate_document(const std::vector<engine::ValidationResult>& results,
+                           const ValidateContext& context);
+
+}  // namespace kspeed::report

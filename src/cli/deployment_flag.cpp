@@ -1,0 +1,71 @@
+// --deployment FILE on estimate, sweep and mix: the deployment kspeed calibrate wrote, as a
+// calibration already fitted. The platform flags the user left out come from the file; one that
+// names another deployment is refused (the fitted coefficients belong to the file's).
+#include <string>
+
+#include "estimate_flags.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/calibration_reader.hpp"
+#include "kspeed/io/deployment_file.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+void take_setting(std::string& flag, const char* name, const io::DeploymentFile& file,
+                  const char* key) {
+  const std::string value = file.setting(key);
+  if (value.empty()) return;
+  if (flag.empty()) {
+    flag = value;
+    return;
+  }
+  if (flag != value) {
+    throw InputError(std::string(name) + " " + flag + ": --deployment " + file.source +
+                     " was calibrated with " + name + " " + value +
+                     ", and its fitted step model belongs to that deployment: leave " + name +
+                     " out, or calibrate again with kspeed calibrate");
+  }
+}
+
+}  // namespace
+
+io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
+  if (!flags.calibrate.empty()) {
+    throw InputError("--calibrate " + flags.calibrate + " and --deployment " +
+                     flags.deployment_file +
+                     " both set the deployment's step model (--calibrate fits it now, "
+                     "--deployment reads one kspeed calibrate fitted): pass one");
+  }
+  if (!flags.calibrate_concurrency.empty()) {
+    throw InputError(
+        "--calibrate-concurrency states the concurrency of --calibrate's file; "
+        "--deployment " +
+        flags.deployment_file + " already holds its runs' concurrency: leave it out");
+  }
+  const io::DeploymentFile file = io::read_deployment_file(flags.deployment_file);
+  take_setting(flags.platform.model, "--model", file, "model");
+  take_setting(flags.platform.gpu, "--gpu", file, "gpu");
+  take_setting(flags.platform.tp, "--tp", file, "tp");
+  take_setting(flags.platform.precision, "--precision", file, "precision");
+  take_setting(flags.platform.kv_dtype, "--kv-dtype", file, "kv_dtype");
+  std::int64_t tpot_points = 0;
+  for (const io::CalibrationRun& run : file.runs) tpot_points += run.tpot_points;
+  if (flags.strict && tpot_points == 0) {
+    throw InputError("--strict: --deployment " + file.source +
+                     " was fitted to no per-token (TPOT) point, so its decode side is modelled: "
+                     "calibrate on a run with per-request TPOT, ITL, or E2E and TTFT, or leave "
+                     "--strict out");
+  }
+  io::CalibrationFile out;
+  out.source = file.source;
+  out.format = "kspeed-deployment";
+  out.concurrency = file.concurrency;
+  out.tpot_points = tpot_points;
+  out.typical_prompt_tokens = file.typical_prompt_tokens;
+  out.typical_response_tokens = file.typical_response_tokens;
+  out.fitted = file.step;
+  return out;
+}
+
+}  // namespace kspeed::cli

@@ -1,0 +1,135 @@
+// `kspeed validate` for people (a table per held-out level, then median and worst |error| per
+// metric) and for programs (docs/json-format.md, "kspeed validate").
+#include "kspeed/report/validate_report.hpp"
+
+#include <fmt/format.h>
+
+#include "kspeed/report/document.hpp"
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/step_model_facts.hpp"
+#include "kspeed/report/table.hpp"
+
+namespace kspeed::report {
+
+namespace {
+
+std::string value_text(double value, const std::string& unit) {
+  return unit == "ms" ? human_ms(value) : fmt::format("{:.4g} {}", value, unit);
+}
+
+std::string error_text(double error) {
+  return fmt::format("{:+.1f}%", 100 * error);
+}
+
+}  // namespace
+
+View validate_view(const std::vector<engine::ValidationResult>& results,
+                   const ValidateContext& context) {
+  View view;
+  for (const engine::ValidationResult& result : results) {
+    view.title("kspeed validate · " + context.deployment + " · " + result.source);
+    std::string fit_levels;
+    for (const std::string& label : result.fit_levels) {
+      fit_levels += (fit_levels.empty() ? "" : " and ") + label;
+    }
+    view.answer("Fitted through the replay on " + fit_levels + "; the " +
+                std::to_string(result.levels.size()) +
+                " other levels are predicted, never fitted (" + std::to_string(result.replays) +
+                " replays).");
+    for (const engine::LevelValidation& level : result.levels) {
+      view.subheading(level.label + (level.saturated ? " (saturated)" : ""));
+      Table table{{"metric", "measured", "predicted", "error"},
+                  {Align::left, Align::right, Align::right, Align::right},
+                  {}};
+      for (const engine::MetricComparison& m : level.metrics) {
+        table.rows.push_back({m.metric, value_text(m.measured, m.unit),
+                              value_text(m.predicted, m.unit), error_text(m.error())});
+      }
+      view.table(table);
+      if (level.saturated) {
+        view.caption(
+            "The server saturated: it achieved under 90% of the requested rate. The replay is "
+            "open loop and queues every request the client sent, while a benchmark's client "
+            "caps the requests in flight, so TTFT and E2E here measure the two clients as much "
+            "as the engine: only throughput (the saturation point) enters the summary.");
+      }
+    }
+    view.subheading(
+        "Held-out levels: |error| per metric (latencies below saturation, throughput at every "
+        "level)");
+    Table summary{{"metric", "levels", "median |error|", "worst |error|", "worst at"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::left},
+                  {}};
+    for (const engine::MetricSummary& s : result.summary) {
+      if (s.levels == 0) continue;  // reported only at saturated levels
+      summary.rows.push_back({s.metric, std::to_string(s.levels),
+                              fmt::format("{:.1f}%", 100 * s.median_abs_error),
+                              fmt::format("{:.1f}%", 100 * s.worst_abs_error), s.worst_level});
+    }
+    view.table(summary);
+    step_model_facts(view, result.fit.model);
+    for (const std::string& note : result.fit.notes) view.note(note);
+  }
+  for (const std::string& setting : context.settings) view.fact("setting", setting);
+  for (const std::string& note : context.load_notes) view.fact("load", note);
+  return view;
+}
+
+Document validate_document(const std::vector<engine::ValidationResult>& results,
+                           const ValidateContext& context) {
+  Document document;
+  ordered_json& tree = document.tree;
+  tree["schema_version"] = kSchemaVersion;
+  tree["command"] = "validate";
+  tree["deployment"] = context.deployment;
+  tree["settings"] = context.settings;
+  tree["load_notes"] = context.load_notes;
+  ordered_json runs = ordered_json::array();
+  for (const engine::ValidationResult& result : results) {
+    ordered_json run;
+    run["source"] = result.source;
+    run["fit_levels"] = result.fit_levels;
+    run["replays"] = result.replays;
+    run["fit_notes"] = result.fit.notes;
+    run["step_model"] = deployment_json(result.fit.model, {});
+    ordered_json levels = ordered_json::array();
+    for (const engine::LevelValidation& level : result.levels) {
+      ordered_json metrics = ordered_json::array();
+      for (const engine::MetricComparison& m : level.metrics) {
+        metrics.push_back({{"metric", m.metric},
+                           {"unit", m.unit},
+                           {"measured", m.measured},
+                           {"predicted", m.predicted},
+                           {"error", m.error()}});
+        document.records.push_back({{"schema_version", kSchemaVersion},
+                                    {"source", result.source},
+                                    {"level", level.label},
+                                    {"saturated", level.saturated},
+                                    {"metric", m.metric},
+                                    {"unit", m.unit},
+                                    {"measured", m.measured},
+                                    {"predicted", m.predicted},
+                                    {"error", m.error()}});
+      }
+      levels.push_back({{"label", level.label},
+                        {"offered_rate_per_s", level.offered_rate_per_s},
+                        {"saturated", level.saturated},
+                        {"metrics", metrics}});
+    }
+    run["levels"] = levels;
+    ordered_json summary = ordered_json::array();
+    for (const engine::MetricSummary& s : result.summary) {
+      summary.push_back({{"metric", s.metric},
+                         {"levels", s.levels},
+                         {"median_abs_error", s.median_abs_error},
+                         {"worst_abs_error", s.worst_abs_error},
+                         {"worst_level", s.worst_level}});
+    }
+    run["summary"] = summary;
+    runs.push_back(run);
+  }
+  tree["runs"] = runs;
+  return document;
+}
+
+}  // namespace kspeed::report

@@ -14,6 +14,7 @@
 
 #include "command.hpp"
 #include "completions_command.hpp"
+#include "help_format.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/suggest.hpp"
@@ -213,6 +214,7 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
     if (describe_all || requested == entry.name) {
       commands.push_back(entry.make(command));
       command.restore();
+      group_options(command);
     }
   }
   return commands;
@@ -376,6 +378,7 @@ int run_command(int argc, const char* const* argv) {
       "decode to the whole request.",
       "kspeed"};
   app.set_version_flag("--version", KSPEED_VERSION);
+  app.formatter(wrapping_formatter());  // the commands inherit it
   app.footer(
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
       "  kspeed estimate --help\n"

@@ -15,6 +15,7 @@
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/run_diff_report.hpp"
 #include "output_options.hpp"
+#include "run_names.hpp"
 
 namespace kspeed::cli {
 
@@ -149,6 +150,19 @@ class DiffCommand final : public Command {
     check_output_options(flags_.output);
     refuse_same_file(flags_.files[0], flags_.files[1]);
 
+    // One run of a multi-run file, by the FILE:LINE name kspeed audit prints.
+    std::optional<io::BenchResult> before_run = named_run(flags_.files[0]);
+    std::optional<io::BenchResult> after_run = named_run(flags_.files[1]);
+    if (before_run || after_run) {
+      io::BenchResult before =
+          before_run ? std::move(*before_run)
+                     : single_result(io::read_bench_results(flags_.files[0]), flags_.files[0]);
+      io::BenchResult after =
+          after_run ? std::move(*after_run)
+                    : single_result(io::read_bench_results(flags_.files[1]), flags_.files[1]);
+      return diff_bench(std::move(before), std::move(after), bootstrap);
+    }
+
     // An AIPerf artifact directory is read file by file inside it.
     if (is_directory(flags_.files[0]) || is_directory(flags_.files[1])) {
       io::BenchResult before =
@@ -209,7 +223,9 @@ class DiffCommand final : public Command {
     const auto read = [&](const std::vector<std::string>& paths) {
       std::vector<engine::BenchSide> runs;
       for (const std::string& path : paths) {
-        io::BenchResult result = single_result(io::read_bench_results(path), path);
+        std::optional<io::BenchResult> named = named_run(path);
+        io::BenchResult result =
+            named ? std::move(*named) : single_result(io::read_bench_results(path), path);
         conditions.push_back(result.conditions);
         runs.push_back(std::move(result.latencies));
       }

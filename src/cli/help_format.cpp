@@ -214,6 +214,16 @@ std::string wrap_help(const std::string& text, std::size_t width, std::size_t co
       const std::size_t limit = byte_at_column(rest, width);
       std::size_t cut = rest.rfind(' ', limit);
       const std::size_t start_col = continuation ? indent : (lead == std::string::npos ? 0 : lead);
+      // A line never starts with a dash: a continuation that began "--flag" would read as an
+      // option of its own (and scripts that list a command's options from --help would count it).
+      for (std::size_t earlier = cut; earlier != std::string::npos && earlier > start_col;) {
+        const std::size_t word = rest.find_first_not_of(' ', earlier);
+        if (word == std::string::npos || rest[word] != '-') {
+          cut = earlier;
+          break;
+        }
+        earlier = earlier == 0 ? std::string::npos : rest.rfind(' ', earlier - 1);
+      }
       bool at_comma = false;
       if (cut == std::string::npos || cut <= start_col) {
         // A long word (a list like a=..,b=..): break after its last comma that fits.

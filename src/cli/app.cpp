@@ -15,6 +15,7 @@
 #include "calibration_commands.hpp"
 #include "command.hpp"
 #include "completions_command.hpp"
+#include "help_format.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/ranges.hpp"
@@ -227,6 +228,7 @@ std::vector<std::unique_ptr<Command>> add_commands(CLI::App& app, const std::str
       if (const std::string ranges = io::ranges_help(option_names(command)); !ranges.empty()) {
         command.footer(command.get_footer() + ranges);
       }
+      group_options(command);
     }
   }
   return commands;
@@ -390,6 +392,7 @@ int run_command(int argc, const char* const* argv) {
       "decode to the whole request.",
       "kspeed"};
   app.set_version_flag("--version", KSPEED_VERSION);
+  app.formatter(wrapping_formatter());  // the commands inherit it
   app.footer(
       "\nStart with:\n  kspeed estimate --ctx 128k --kernel-speedup 2\n"
       "  kspeed estimate --help\n"

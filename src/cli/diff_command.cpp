@@ -13,7 +13,9 @@
 #include "kspeed/io/units.hpp"
 #include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/run_diff_report.hpp"
 #include "output_options.hpp"
+#include "run_names.hpp"
 
 namespace kspeed::cli {
 
@@ -23,6 +25,8 @@ constexpr std::int64_t kMaxResamples = 100000;
 
 struct DiffFlags {
   std::vector<std::string> files;
+  std::vector<std::string> before_runs;
+  std::vector<std::string> after_runs;
   std::string denominator = "kernel-time";
   std::string scope = "core";
   std::string patterns;
@@ -95,6 +99,13 @@ class DiffCommand final : public Command {
                      "benchmark results (vllm bench serve JSON, AIPerf exports, SGLang "
                      "bench_serving JSONL)")
         ->type_name("BEFORE AFTER");
+    app_->add_option("--before", flags_.before_runs,
+                     "Benchmark results: repeated runs of the before configuration (2 or more, "
+                     "with --after): each run one value, judged between runs")
+        ->type_name("FILE...");
+    app_->add_option("--after", flags_.after_runs,
+                     "Benchmark results: repeated runs of the after configuration (2 or more)")
+        ->type_name("FILE...");
     app_->add_option("--denominator", flags_.denominator,
                      "Traces: what phase time is: kernel-time, busy-time or wall-time (idle "
                      "included); see kspeed profile --help")
@@ -123,6 +134,7 @@ class DiffCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
+    if (!flags_.before_runs.empty() || !flags_.after_runs.empty()) return diff_runs();
     if (flags_.files.size() != 2) {
       throw InputError(
           "kspeed diff needs two files, BEFORE and AFTER (got " +
@@ -137,6 +149,19 @@ class DiffCommand final : public Command {
     bootstrap.confidence = parse_confidence(flags_.confidence);
     check_output_options(flags_.output);
     refuse_same_file(flags_.files[0], flags_.files[1]);
+
+    // One run of a multi-run file, by the FILE:LINE name kspeed audit prints.
+    std::optional<io::BenchResult> before_run = named_run(flags_.files[0]);
+    std::optional<io::BenchResult> after_run = named_run(flags_.files[1]);
+    if (before_run || after_run) {
+      io::BenchResult before =
+          before_run ? std::move(*before_run)
+                     : single_result(io::read_bench_results(flags_.files[0]), flags_.files[0]);
+      io::BenchResult after =
+          after_run ? std::move(*after_run)
+                    : single_result(io::read_bench_results(flags_.files[1]), flags_.files[1]);
+      return diff_bench(std::move(before), std::move(after), bootstrap);
+    }
 
     // An AIPerf artifact directory is read file by file inside it.
     if (is_directory(flags_.files[0]) || is_directory(flags_.files[1])) {
@@ -175,6 +200,46 @@ class DiffCommand final : public Command {
   }
 
  private:
+  // --before B1 B2 ... --after A1 A2 ...: runs as the unit (engine/verify/run_diff.hpp).
+  int diff_runs() const {
+    if (!flags_.files.empty()) {
+      throw InputError(
+          "kspeed diff takes BEFORE AFTER or --before FILE... --after FILE..., not "
+          "both (got " +
+          flags_.files.front() + " as well)");
+    }
+    for (const auto& [flag, runs] :
+         {std::pair{"--before", &flags_.before_runs}, {"--after", &flags_.after_runs}}) {
+      if (runs->size() < engine::kMinRunsPerSide) {
+        throw InputError(std::string(flag) + " has " + std::to_string(runs->size()) +
+                         " run(s): a comparison with runs as the unit needs 2 or more a side "
+                         "(one run has no run-to-run variance); for two single runs give "
+                         "BEFORE AFTER, which compares their requests");
+      }
+    }
+    const double confidence = parse_confidence(flags_.confidence);
+    check_output_options(flags_.output);
+    std::vector<engine::FileConditions> conditions;
+    const auto read = [&](const std::vector<std::string>& paths) {
+      std::vector<engine::BenchSide> runs;
+      for (const std::string& path : paths) {
+        std::optional<io::BenchResult> named = named_run(path);
+        io::BenchResult result =
+            named ? std::move(*named) : single_result(io::read_bench_results(path), path);
+        conditions.push_back(result.conditions);
+        runs.push_back(std::move(result.latencies));
+      }
+      return runs;
+    };
+    std::vector<engine::BenchSide> before = read(flags_.before_runs);
+    std::vector<engine::BenchSide> after = read(flags_.after_runs);
+    engine::RunLevelDiff diff =
+        engine::compare_runs(std::move(before), std::move(after), confidence);
+    diff.differing_conditions = engine::audit_conditions(conditions).differing;
+    render_and_emit(diff, report::run_diff_view, report::run_diff_document, flags_.output);
+    return kExitOk;
+  }
+
   int diff_bench(io::BenchResult before, io::BenchResult after,
                  const engine::BootstrapOptions& bootstrap) const {
     const engine::Audit audit = engine::audit_conditions({before.conditions, after.conditions});
@@ -233,6 +298,8 @@ class DiffCommand final : public Command {
            "  kspeed diff base.json new.json --bootstrap 2000 --confidence 0.99   (vllm bench "
            "serve --save-detailed)\n"
            "  kspeed diff profile_export.jsonl new/profile_export.jsonl --format json\n"
+           "  kspeed diff --before base1/ base2/ base3/ --after new1/ new2/ new3/   (runs as "
+           "the unit)\n"
            "See docs/diff.md.\n" +
            exit_codes_help();
   }

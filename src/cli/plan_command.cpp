@@ -13,6 +13,7 @@
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/plan_report.hpp"
 #include "output_options.hpp"
+#include "run_names.hpp"
 
 namespace kspeed::cli {
 
@@ -77,10 +78,16 @@ std::pair<double, std::string> effect_from_estimate(const std::string& path,
 
 engine::BaselineRun baseline_run(const std::string& path, engine::LatencyMetric metric,
                                  std::vector<std::string>& warnings) {
-  std::vector<io::BenchResult> results = io::read_bench_results(path);
+  std::vector<io::BenchResult> results;
+  if (std::optional<io::BenchResult> named = named_run(path)) {
+    results.push_back(std::move(*named));  // FILE:LINE, as kspeed audit names a run
+  } else {
+    results = io::read_bench_results(path);
+  }
   if (results.size() != 1) {
     throw InputError(path + " holds " + std::to_string(results.size()) +
-                     " runs: give each baseline run as a file of its own");
+                     " runs: name each baseline run by what kspeed audit prints for it (" + path +
+                     ":LINE), or give each as a file of its own");
   }
   const engine::BenchSide& side = results.front().latencies;
   // Rows the reader skipped (a negative TTFT, a failed request) are not in the noise: said, not

@@ -392,6 +392,21 @@ void read_aiperf_aggregate(BenchResult& result, const json& document, const json
   const json* config_json = non_null(document, {"input_config"});
   const json& config = config_json != nullptr ? *config_json : kNone;
   const json* endpoint = non_null(config, {"endpoint"});
+  // Warm-up requests AIPerf sent before measuring (input_config.loadgen.warmup_request_count,
+  // --warmup-request-count; warmup_duration, --warmup-duration, in seconds).
+  std::string warmup;
+  if (const json* loadgen = non_null(config, {"loadgen"})) {
+    if (const json* count = non_null(*loadgen, {"warmup_request_count"})) {
+      warmup = "warm-up " + json_text(*count) + " requests";
+    } else if (const json* duration = non_null(*loadgen, {"warmup_duration"})) {
+      warmup = "warm-up " + json_text(*duration) + " s";
+    }
+  }
+  const std::string warmup_missing = warmup.empty() ? "; warm-up" : "";
+  if (endpoint == nullptr || non_null(*endpoint, {"streaming"}) == nullptr) {
+    if (!warmup.empty())
+      state(result, "metric_definitions", warmup, "streaming; whether TTFT includes queueing");
+  }
   if (endpoint != nullptr) {
     if (const json* models = non_null(*endpoint, {"model_names"}); models && models->is_array()) {
       std::string names;
@@ -399,8 +414,9 @@ void read_aiperf_aggregate(BenchResult& result, const json& document, const json
       if (!names.empty()) state(result, "model", names);
     }
     if (const json* streaming = non_null(*endpoint, {"streaming"})) {
-      state(result, "metric_definitions", "streaming " + json_text(*streaming),
-            "whether TTFT includes queueing; warm-up");
+      state(result, "metric_definitions",
+            "streaming " + json_text(*streaming) + (warmup.empty() ? "" : ", " + warmup),
+            "whether TTFT includes queueing" + warmup_missing);
     }
   }
   if (const json* loadgen = non_null(config, {"loadgen"})) {
@@ -439,9 +455,12 @@ void read_aiperf_aggregate(BenchResult& result, const json& document, const json
   using engine::LatencyStatistic;
   // AIPerf's inter_token_latency is (request latency - TTFT) / (output tokens - 1) per request:
   // TPOT in vLLM's terms (json-export-schema.md), as the request-log reader reads it too.
-  const std::array<std::pair<LatencyMetric, const char*>, 3> tags = {
+  // Its inter_chunk_latency is the gap between streamed chunks, every gap pooled: ITL in vLLM's
+  // terms (a chunk is a token unless the server batches tokens into chunks).
+  const std::array<std::pair<LatencyMetric, const char*>, 4> tags = {
       {{LatencyMetric::ttft, "ttft"},
        {LatencyMetric::tpot, "inter_token_latency"},
+       {LatencyMetric::itl, "inter_chunk_latency"},
        {LatencyMetric::e2e, "request_latency"}}};
   for (const auto& [metric, tag] : tags) {
     const json* metric_json = metric == LatencyMetric::ttft
@@ -463,7 +482,9 @@ void read_aiperf_aggregate(BenchResult& result, const json& document, const json
                std::string(tag) + ".p50");
     state_stat(result, metric, LatencyStatistic::p99, scaled(number(*metric_json, {"p99"})),
                std::string(tag) + ".p99");
-    if (const std::optional<double> count = number(*metric_json, {"count"})) {
+    // A chunk gap's count is gaps, not requests.
+    const std::optional<double> count = number(*metric_json, {"count"});
+    if (count && metric != LatencyMetric::itl) {
       result.latencies.requests =
           static_cast<std::int64_t>(checked_count(result, *count, std::string(tag) + ".count"));
     }

@@ -2,6 +2,7 @@
 // (benchmark results), speedups and shares as plain numbers; csv and jsonl get one record per
 // phase (traces) or per metric and statistic (benchmark results).
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/run_diff_report.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -94,6 +95,8 @@ const char* no_interval_reason(engine::NoInterval reason) {
       return "bootstrap-0";
     case engine::NoInterval::too_few_for_percentile:
       return "too-few-for-percentile";
+    case engine::NoInterval::too_few_for_mean:
+      return "too-few-for-mean";
   }
   return nullptr;
 }
@@ -130,7 +133,8 @@ ordered_json change_json(const LatencyChange& change) {
   out["no_interval_reason"] = reason != nullptr ? ordered_json(reason) : ordered_json(nullptr);
   out["values"] = change.values > 0 ? ordered_json(change.values) : ordered_json(nullptr);
   out["requests_needed"] = or_null(change.requests_needed);
-  out["verdict"] = change.no_interval == engine::NoInterval::too_few_for_percentile
+  out["verdict"] = change.no_interval == engine::NoInterval::too_few_for_percentile ||
+                           change.no_interval == engine::NoInterval::too_few_for_mean
                        ? "too-few-requests"
                    : !change.within_noise ? "no-interval"
                    : *change.within_noise ? "within-noise"
@@ -168,6 +172,7 @@ ordered_json bench_tree(const BenchDiff& diff) {
   ordered_json changes = ordered_json::array();
   for (const LatencyChange& change : diff.changes) changes.push_back(change_json(change));
   out["changes"] = changes;
+  out["judged"] = diff.judged;
   return out;
 }
 
@@ -197,6 +202,55 @@ Document bench_diff_document(const BenchDiff& diff) {
     record["before"] = diff.before.source;
     record["after"] = diff.after.source;
     flatten_into(record, "", change);
+    document.records.push_back(record);
+  }
+  return document;
+}
+
+Document run_diff_document(const engine::RunLevelDiff& diff) {
+  Document document;
+  ordered_json& out = document.tree;
+  out["schema_version"] = kSchemaVersion;
+  out["command"] = "diff";
+  out["kind"] = "runs";
+  for (const auto& [key, runs] : {std::pair{"before", &diff.before}, {"after", &diff.after}}) {
+    ordered_json sides = ordered_json::array();
+    for (const engine::BenchSide& run : *runs) sides.push_back(side_json(run));
+    out[key] = sides;
+  }
+  out["confidence"] = diff.confidence;
+  ordered_json differing = ordered_json::array();
+  for (const std::string& key : diff.differing_conditions) differing.push_back(key);
+  out["differing_conditions"] = differing;
+  ordered_json changes = ordered_json::array();
+  for (const engine::RunLevelChange& change : diff.changes) {
+    ordered_json row;
+    row["metric"] = to_string(change.metric);
+    row["statistic"] = to_string(change.statistic);
+    row["before_runs_ms"] = change.before_runs_ms;
+    row["after_runs_ms"] = change.after_runs_ms;
+    row["before_ms"] = change.before_ms;
+    row["after_ms"] = change.after_ms;
+    row["change_ms"] = change.change_ms;
+    row["ratio"] = change.ratio > 0 ? ordered_json(change.ratio) : ordered_json(nullptr);
+    row["se_ms"] = change.se_ms;
+    row["df"] = change.df;
+    row["ci_low_ms"] = change.ci_low_ms;
+    row["ci_high_ms"] = change.ci_high_ms;
+    row["verdict"] = change.within_noise    ? "within-noise"
+                     : change.change_ms < 0 ? "faster"
+                                            : "slower";
+    changes.push_back(row);
+  }
+  out["changes"] = changes;
+  for (const ordered_json& change : out["changes"]) {
+    ordered_json record;
+    record["schema_version"] = kSchemaVersion;
+    record["kind"] = "runs";
+    for (const char* key : {"metric", "statistic", "before_ms", "after_ms", "change_ms", "ratio",
+                            "se_ms", "df", "ci_low_ms", "ci_high_ms", "verdict"}) {
+      record[key] = change[key];
+    }
     document.records.push_back(record);
   }
   return document;

@@ -3,10 +3,12 @@
 // benchmark results (the change in latency percentiles with bootstrap intervals and a verdict).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
+#include "kspeed/report/run_diff_report.hpp"
 #include "kspeed/report/wording.hpp"
 
 namespace kspeed::report {
@@ -299,7 +301,8 @@ std::string metric_label(engine::LatencyMetric metric) {
 }
 
 std::string verdict_text(const LatencyChange& change) {
-  if (change.no_interval == NoInterval::too_few_for_percentile) {
+  if (change.no_interval == NoInterval::too_few_for_percentile ||
+      change.no_interval == NoInterval::too_few_for_mean) {
     return "too few requests (" + human_count(*change.requests_needed) + " needed)";
   }
   if (!change.within_noise) return "no interval";
@@ -371,7 +374,10 @@ std::string bench_answer(const BenchDiff& diff) {
   std::int64_t without = 0;
   std::int64_t unsupported = 0;
   for (const LatencyChange& change : diff.changes) {
-    if (change.no_interval == NoInterval::too_few_for_percentile) ++unsupported;
+    if (change.no_interval == NoInterval::too_few_for_percentile ||
+        change.no_interval == NoInterval::too_few_for_mean) {
+      ++unsupported;
+    }
     if (!change.within_noise) {
       ++without;
     } else {
@@ -380,7 +386,7 @@ std::string bench_answer(const BenchDiff& diff) {
   }
   const std::string unsupported_text =
       unsupported > 0
-          ? " " + human_count(unsupported) + " percentile rows have too few requests for a verdict."
+          ? " " + human_count(unsupported) + " rows have too few requests for a verdict."
           : std::string();
   if (without == static_cast<std::int64_t>(diff.changes.size())) {
     return "Changes shown without confidence intervals: " +
@@ -397,6 +403,30 @@ std::string bench_answer(const BenchDiff& diff) {
   return human_count(outside) + " of " + human_count(outside + inside) +
          " changes are outside noise (their " + confidence_text(diff.options.confidence) +
          " interval excludes 0); " + human_count(inside) + " are within noise." + unsupported_text;
+}
+
+// With no real change, each judged row flags with chance 1 - c; across rows the chance that at
+// least one does is 1 - c^m for independent rows, and at most m (1 - c) whatever their
+// dependence (Bonferroni).
+// A level for people: 4 significant digits, no trailing zeros (0.05, 99.58).
+std::string compact(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+std::string multiplicity_note(std::int64_t judged, double confidence) {
+  const auto m = static_cast<double>(judged);
+  const double independent = 1 - std::pow(confidence, m);
+  const double corrected = 1 - (1 - confidence) / m;
+  return human_count(judged) + " rows were judged, each at " + confidence_text(confidence) +
+         ": with no real change the chance that at least one flags is " +
+         human_fixed(independent * 100, 1) + "% if the rows were independent (1 − " +
+         compact(confidence) + "^" + human_count(judged) +
+         "; rows of one metric move together, so less). Judge the one row planned in advance, or "
+         "hold the family at " +
+         confidence_text(confidence) + " with --confidence " + compact(corrected * 100) +
+         "% (Bonferroni: 1 − " + compact(1 - confidence) + " / " + human_count(judged) + ").";
 }
 
 }  // namespace
@@ -433,11 +463,18 @@ View bench_diff_view(const BenchDiff& diff) {
     view.caption("interval: " + confidence_text(diff.options.confidence) +
                  " percentile bootstrap of after − before, " + human_count(diff.options.resamples) +
                  resampled + ", seed " + std::to_string(diff.options.seed) +
-                 "; percentiles by numpy's linear rule; a percentile gets a verdict from the "
-                 "requests a distribution-free interval needs (p99: " +
+                 "; percentiles by numpy's linear rule; a verdict needs " +
+                 human_count(engine::kMinRequestsForVerdict) +
+                 " requests, a percentile's also those a distribution-free interval needs (p99: " +
                  human_count(engine::requests_for_quantile(0.99, diff.options.confidence)) +
                  " at " + confidence_text(diff.options.confidence) +
                  "); TPOT = (E2E − TTFT) / (output tokens − 1) when the file has no TPOT");
+    if (diff.judged > 1) view.note(multiplicity_note(diff.judged, diff.options.confidence));
+    view.note(
+        "The interval resamples the requests of these two runs: run-to-run variation (GPU "
+        "clocks, placement, other tenants) is not in it, so a verdict says whether these runs "
+        "differ, not that another pair of runs would; kspeed plan with 3 or more baseline runs "
+        "says how many runs a side a verdict between configurations needs.");
   } else {
     view.note("No confidence interval: " +
               std::string(!diff.before.per_request ? diff.before.source : diff.after.source) +
@@ -447,6 +484,69 @@ View bench_diff_view(const BenchDiff& diff) {
   }
   for (engine::LatencyMetric metric : diff.missing) {
     view.note(metric_label(metric) + " is not in both results.");
+  }
+  return view;
+}
+
+View run_diff_view(const engine::RunLevelDiff& diff) {
+  View view;
+  const auto sources = [](const std::vector<engine::BenchSide>& runs) {
+    std::string text;
+    for (const engine::BenchSide& run : runs) text += (text.empty() ? "" : ", ") + run.source;
+    return text;
+  };
+  view.title("kspeed diff, runs as the unit: " +
+             human_count(static_cast<std::int64_t>(diff.before.size())) + " runs → " +
+             human_count(static_cast<std::int64_t>(diff.after.size())) + " runs");
+  std::int64_t outside = 0;
+  for (const engine::RunLevelChange& change : diff.changes) outside += change.within_noise ? 0 : 1;
+  const auto judged = static_cast<std::int64_t>(diff.changes.size());
+  if (diff.changes.empty()) {
+    view.answer("The runs state no latency figure in common.");
+  } else if (outside == 0) {
+    view.answer("Every change is within noise between runs: each " +
+                confidence_text(diff.confidence) +
+                " interval of the change in the runs' average figure contains 0.");
+  } else {
+    view.answer(human_count(outside) + " of " + human_count(judged) +
+                " changes are outside noise between runs (their " +
+                confidence_text(diff.confidence) + " interval excludes 0); " +
+                human_count(judged - outside) + " are within noise.");
+  }
+  if (!diff.differing_conditions.empty()) {
+    std::string conditions;
+    for (const std::string& key : diff.differing_conditions) {
+      conditions += (conditions.empty() ? "" : ", ") + key;
+    }
+    view.warning("the runs were measured under different conditions (" + conditions +
+                 "), so the change is not the effect of one change alone: see kspeed audit");
+  }
+  view.fact("before", sources(diff.before));
+  view.fact("after", sources(diff.after));
+  Table table;
+  table.header = {"metric", "statistic", "before",   "after",  "change",
+                  "ratio",  "df",        "interval", "verdict"};
+  table.align = {Align::left,  Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::left,  Align::left};
+  for (const engine::RunLevelChange& change : diff.changes) {
+    table.rows.push_back(
+        {metric_label(change.metric), std::string(to_string(change.statistic)),
+         human_kernel_ms(change.before_ms), human_kernel_ms(change.after_ms),
+         signed_ms(change.change_ms), change.ratio > 0 ? ratio_text(change.ratio) : kMissing,
+         human_fixed(change.df, 1),
+         "[" + signed_ms(change.ci_low_ms) + ", " + signed_ms(change.ci_high_ms) + "]",
+         change.within_noise    ? "within noise"
+         : change.change_ms < 0 ? "faster"
+                                : "slower"});
+  }
+  view.table(table);
+  view.caption("before, after: the average over runs of each run's figure; interval: " +
+               confidence_text(diff.confidence) +
+               " Welch t interval of the change, each run one value (df: Welch–Satterthwaite), "
+               "so run-to-run variation is in it; docs/diff.md");
+  if (judged > 1) view.note(multiplicity_note(judged, diff.confidence));
+  for (engine::LatencyMetric metric : diff.missing) {
+    view.note(metric_label(metric) + " is not in every run.");
   }
   return view;
 }

@@ -442,26 +442,31 @@ std::string interval_bounds(double low, double high) {
   return fmt::format("{:.{}f}×–{:.{}f}×", low, decimals, high, decimals);
 }
 
-// The headline's prediction interval, or why a workload of profiled steps has none; nothing
-// for a workload without steps (its JSON says why).
+// The headline's interval, named for what it is, or why a workload of profiled steps has none;
+// nothing for a workload without steps (its JSON says why). Over profiled steps it is a
+// confidence interval of the speedup of the mean step (the inputs are the steps' means), not a
+// prediction interval for one request; over calibration residuals it is the range of the speedup
+// as the measured points scatter around the fit.
 std::string interval_sentence(const Estimate& estimate) {
   const engine::PredictionInterval& interval = estimate.interval;
   if (interval.low && interval.high) {
     const bool steps = interval.method == engine::PredictionInterval::kStepMethod;
     return fmt::format(
-        " {:.0f}% prediction interval: {} ({}: {} resamples of the {} TTFT and {} TPOT "
+        " {:.0f}% {}: {} ({}: {} resamples of the {} TTFT and {} TPOT "
         "{} behind the {}).",
-        interval.confidence * 100, interval_bounds(*interval.low, *interval.high), interval.method,
+        interval.confidence * 100,
+        steps ? "confidence interval of the mean speedup" : "range over the calibration's scatter",
+        interval_bounds(*interval.low, *interval.high), interval.method,
         human_count(interval.resamples), human_count(interval.ttft_samples),
         human_count(interval.tpot_samples), steps ? "steps" : "calibration points",
         fmt::join(input_words(interval.inputs), ", "));
   }
   switch (interval.reason) {
     case engine::NoPredictionInterval::too_few_steps:
-      return " No prediction interval: each measured input comes from one profiled step, so "
+      return " No confidence interval: each measured input comes from one profiled step, so "
              "the trace shows no spread (profile more steps for one).";
     case engine::NoPredictionInterval::inputs_not_measured:
-      return " No prediction interval: the inputs measured over the profiled steps are not "
+      return " No confidence interval: the inputs measured over the profiled steps are not "
              "the ones this answer uses.";
     default:
       return "";

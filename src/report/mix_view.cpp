@@ -212,7 +212,17 @@ std::string replay_answer_text(const engine::MixResult& r) {
   const auto pick = [last](const engine::Distribution& d) {
     return last < d.percentiles.size() ? d.percentiles[last] : std::nan("");
   };
-  std::string text = fmt::format(
+  // An overloaded replay leads with it: its percentiles grow with the log's length.
+  const double load = std::max(s.before.load, s.after.load);
+  std::string text;
+  if (load >= 1) {
+    text = fmt::format(
+        "Overloaded: the replayed load is {}× the rate that saturates the replicas ({}), so the "
+        "queue grows with the log's length and the percentiles below measure the log, not a "
+        "steady state (add --replicas or lower --rate-scale). ",
+        human_figure(load), s.before.load >= 1 ? "before the change" : "after the change");
+  }
+  text += fmt::format(
       "A {} under load ({}): {} TTFT {} → {} ms ({}), {} E2E {} → {} ms ({}) replayed with "
       "continuous batching; with no queue the same requests' {} TTFT would go {} → {} ms.",
       change_text(r), arrivals_text(r), p, ms_cell(pick(s.before.ttft_ms)),
@@ -590,6 +600,15 @@ View mix_view(const engine::MixResult& r) {
   view.title("kspeed mix · " + r.log.source + " · " + requests_text(s.requests) + deployment,
              "kspeed mix: " + r.log.source + deployment);
   view.answer(answer_text(r));
+  // With a replay its distribution comes first, as the headline quotes it; the no-queue one
+  // (each request alone) follows as the second.
+  const bool replay_first = r.replay && r.replay->requests > 0;
+  if (replay_first) {
+    add_replay(view, r);
+    view.subheading(
+        "Without a queue: each request alone, as the per-request chain prices it (kspeed "
+        "estimate's model; the replay's own no-queue columns are above)");
+  }
   view.table(percentile_table(r));
   view.caption(
       "before ÷ after: the ratio of the percentiles (a percentile of the per-request "
@@ -613,7 +632,7 @@ View mix_view(const engine::MixResult& r) {
   view.table(group_table(by_model ? s.by_model : s.buckets, by_model));
 
   view.fact("prefix cache", cache_text(r));
-  if (r.replay) add_replay(view, r);
+  if (r.replay && !replay_first) add_replay(view, r);
   add_log_facts(view, r);
   for (const engine::Warning& warning : s.warnings) view.warning(warning_sentence(warning));
   if (r.replay) {

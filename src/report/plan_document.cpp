@@ -1,6 +1,8 @@
 // `kspeed plan` for programs (docs/json-format.md, "kspeed plan").
 #include "kspeed/report/plan_report.hpp"
 
+#include <cmath>
+
 namespace kspeed::report {
 
 namespace {
@@ -8,9 +10,16 @@ namespace {
 ordered_json detectability_json(const engine::Detectability& d) {
   ordered_json out;
   out["sd_ms"] = d.sd_ms;
-  out["mde_fraction"] = d.mde_fraction;
+  out["mde_fraction"] =
+      std::isfinite(d.mde_fraction) ? ordered_json(d.mde_fraction) : ordered_json(nullptr);
   out["needed"] = d.needed == INT64_MAX ? ordered_json(nullptr) : ordered_json(d.needed);
   out["detectable"] = d.detectable;
+  out["df"] = d.df;
+  out["planned_power"] = d.power;
+  out["sd_low_ms"] = d.sd_low_ms ? ordered_json(*d.sd_low_ms) : ordered_json(nullptr);
+  out["sd_high_ms"] = d.sd_high_ms ? ordered_json(*d.sd_high_ms) : ordered_json(nullptr);
+  out["needed_high"] = d.needed_high && *d.needed_high != INT64_MAX ? ordered_json(*d.needed_high)
+                                                                    : ordered_json(nullptr);
   return out;
 }
 
@@ -58,7 +67,8 @@ Document plan_document(const engine::Plan& plan, const PlanContext& context) {
     if (tree[key].is_object()) {
       flatten_into(record, key, tree[key]);
     } else {
-      for (const char* field : {"sd_ms", "mde_fraction", "needed", "detectable"}) {
+      for (const char* field : {"sd_ms", "mde_fraction", "needed", "detectable", "df",
+                                "planned_power", "sd_low_ms", "sd_high_ms", "needed_high"}) {
         record[std::string(key) + "_" + field] = nullptr;
       }
     }

@@ -2,11 +2,14 @@
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/plan_report.hpp"
 
+#include <cmath>
+
 namespace kspeed::report {
 
 namespace {
 
 std::string percent(double fraction) {
+  if (!std::isfinite(fraction)) return "—";
   return human_fixed(fraction * 100, fraction < 0.1 ? 2 : 1) + "%";
 }
 
@@ -20,6 +23,11 @@ std::string answer(const engine::Plan& plan, const PlanContext& context) {
   const std::string unit = plan.between_runs ? " runs" : " requests";
   const std::string planned = plan.between_runs ? human_count(plan.repeats) + " runs a side"
                                                 : human_count(plan.requests) + " requests a side";
+  if (!std::isfinite(deciding.mde_fraction)) {
+    return "With 1 run a side there is no t test between runs (it needs 2 or more runs a side "
+           "to estimate their spread); detecting the predicted " +
+           effect + " needs " + count_or_beyond(deciding.needed) + unit + " a side.";
+  }
   std::string text = "With " + planned + ", the smallest change of mean " + context.metric +
                      " this benchmark can detect is " + percent(deciding.mde_fraction) + "; the " +
                      "predicted " + effect + " is " +
@@ -48,17 +56,19 @@ View plan_view(const engine::Plan& plan, const PlanContext& context) {
                 human_kernel_ms(plan.mean_ms) + " over " +
                 human_count(static_cast<std::int64_t>(plan.input.runs.front().values_ms.size())) +
                 " requests of " + plan.input.runs.front().source);
-  view.fact("test", "two-sided, level " + human_plain(plan.input.options.alpha) + ", power " +
-                        human_plain(plan.input.options.power) +
-                        " (k = z(1 − α/2) + z(power) = " + human_fixed(plan.k, 3) + ")");
+  view.fact("test", "two-sided t test, level " + human_plain(plan.input.options.alpha) +
+                        ", power " + human_plain(plan.input.options.power) +
+                        " (exact: noncentral t; k = z(1 − α/2) + z(power) = " +
+                        human_fixed(plan.k, 3) + " in the normal limit)");
   Table table;
-  table.header = {"comparison",        "spread (sd)",   "planned",
-                  "detectable change", "needed a side", "predicted"};
-  table.align = {Align::left, Align::right, Align::right, Align::right, Align::right, Align::left};
+  table.header = {"comparison",       "spread (sd)",   "planned",  "detectable change",
+                  "power as planned", "needed a side", "predicted"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::left};
   const auto row = [&](const std::string& name, const engine::Detectability& d,
                        const std::string& planned, const std::string& unit) {
     table.rows.push_back({name, human_kernel_ms(d.sd_ms), planned, percent(d.mde_fraction),
-                          count_or_beyond(d.needed) + unit,
+                          human_fixed(d.power, 2), count_or_beyond(d.needed) + unit,
                           d.detectable ? "detectable" : "not detectable"});
   };
   const std::string requests = human_count(plan.requests * plan.repeats) + " requests";
@@ -69,20 +79,39 @@ View plan_view(const engine::Plan& plan, const PlanContext& context) {
   }
   view.table(table);
   view.caption(
-      "detectable change = k · sd · √(2/n) / mean (unpaired, n a side), k · sd_diff / √n / mean "
-      "(paired), k · sd_run_means · √(2/r) / mean (r runs a side); needed = the n or r where "
-      "it equals the predicted change (normal approximation; docs/plan.md)");
+      "detectable change = δ · se / mean with se = sd · √(2/n) (unpaired, n a side), sd_diff / √n "
+      "(paired), sd_run_means · √(2/r) (r runs a side) and δ the shift, in standard errors, a "
+      "two-sided t test detects with the power (noncentral t; δ → k for large n); power as "
+      "planned = the t test's chance of detecting the predicted change; needed = the fewest n or "
+      "r that reach the power (docs/plan.md)");
   if (!plan.paired) {
     view.note(
         "No paired estimate: it needs two baseline runs of the same requests (shared "
         "request ids). A paired A/B is usually far more sensitive: the requests' own "
         "spread cancels.");
   }
-  if (!plan.between_runs) {
+  if (plan.input.runs.size() == 2) {
     view.note(
-        "Run-to-run variation is unknown with one baseline run: give two or more runs of "
-        "the same configuration; real A/Bs often vary more between runs than within one.");
-  } else if (plan.run_floor) {
+        "Two baseline runs give the spread of the runs' means one degree of freedom: at 95% the "
+        "true spread may be 32 times the estimate, so no between-run plan is made. Give 3 or "
+        "more runs of the same configuration; real A/Bs often vary more between runs than "
+        "within one.");
+  } else if (!plan.between_runs) {
+    view.note(
+        "Run-to-run variation is unknown with one baseline run: give 3 or more runs of the same "
+        "configuration; real A/Bs often vary more between runs than within one.");
+  }
+  if (plan.between_runs && plan.between_runs->sd_high_ms) {
+    const engine::Detectability& between = *plan.between_runs;
+    view.note("The spread of " + human_count(static_cast<std::int64_t>(plan.input.runs.size())) +
+              " run means has " +
+              human_count(static_cast<std::int64_t>(plan.input.runs.size()) - 1) +
+              " degrees of freedom: its 95% range is " + human_kernel_ms(*between.sd_low_ms) +
+              " to " + human_kernel_ms(*between.sd_high_ms) +
+              "; at the upper end detecting the predicted change needs " +
+              count_or_beyond(between.needed_high.value_or(INT64_MAX)) + " runs a side.");
+  }
+  if (plan.between_runs && plan.run_floor) {
     view.warning(
         "the runs' means vary more than their requests' spread explains: this floor "
         "does not shrink with more requests a run, only with more runs");

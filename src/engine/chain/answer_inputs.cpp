@@ -181,18 +181,44 @@ void throw_refused(const std::vector<AnswerInput>& refused, std::string_view fla
                    remedy);
 }
 
-// The inputs estimate, sweep and mix take in place of refused ones.
-std::string estimate_remedy() {
-  return "name the deployment (" + flag_mark("model") + " and " + flag_mark("gpu") +
-         "), calibrate it with measured files or points, or give the inputs (" + flag_mark("ctx") +
-         ", " + flag_mark("response-tokens") + ", " + flag_mark("ttft") + ", " + flag_mark("tpot") +
-         ", " + flag_mark("share") + ")";
+// What replaces the refused inputs, fitted to them and to what was given: the flag of each
+// refused input, and for the latencies and shares a deployment supplies, naming one (when none
+// is named) or calibrating it (when one is).
+std::string estimate_remedy(const std::vector<AnswerInput>& refused, bool deployment_named) {
+  static const std::array<std::pair<std::string_view, std::string_view>, 7> kFlags = {
+      {{"prompt", "ctx"},
+       {"response", "response-tokens"},
+       {"TTFT", "ttft"},
+       {"TPOT", "tpot"},
+       {"prefill attention share", "share"},
+       {"decode attention share", "decode-share"},
+       {"kernel speedup", "kernel-speedup"}}};
+  std::string flags;
+  bool deployment_input = false;
+  for (const AnswerInput& input : refused) {
+    for (const auto& [name, flag] : kFlags) {
+      if (input.name != name) continue;
+      flags += (flags.empty() ? "" : ", ") + flag_mark(flag);
+      deployment_input =
+          deployment_input || (name != "prompt" && name != "response" && name != "kernel speedup");
+    }
+  }
+  std::string remedy;
+  if (deployment_input) {
+    remedy = deployment_named ? "calibrate the deployment with measured latencies (" +
+                                    flag_mark("calibrate") + " FILE) or points, or "
+                              : "name the deployment (" + flag_mark("model") + " and " +
+                                    flag_mark("gpu") + ") and calibrate it, or ";
+  }
+  if (flags.empty()) return remedy + "give the inputs measured";
+  return remedy + "give " + (refused.size() == 1 ? "the input (" : "the inputs (") + flags + ")";
 }
 
 }  // namespace
 
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
-  throw_refused(refused_inputs(scenario, filter), flag, estimate_remedy());
+  const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
+  throw_refused(refused, flag, estimate_remedy(refused, scenario.platform.has_value()));
 }
 
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {
@@ -205,7 +231,7 @@ void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_vi
       if (!named && refuses(filter, input)) refused.push_back(input);
     }
   }
-  throw_refused(refused, flag, estimate_remedy());
+  throw_refused(refused, flag, estimate_remedy(refused, sweep.platform.has_value()));
 }
 
 void refuse_inputs(const RooflineResult& result, const InputFilter& filter, std::string_view flag) {

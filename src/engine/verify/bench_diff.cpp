@@ -255,15 +255,18 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
       // missing, never as inf or nan.
       change.ratio = *b > 0 && std::isfinite(*a / *b) ? *a / *b : 0;
       const std::optional<double> quantile = quantile_of(statistic);
-      if (quantile) change.requests_needed = requests_for_quantile(*quantile, options.confidence);
+      change.requests_needed = quantile
+                                   ? std::max(kMinRequestsForVerdict,
+                                              requests_for_quantile(*quantile, options.confidence))
+                                   : kMinRequestsForVerdict;
       if (both_per_request) change.values = static_cast<std::int64_t>(values);
       if (!both_per_request) {
         change.no_interval = NoInterval::aggregate;
       } else if (!enough) {
         change.no_interval = NoInterval::too_few;
-      } else if (change.requests_needed &&
-                 static_cast<std::int64_t>(values) < *change.requests_needed) {
-        change.no_interval = NoInterval::too_few_for_percentile;
+      } else if (static_cast<std::int64_t>(values) < *change.requests_needed) {
+        change.no_interval =
+            quantile ? NoInterval::too_few_for_percentile : NoInterval::too_few_for_mean;
       } else if (options.resamples == 0) {
         change.no_interval = NoInterval::no_resamples;
       } else {
@@ -272,6 +275,7 @@ BenchDiff compare_bench(BenchSide before, BenchSide after, const BootstrapOption
         change.ci_low_ms = sorted_percentile(differences.at(s), tail);
         change.ci_high_ms = sorted_percentile(differences.at(s), 1 - tail);
         change.within_noise = *change.ci_low_ms <= 0 && *change.ci_high_ms >= 0;
+        ++diff.judged;
       }
       diff.changes.push_back(change);
     }

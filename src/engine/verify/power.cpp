@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "kspeed/engine/verify/t_test.hpp"
 
 namespace kspeed::engine {
 
@@ -28,14 +31,68 @@ std::int64_t ceil_count(double value) {
   return std::max<std::int64_t>(2, static_cast<std::int64_t>(std::ceil(value)));
 }
 
-// `sides` is 2 for two independent groups (each with `count`), 1 for pairs.
-Detectability detectability(double k, double sd_ms, double mean_ms, double count, double sides,
-                            double effect) {
+// One comparison's standard error and t test degrees of freedom at `count` a side (requests,
+// pairs or runs): `sides` 2 for two independent groups, 1 for pairs.
+struct Design {
+  double sd_ms;
+  double sides;
+  double se(double count) const { return sd_ms * std::sqrt(sides / count); }
+  double df(double count) const { return sides == 2 ? 2 * count - 2 : count - 1; }
+};
+
+// Beyond this many a side the t test is the normal one to 1e-6: the normal count is exact.
+constexpr double kExactLimit = 1e7;
+
+// The smallest count (>= 2) whose t test detects `change_ms` with the power: from the normal
+// approximation's count, which the exact t test never needs fewer than, up.
+std::int64_t needed_count(const Design& design, double change_ms, double k,
+                          const PowerOptions& options) {
+  const double normal =
+      design.sides * k * k * design.sd_ms * design.sd_ms / (change_ms * change_ms);
+  std::int64_t low = ceil_count(normal);
+  if (low == INT64_MAX || static_cast<double>(low) > kExactLimit) return low;
+  const auto enough = [&](std::int64_t count) {
+    const auto c = static_cast<double>(count);
+    return t_test_power(change_ms / design.se(c), design.df(c), options.alpha) >= options.power;
+  };
+  if (enough(low)) return low;
+  std::int64_t high = low + 1;
+  while (!enough(high)) {
+    low = high;
+    high = high * 2;
+    if (static_cast<double>(high) > kExactLimit) return high;
+  }
+  // enough(high), not enough(low): bisect to the first count that is.
+  while (high - low > 1) {
+    const std::int64_t mid = low + (high - low) / 2;
+    (enough(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
+Detectability detectability(const Design& design, double k, double mean_ms, double count,
+                            double effect, const PowerOptions& options) {
   Detectability out;
-  out.sd_ms = sd_ms;
-  out.mde_fraction = k * sd_ms * std::sqrt(sides / count) / mean_ms;
+  out.sd_ms = design.sd_ms;
+  out.df = design.df(count);
+  const double se = design.se(count);
   const double change_ms = effect * mean_ms;
-  out.needed = ceil_count(sides * k * k * sd_ms * sd_ms / (change_ms * change_ms));
+  if (out.df < 1) {
+    // One run a side: the t test has no degrees of freedom, nothing is detectable.
+    out.mde_fraction = std::numeric_limits<double>::infinity();
+    out.power = 0;
+  } else if (count > kExactLimit) {
+    // The normal limit: delta = k.
+    out.mde_fraction = k * se / mean_ms;
+    const double z = normal_quantile(1 - options.alpha / 2);
+    const double shift = change_ms / se;
+    out.power = 0.5 * std::erfc(-(shift - z) / std::sqrt(2.0)) +
+                0.5 * std::erfc((shift + z) / std::sqrt(2.0));
+  } else {
+    out.mde_fraction = t_test_detectable_delta(options.power, out.df, options.alpha) * se / mean_ms;
+    out.power = t_test_power(change_ms / se, out.df, options.alpha);
+  }
+  out.needed = needed_count(design, change_ms, k, options);
   out.detectable = effect >= out.mde_fraction;
   return out;
 }
@@ -98,19 +155,30 @@ Plan plan_ab(const PlanInput& input) {
   const double n = static_cast<double>(plan.requests);
   const double sd = sd_of(first.values_ms);
   // With r runs a side the requests pool: n r per side.
-  plan.unpaired = detectability(plan.k, sd, plan.mean_ms, n * static_cast<double>(plan.repeats), 2,
-                                input.effect);
+  const double pooled = n * static_cast<double>(plan.repeats);
+  plan.unpaired = detectability({sd, 2}, plan.k, plan.mean_ms, pooled, input.effect, input.options);
   if (input.runs.size() >= 2) {
     const std::vector<double> differences = paired_differences(first, input.runs[1]);
     if (differences.size() >= 2) {
-      plan.paired = detectability(plan.k, sd_of(differences), plan.mean_ms,
-                                  n * static_cast<double>(plan.repeats), 1, input.effect);
+      plan.paired = detectability({sd_of(differences), 1}, plan.k, plan.mean_ms, pooled,
+                                  input.effect, input.options);
     }
+  }
+  if (input.runs.size() >= kMinRunsForSpread) {
     std::vector<double> run_means;
     for (const BaselineRun& run : input.runs) run_means.push_back(mean_of(run.values_ms));
     const double run_sd = sd_of(run_means);
-    plan.between_runs = detectability(plan.k, run_sd, plan.mean_ms,
-                                      static_cast<double>(plan.repeats), 2, input.effect);
+    const auto repeats = static_cast<double>(plan.repeats);
+    Detectability between =
+        detectability({run_sd, 2}, plan.k, plan.mean_ms, repeats, input.effect, input.options);
+    // The spread's 95% range: (R - 1) s^2 / sigma^2 is chi-square with R - 1 degrees of freedom,
+    // so sigma lies in [s sqrt(v / chi2_0.975), s sqrt(v / chi2_0.025)] (v = R - 1).
+    const auto v = static_cast<double>(run_means.size() - 1);
+    between.sd_low_ms = run_sd * std::sqrt(v / chi_square_quantile(0.975, v));
+    between.sd_high_ms = run_sd * std::sqrt(v / chi_square_quantile(0.025, v));
+    between.needed_high =
+        needed_count({*between.sd_high_ms, 2}, input.effect * plan.mean_ms, plan.k, input.options);
+    plan.between_runs = between;
     plan.run_floor = run_sd > sd / std::sqrt(static_cast<double>(first.values_ms.size()));
   }
   // Judged on the deciding estimate: between runs, else paired, else unpaired.

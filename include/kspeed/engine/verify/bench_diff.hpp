@@ -9,7 +9,10 @@
 // diff says why. A percentile gets no verdict when the sample cannot support it: a
 // distribution-free interval for the q-quantile at confidence c needs n with
 // 1 - q^n - (1-q)^n >= c (the sample's minimum and maximum bracket it; Hahn & Meeker,
-// "Statistical Intervals", 1991, section 5.2): 299 requests for p99 at 95%.
+// "Statistical Intervals", 1991, section 5.2): 299 requests for p99 at 95%. No statistic gets a
+// verdict from fewer than kMinRequestsForVerdict values: below it the percentile bootstrap's
+// interval is too narrow (an A/A of normal requests flags 20% at n = 3 and 9% at n = 10 against
+// the nominal 5%; docs/diff.md; tests/unit/test_diff_stats.cpp simulates the rate at the minimum).
 //
 // The bootstrap (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13): resample
 // each side's requests with replacement (same count), take the statistic of each resample, and
@@ -38,6 +41,9 @@ inline constexpr std::array<LatencyStatistic, 3> kLatencyStatistics = {
     LatencyStatistic::mean, LatencyStatistic::p50, LatencyStatistic::p99};
 /// "mean", "p50", "p99".
 std::string_view to_string(LatencyStatistic statistic);
+
+/// The fewest values (requests, or request pairs) any statistic's verdict needs (docs/diff.md).
+inline constexpr std::int64_t kMinRequestsForVerdict = 30;
 
 /// The fixed seed of the bootstrap's generator (documented in docs/diff.md).
 inline constexpr std::uint64_t kBootstrapSeed = 20260430;
@@ -78,6 +84,7 @@ enum class NoInterval {
   too_few,                 ///< fewer than 2 values on a side
   no_resamples,            ///< --bootstrap 0
   too_few_for_percentile,  ///< fewer requests than a distribution-free interval needs
+  too_few_for_mean,        ///< fewer than kMinRequestsForVerdict values behind a mean
 };
 
 /// One statistic of one metric before and after.
@@ -95,7 +102,8 @@ struct LatencyChange {
   std::optional<bool> within_noise;
   /// Values behind the interval (request pairs when paired, the smaller side otherwise).
   std::int64_t values = 0;
-  /// Requests a verdict on this percentile needs (requests_for_quantile); unset for the mean.
+  /// Requests a verdict on this statistic needs: kMinRequestsForVerdict for the mean, for a
+  /// percentile the larger of that and requests_for_quantile.
   std::optional<std::int64_t> requests_needed;
 };
 
@@ -128,6 +136,10 @@ struct BenchDiff {
   /// Metrics neither side's pair states (for the report to say what is missing).
   std::vector<LatencyMetric> missing;
   Pairing pairing;
+  /// Rows with a verdict (an interval): each is judged at the confidence alone, so with no real
+  /// change the chance that at least one row flags is up to 1 - c^judged (Bonferroni's bound
+  /// 1 - (1 - (1-c) judged) when they are dependent); the report states it.
+  std::int64_t judged = 0;
   /// Conditions (conditions_audit.hpp) the two results state differently; set by the caller.
   std::vector<std::string> differing_conditions;
 };

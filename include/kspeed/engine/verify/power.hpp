@@ -3,15 +3,25 @@
 // a comparison of mean latencies, and the requests or repeated runs needed to detect a given
 // effect, from the noise of baseline runs. Pure: no I/O.
 //
-// Two-sided test at level alpha with power 1 - beta, normal approximation (Chow, Shao & Wang,
-// "Sample Size Calculations in Clinical Research", 2nd ed., 2008, sections 3.1-3.2;
-// docs/plan.md works an example), with k = z(1 - alpha/2) + z(1 - beta):
-//   unpaired, n requests a side, per-request sd s:   MDE = k s sqrt(2/n),  n = 2 k^2 s^2 / d^2
-//   paired, n request pairs, sd of differences s_d:   MDE = k s_d / sqrt(n), n = k^2 s_d^2 / d^2
-//   r runs a side, sd of the runs' means s_r:          MDE = k s_r sqrt(2/r), r = 2 k^2 s_r^2 / d^2
-// with d = effect x mean, the change to detect in ms. Run-to-run variation beyond the requests'
-// own spread (s_r^2 > s^2 / n) is a floor that more requests per run cannot lower.
+// A two-sided t test at level alpha with power 1 - beta (Chow, Shao & Wang, "Sample Size
+// Calculations in Clinical Research", 2nd ed., 2008, sections 3.1-3.2; docs/plan.md works an
+// example). The standard error se and degrees of freedom v of each comparison:
+//   unpaired, n requests a side, per-request sd s:   se = s sqrt(2/n),   v = 2n - 2
+//   paired, n request pairs, sd of differences s_d:   se = s_d / sqrt(n), v = n - 1
+//   r runs a side, sd of the runs' means s_r:          se = s_r sqrt(2/r), v = 2r - 2
+// The MDE is delta(v) se / mean, where delta(v) is the difference in standard errors the exact
+// t test detects with the power (noncentral t, t_test.hpp; k = z(1 - alpha/2) + z(1 - beta) in
+// the normal limit); "needed" is the smallest n or r whose t test reaches the power for
+// d = effect x mean, the change to detect in ms. Run-to-run variation beyond the requests' own
+// spread (s_r^2 > s^2 / n) is a floor that more requests per run cannot lower.
+//
+// The spread of the runs' means is estimated from R baseline runs with R - 1 degrees of
+// freedom. Two runs give one: at 95% the true spread may be up to 32 times the estimate, so
+// the between-run comparison needs 3 or more runs (kMinRunsForSpread) and is left out with
+// fewer. With 3 or more, the spread's 95% range from the chi-square, sd sqrt((R-1) / chi2),
+// gives the runs needed at its upper end beside the point estimate.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,9 +56,17 @@ struct PlanInput {
 /// The minimum detectable effect and what detecting the prediction needs, one way of comparing.
 struct Detectability {
   double sd_ms = 0;         ///< the spread the comparison fights
-  double mde_fraction = 0;  ///< of the mean, at the planned requests or repeats
+  double mde_fraction = 0;  ///< of the mean, at the planned requests or repeats; infinite with
+                            ///< one run a side (a t test needs 2)
   std::int64_t needed = 0;  ///< requests (pairs) or runs a side for the predicted effect
   bool detectable = false;  ///< effect >= mde_fraction
+  double df = 0;            ///< the planned t test's degrees of freedom
+  double power = 0;         ///< the planned t test's power against the predicted effect
+  /// Between runs: the 95% range of the spread (chi-square on the baseline runs' R - 1 degrees
+  /// of freedom) and the runs needed at its upper end; unset for requests.
+  std::optional<double> sd_low_ms;
+  std::optional<double> sd_high_ms;
+  std::optional<std::int64_t> needed_high;
 };
 
 struct Plan {
@@ -59,7 +77,7 @@ struct Plan {
   double k = 0;                         ///< z(1 - alpha/2) + z(power)
   Detectability unpaired;               ///< requests of one run against another's, independent
   std::optional<Detectability> paired;  ///< from two runs sharing request ids
-  std::optional<Detectability> between_runs;  ///< from the spread of the runs' means (2+ runs)
+  std::optional<Detectability> between_runs;  ///< from the spread of the runs' means (3+ runs)
   /// True when the run-to-run spread of the means exceeds what the requests' spread explains
   /// (s_r > s / sqrt(n)): more requests alone cannot reach the MDE the formula promises.
   bool run_floor = false;
@@ -68,6 +86,9 @@ struct Plan {
   /// True when detecting the prediction needs more than kImpractical* of either.
   bool impractical = false;
 };
+
+/// Baseline runs the between-run spread needs: two give it one degree of freedom.
+inline constexpr std::size_t kMinRunsForSpread = 3;
 
 /// Beyond these a benchmark cannot practically detect the effect (a convention, docs/plan.md).
 inline constexpr std::int64_t kImpracticalRequests = 100000;

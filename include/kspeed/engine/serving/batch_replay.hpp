@@ -112,7 +112,7 @@ struct AttentionSpeedup {
 /// The scalar speedups one request sees: the side's, times its own where the side is per
 /// request.
 inline AttentionSpeedup speedup_for(const AttentionSpeedup& speedup, const ReplayRequest& request) {
-  const double own = static_cast<double>(request.kernel_speedup);  // stored as float
+  const double own = static_cast<double>(request.kernel_speedup);
   return {speedup.prefill * (speedup.prefill_per_request ? own : 1.0),
           speedup.decode * (speedup.decode_per_request ? own : 1.0)};
 }

@@ -3,6 +3,7 @@
 # first finding (a crash, a sanitizer report, an uncaught exception, a timeout or out-of-memory).
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS_PER_TARGET] [extra libFuzzer flags...]
 # New inputs that reach new code go to a scratch copy of the corpus, not the repository.
+# KSPEED_FUZZ_TARGET=NAME runs that one target only (ctest runs each as its own entry).
 set -euo pipefail
 build=$1
 seconds=${2:-20}
@@ -10,7 +11,12 @@ shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for corpus in "$here"/corpus/*/; do
+corpora=("$here"/corpus/*/)
+if [ -n "${KSPEED_FUZZ_TARGET:-}" ]; then
+  corpora=("$here/corpus/$KSPEED_FUZZ_TARGET/")
+  [ -d "${corpora[0]}" ] || { echo "fuzz: no corpus tests/fuzz/corpus/$KSPEED_FUZZ_TARGET"; exit 1; }
+fi
+for corpus in "${corpora[@]}"; do
   name=$(basename "$corpus")
   binary="$build/tests/fuzz/fuzz_$name"
   [ -x "$binary" ] || { echo "fuzz: $binary is missing (build with -DKSPEED_FUZZ=ON)"; exit 1; }

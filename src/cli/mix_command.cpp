@@ -310,6 +310,7 @@ class MixCommand final : public Command {
       result.replay = engine::replay_run(
           run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
           flags_.per_request.empty() ? nullptr : &replay_order_);
+      engine::note_replayed_decode(result.summary.warnings, serving.speedup);
       if (result.replay->requests == 0) {
         throw InputError(
             "--replay: " + flags_.log + " (" + result.log_format +

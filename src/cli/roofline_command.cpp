@@ -27,6 +27,7 @@ struct RooflineFlags {
   NcuFlags ncu;
   std::string peak_tflops, bandwidth_tbs, ai, ctx;
   std::string workload = "deepseek-r1-fp8";  // the built-in workload, as estimate's default
+  bool workload_given = false;  ///< --workload on the command line (else the built-in example)
   std::string phase = "decode";
   OutputOptions output;
   std::string plot_path;
@@ -119,6 +120,10 @@ void resolve_kernel(const RooflineFlags& flags, const engine::Gpu& gpu,
                            workload.kv_dtype, engine::workload_model_label(workload)});
   platform.gpu.provenance =
       flags.platform.gpu.empty() ? engine::Provenance::default_value : engine::Provenance::given;
+  // The built-in example's KV cache type, --workload not given: an example's, not the user's.
+  if (!flags.workload_given && platform.kv_dtype.provenance == engine::Provenance::workload) {
+    platform.kv_dtype.provenance = engine::Provenance::illustrative;
+  }
   query.platform = platform;
 }
 
@@ -152,6 +157,7 @@ class RooflineCommand final : public Command {
     }
     if (!flags_.ncu.file.empty()) return execute_ncu();
     check_ncu_flags_need_file(flags_.ncu);
+    flags_.workload_given = workload_option_ != nullptr && workload_option_->count() > 0;
 
     engine::RooflineQuery query;
     const engine::Gpu gpu = resolve_roof(flags_, query);
@@ -234,11 +240,12 @@ class RooflineCommand final : public Command {
                      "Arithmetic intensity in FLOP/byte, instead of a model (only ratios are "
                      "reported then)")
         ->type_name("X");
-    app_->add_option("--workload,-w", flags_.workload,
-                     "The workload whose KV cache type is the --kv-dtype default when --model "
-                     "is the model it was measured on (a JSON file, or a built-in name)")
-        ->type_name("FILE|NAME")
-        ->capture_default_str();
+    workload_option_ =
+        app_->add_option("--workload,-w", flags_.workload,
+                         "The workload whose KV cache type is the --kv-dtype default when --model "
+                         "is the model it was measured on (a JSON file, or a built-in name)")
+            ->type_name("FILE|NAME")
+            ->capture_default_str();
   }
 
   void add_roof_flags() {
@@ -267,6 +274,7 @@ class RooflineCommand final : public Command {
   }
 
   CLI::App* app_;
+  CLI::Option* workload_option_ = nullptr;
   RooflineFlags flags_;
 };
 

@@ -1,5 +1,8 @@
 // `kspeed estimate` for programs (docs/json-format.md): the JSON tree, and one flat record of it
 // for csv and jsonl (nested keys joined with '_': prefill.speedup -> prefill_speedup).
+#include <algorithm>
+
+#include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
@@ -39,10 +42,14 @@ ordered_json inputs_json(const Estimate& estimate) {
   return inputs;
 }
 
+// The attention time the phase's answer acted on (ms per request, issue 27): the phase's saved
+// time is exactly attention_ms × (1 − 1/attention_speedup) when targeted.
 ordered_json phase_json(const engine::PhaseEstimate& phase,
-                        const std::optional<engine::WithProvenance<double>>& share, bool targeted) {
+                        const std::optional<engine::WithProvenance<double>>& share, bool targeted,
+                        engine::Provenance attention_provenance) {
   ordered_json out;
   put_with_provenance(out, "attention_share", share);
+  put_with_provenance(out, "attention_ms", phase.attention.time_before_ms, attention_provenance);
   out["targeted"] = targeted;
   out["attention_speedup"] = phase.attention.speedup;
   put_level_figures(out, phase.phase);
@@ -220,12 +227,23 @@ ordered_json estimate_tree(const Estimate& estimate) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
+  // Computed from what reached the answer, not set: an illustrative or borrowed input anywhere.
+  const std::vector<engine::AnswerInput> inputs = engine::answer_inputs(s);
+  const bool illustrative =
+      std::any_of(inputs.begin(), inputs.end(), [](const engine::AnswerInput& input) {
+        return input.provenance == engine::Provenance::illustrative;
+      });
+  const bool borrowed =
+      std::any_of(inputs.begin(), inputs.end(),
+                  [](const engine::AnswerInput& input) { return input.borrowed; });
   out["workload"] = {{"name", estimate.workload.name},
                      {"citation", estimate.workload.source},
-                     {"illustrative", estimate.workload.request.illustrative}};
+                     {"illustrative", illustrative},
+                     {"borrowed", borrowed}};
   out["inputs"] = inputs_json(estimate);
   out["prefill"] = phase_json(estimate.result.prefill, std::optional(s.prefill_share),
-                              s.phase != engine::Phase::decode);
+                              s.phase != engine::Phase::decode,
+                              engine::attention_provenance(s, engine::Phase::prefill));
   // The phase's time over the request's (with a fixed term, prefill's GPU time over it)
   const double request_ms = estimate.result.request.time_before_ms;
   out["prefill"]["fraction_of_request"] =
@@ -234,7 +252,8 @@ ordered_json estimate_tree(const Estimate& estimate) {
     out["ttft"] = ttft_json(*estimate.result.ttft, *s.ttft_fixed_ms, estimate.result.prefill.phase);
   }
   out["decode"] =
-      phase_json(estimate.result.decode, s.decode_share, s.phase != engine::Phase::prefill);
+      phase_json(estimate.result.decode, s.decode_share, s.phase != engine::Phase::prefill,
+                 engine::attention_provenance(s, engine::Phase::decode));
   out["decode"]["fraction_of_request"] = estimate.result.decode.phase.share_of_parent;
   put_with_provenance(out["decode"], "tpot_after_ms", estimate.tpot_after_ms);
   add_roofline_json(out, s);
@@ -242,6 +261,15 @@ ordered_json estimate_tree(const Estimate& estimate) {
                           ? deployment_json(*s.step_model, s.deployment_inputs)
                           : ordered_json(nullptr);
   out["request"] = request_json(estimate);
+  // Without --phase: the request's speedup on each phase, beside the assumed one's (issue 27)
+  if (estimate.phase_figures) {
+    out["phase_figures"] = {{"assumed", to_string(s.phase)},
+                            {"prefill_speedup", estimate.phase_figures->prefill_speedup},
+                            {"decode_speedup", estimate.phase_figures->decode_speedup},
+                            {"both_speedup", estimate.phase_figures->both_speedup}};
+  } else {
+    out["phase_figures"] = nullptr;
+  }
   out["prediction_interval"] = interval_json(estimate.interval);
   out["chain"] = chain_json(estimate);
   const std::vector<engine::Condition>& conditions = estimate.conditions;

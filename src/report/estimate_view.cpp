@@ -421,6 +421,28 @@ std::string summary_sentence(const Estimate& estimate) {
   return change + ": " + why + ".";
 }
 
+// Without --phase, which phase was assumed and what the others give (issue 27), in one line.
+std::string phase_sentence(const Estimate& estimate) {
+  if (!estimate.phase_figures) return "";
+  const engine::PhaseFigures& f = *estimate.phase_figures;
+  const engine::Phase assumed = estimate.scenario.phase;
+  const auto figure = [&f](engine::Phase phase) {
+    const double speedup = phase == engine::Phase::prefill  ? f.prefill_speedup
+                           : phase == engine::Phase::decode ? f.decode_speedup
+                                                            : f.both_speedup;
+    return fmt::format("{} {}", phase == engine::Phase::both ? "both" : to_string(phase),
+                       human_speedup(speedup));
+  };
+  std::string others;
+  for (const engine::Phase phase :
+       {engine::Phase::prefill, engine::Phase::decode, engine::Phase::both}) {
+    if (phase == assumed) continue;
+    others += (others.empty() ? "" : ", ") + figure(phase);
+  }
+  return fmt::format(" Phase assumed (no --phase): {}; the request on {} (--phase).",
+                     assumed == engine::Phase::both ? "both" : to_string(assumed), others);
+}
+
 std::vector<std::string> input_words(const engine::ResampledInputs& inputs) {
   std::vector<std::string> words;
   if (inputs.prefill_share) words.emplace_back("prefill share");
@@ -525,7 +547,7 @@ View estimate_view(const Estimate& estimate) {
                          human_count(s.prompt_tokens.value), human_count(s.response_tokens.value)),
              "kspeed estimate: " + subject);
   view.table(chain_table(estimate));
-  view.answer(summary_sentence(estimate) + interval_sentence(estimate));
+  view.answer(summary_sentence(estimate) + interval_sentence(estimate) + phase_sentence(estimate));
   view.table(inputs_table(estimate));
   if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
   const std::vector<engine::Condition>& conditions = estimate.conditions;

@@ -224,6 +224,16 @@ std::string requests_sentence(const Warning& w) {
     case WarningCode::requests_tpot_missing:
       return requests_text(w) + " of 2+ tokens with no TPOT: no E2E latency for them (pass --tpot)";
     case WarningCode::requests_decode_share_missing:
+      if (w.numbers.size() > 1 || w.number("replay_decode_speedup") > 0) {
+        // the replay's step model applies the speedup to decode attention (issue 27)
+        return "the change applies to decode, but there is no decode share for " +
+               requests_text(w) +
+               ": the per-request figures leave decode unchanged, while the replay applies " +
+               (w.number("replay_decode_speedup") > 0
+                    ? human_speedup(w.number("replay_decode_speedup"))
+                    : std::string("each request's speedup")) +
+               " to its step model's decode attention (pass --decode-share for both to agree)";
+      }
       return "the change applies to decode, but there is no decode share for " + requests_text(w) +
              ": decode is left unchanged (pass --decode-share)";
     case WarningCode::requests_without_block_ids:
@@ -311,13 +321,28 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::latency_of_another_kind:
       return "workload '" + w.text("workload") + "' measured its " + phase_name(w) +
              " share against " + w.text("denominator") + ", but --" + w.input +
-             " is a wall time (idle gaps included): the share was converted to a share of wall "
-             "time with the steps the trace measured, " +
-             human_percent(w.number("share")) + " x " + human_ms(w.number("gpu_ms")) + " GPU / " +
+             " is a wall time (idle gaps included): the attention time the trace measured, " +
+             human_percent(w.number("share")) + " x " + human_ms(w.number("gpu_ms")) +
+             " GPU = " + human_ms(w.number("attention_ms")) + " a step, is the share of the " +
              human_ms(w.number("wall_ms")) +
-             " wall = " + human_percent(w.number("converted_share")) +
+             " given: " + human_percent(w.number("converted_share")) +
              " (provenance converted; profile with --denominator wall-time to measure it "
              "directly)";
+    case WarningCode::speedup_beyond_headroom:
+      return "a " + human_speedup(w.number("kernel_speedup")) + " " + phase_name(w) +
+             " attention kernel exceeds the " + human_speedup(w.number("headroom")) +
+             " a memory-bound kernel gains by reaching the whole bandwidth (the step model's "
+             "η_bw " +
+             human_fixed(w.number("bandwidth_efficiency"), 2) +
+             "): it must read fewer bytes; say how many with --bytes-reduction";
+    case WarningCode::attention_exceeds_latency:
+      return phase_name(w) + " attention, " + w.text("provenance") + " at " +
+             human_ms(w.number("attention_ms")) + " a step, is longer than the " +
+             (w.input == "ttft" ? std::string("TTFT ") : std::string("TPOT ")) +
+             human_ms(w.number("latency_ms")) + " given (--" + w.input +
+             "): its share was capped at 100%, and that latency cannot be this deployment's; "
+             "give the latency measured on it, or leave out --" +
+             w.input + " to use the " + w.text("provenance") + " one (--strict refuses this)";
     case WarningCode::memory_exceeded:
       return memory_sentence(w);
     case WarningCode::compute_speedup_no_gain:

@@ -191,9 +191,12 @@ TEST_CASE("a share table measured on another model is flagged", "[roofline]") {
     });
   };
   CHECK(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
-  options.prefill_share = 0.3;  // measured on this model: nothing to flag
+  options.prefill_share = 0.3;  // measured on this model, but the TPOT is still DeepSeek-R1's
+  CHECK(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
+  options.tpot_ms = 20.0;  // share and latencies all this model's: nothing to flag (issue 27)
   CHECK_FALSE(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));
   options.prefill_share.reset();
+  options.tpot_ms.reset();
   choice.model = {kspeed::io::load_model("deepseek-r1"), kspeed::engine::Provenance::given};
   options.platform = kspeed::engine::make_platform(choice);
   CHECK_FALSE(has_mismatch(kspeed::engine::resolve_scenario(workload, options)));

@@ -25,6 +25,8 @@ enum class WarningCode {
   share_model_mismatch,        ///< the share table was measured on another model than --model's
   prefill_not_measured,        ///< a decode-only workload: the request's prefill is set aside
   latency_of_another_kind,     ///< a GPU-time share applied to a latency typed on the command line
+  attention_exceeds_latency,   ///< measured or modelled attention longer than the given latency
+  speedup_beyond_headroom,     ///< a kernel speedup past a memory-bound phase's 1/η_bw
   memory_exceeded,             ///< weights and KV cache do not fit in the GPU's memory
   compute_speedup_no_gain,     ///< faster arithmetic on a memory-bound kernel
   bytes_reduction_no_gain,     ///< fewer bytes on a compute-bound kernel
@@ -80,6 +82,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "prefill_not_measured";
     case WarningCode::latency_of_another_kind:
       return "latency_of_another_kind";
+    case WarningCode::attention_exceeds_latency:
+      return "attention_exceeds_latency";
+    case WarningCode::speedup_beyond_headroom:
+      return "speedup_beyond_headroom";
     case WarningCode::memory_exceeded:
       return "memory_exceeded";
     case WarningCode::compute_speedup_no_gain:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
@@ -38,14 +39,18 @@ std::vector<AnswerInput> answer_inputs(const Scenario& scenario) {
       {"prompt", scenario.prompt_tokens.provenance},
       {"response", scenario.response_tokens.provenance},
   };
+  // A latency read from a workload of another model is that model's (issue 27).
   if (scenario.phase != Phase::decode || scenario.ttft_ms.value > 0) {
-    inputs.push_back({"TTFT", scenario.ttft_ms.provenance});
+    inputs.push_back(
+        {"TTFT", scenario.ttft_ms.provenance, mismatch && scenario.ttft_from_workload});
   }
   if (scenario.ttft_fixed_ms) {
-    inputs.push_back({"TTFT fixed term", scenario.ttft_fixed_ms->provenance});
+    inputs.push_back({"TTFT fixed term", scenario.ttft_fixed_ms->provenance,
+                      mismatch && scenario.ttft_from_workload});
   }
   if (scenario.response_tokens.value > 1) {
-    inputs.push_back({"TPOT", scenario.tpot_ms.provenance});
+    inputs.push_back(
+        {"TPOT", scenario.tpot_ms.provenance, mismatch && scenario.tpot_from_workload});
   }
   if (!scenario.levers) {
     inputs.push_back({"kernel speedup", scenario.kernel_speedup.provenance});
@@ -88,7 +93,7 @@ std::vector<AnswerInput> answer_inputs(const RooflineResult& result) {
 }
 
 InputFilter strict_filter() {
-  return {{Provenance::illustrative, Provenance::clamped, Provenance::extrapolated}, true};
+  return {{Provenance::illustrative, Provenance::clamped, Provenance::extrapolated}, true, true};
 }
 
 InputFilter parse_input_filter(std::string_view list, std::string_view flag) {
@@ -139,9 +144,11 @@ std::vector<AnswerInput> row_inputs(const SweepRow& row, Phase phase,
   std::vector<AnswerInput> inputs = {{"prompt", row.prompt_tokens.provenance},
                                      {"response", row.response_tokens.provenance}};
   if (phase != Phase::decode || row.ttft_ms.value > 0) {
-    inputs.push_back({"TTFT", row.ttft_ms.provenance});
+    inputs.push_back({"TTFT", row.ttft_ms.provenance, mismatch && row.ttft_from_workload});
   }
-  if (row.response_tokens.value > 1) inputs.push_back({"TPOT", row.tpot_ms.provenance});
+  if (row.response_tokens.value > 1) {
+    inputs.push_back({"TPOT", row.tpot_ms.provenance, mismatch && row.tpot_from_workload});
+  }
   if (row.kernel_speedup) inputs.push_back({"kernel speedup", row.kernel_speedup->provenance});
   if (phase != Phase::decode) {
     inputs.push_back({"prefill attention share", row.prefill_share.provenance,
@@ -216,9 +223,33 @@ std::string estimate_remedy(const std::vector<AnswerInput>& refused, bool deploy
 
 }  // namespace
 
+// --strict: an attention time measured or modelled longer than the latency given for its phase
+// (attention_exceeds_latency): the latency cannot be this deployment's, and the answer capped it.
+// Every such phase in one message, each time to 0.1 ms.
+void refuse_attention_beyond_latency(const std::vector<Warning>& warnings, std::string_view flag) {
+  const auto tenth = [](double ms) { return number_mark(std::round(ms * 10) / 10); };
+  std::string list;
+  std::string flags;
+  for (const Warning& w : warnings) {
+    if (w.code != WarningCode::attention_exceeds_latency) continue;
+    const bool prefill = w.phase == Phase::prefill;
+    list += (list.empty() ? "" : "; ") + std::string(prefill ? "prefill" : "decode") +
+            " attention, " + w.text("provenance") + " at " + tenth(w.number("attention_ms")) +
+            " ms a step, is longer than the " + (prefill ? "TTFT " : "TPOT ") +
+            tenth(w.number("latency_ms")) + " ms given (" + flag_mark(prefill ? "ttft" : "tpot") +
+            ")";
+    flags += (flags.empty() ? "" : " and ") + flag_mark(prefill ? "ttft" : "tpot");
+  }
+  if (list.empty()) return;
+  throw InputError(std::string(flag) + ": " + list +
+                   ": give the latency measured on this deployment, or leave out " + flags +
+                   " to use the deployment's own");
+}
+
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
   const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
   throw_refused(refused, flag, estimate_remedy(refused, scenario.platform.has_value()));
+  if (filter.conservation) refuse_attention_beyond_latency(scenario.warnings, flag);
 }
 
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {
@@ -232,6 +263,8 @@ void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_vi
     }
   }
   throw_refused(refused, flag, estimate_remedy(refused, sweep.platform.has_value()));
+  if (!filter.conservation) return;
+  for (const SweepRow& row : sweep.rows) refuse_attention_beyond_latency(row.warnings, flag);
 }
 
 void refuse_inputs(const RooflineResult& result, const InputFilter& filter, std::string_view flag) {

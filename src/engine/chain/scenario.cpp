@@ -8,6 +8,7 @@
 #include "kspeed/engine/chain/scenario_roofline.hpp"
 #include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/provenance_order.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -48,8 +49,12 @@ RequestLatency deployment_latency(const EstimateOptions& options, double prompt_
 // calibrated on profiled steps measured only the phases its steps ran: a decode trace says
 // nothing of prefill attention, so a prefill input of it is the roofline's (modelled). Likewise
 // a fit to latencies moved only the phase it had points for: a file without a per-token time
-// leaves the decode side modelled, never labelled fitted.
+// leaves the decode side modelled, never labelled fitted. And a fit keeps the weakest of what
+// went into it: a model fitted to measured latencies whose attention coefficient stayed at the
+// roofline's is, for that phase's attention, modelled.
 Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) {
+  const CoefficientOrigin& attention =
+      phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;
   if (model.calibration == Provenance::fitted) {
     const StepModelOrigins& o = model.origins;
     const auto is_fitted = [](const CoefficientOrigin& origin) {
@@ -59,11 +64,11 @@ Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) 
         phase == Phase::prefill
             ? is_fitted(o.per_token) || is_fitted(o.prefill_pair) || is_fitted(o.request_overhead)
             : is_fitted(o.weights) || is_fitted(o.kv_token) || is_fitted(o.per_sequence);
-    return moved ? Provenance::fitted : Provenance::modelled;
+    return moved ? weakest(Provenance::fitted, attention.provenance) : Provenance::modelled;
   }
-  if (model.calibration != Provenance::measured) return model.calibration;
-  const CoefficientOrigin& attention =
-      phase == Phase::prefill ? model.origins.prefill_pair : model.origins.kv_token;
+  if (model.calibration != Provenance::measured) {
+    return weakest(model.calibration, attention.provenance);
+  }
   return attention.provenance == Provenance::measured ? Provenance::measured : Provenance::modelled;
 }
 
@@ -472,7 +477,7 @@ WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOpti
   scenario.warnings.push_back(one_point_warning(*reference.ttft_ms,
                                                 static_cast<double>(*reference.prompt_tokens),
                                                 static_cast<double>(prompt_tokens.value), ttft));
-  return {ttft, Provenance::scaled};
+  return {ttft, weakest(Provenance::scaled, request_origin(workload))};
 }
 
 // --ttft-overhead replaces the fitted fixed term (0: none). It is part of TTFT: below it.
@@ -556,6 +561,7 @@ WithProvenance<double> tpot_from_points(const std::vector<LatencyPoint>& points,
 struct TpotReference {
   double tpot_ms = 0;
   std::int64_t context_tokens = 0;
+  Provenance provenance = Provenance::given;  ///< of tpot_ms: a value scaled from it is no stronger
 };
 
 // One --tpot-point, else the workload's TPOT at its own prompt; none when --tpot is given.
@@ -566,11 +572,12 @@ std::optional<TpotReference> tpot_reference(const Workload& workload,
     const TpotModel model = fit_tpot(options.tpot_points);  // checks the point
     scenario.tpot_ms = {model.fixed_ms, Provenance::given};
     return TpotReference{model.fixed_ms,
-                         static_cast<std::int64_t>(options.tpot_points.front().context_tokens)};
+                         static_cast<std::int64_t>(options.tpot_points.front().context_tokens),
+                         Provenance::given};
   }
   const RequestShape& reference = workload.request;
   if (!reference.tpot_ms || !reference.prompt_tokens) return std::nullopt;
-  return TpotReference{*reference.tpot_ms, *reference.prompt_tokens};
+  return TpotReference{*reference.tpot_ms, *reference.prompt_tokens, request_origin(workload)};
 }
 
 // Decode reads a KV cache that grows with the context: two or more --tpot-point fit TPOT(L) =
@@ -596,12 +603,13 @@ void follow_context_with_tpot(const Workload& workload, const EstimateOptions& o
         tpot_scaled_by_decode_model(*scenario.platform, tpot0, reference->context_tokens,
                                     scenario.prompt_tokens.value)
             .tpot_ms,
-        Provenance::scaled};
+        weakest(Provenance::scaled, reference->provenance)};
     return;
   }
   if (!workload.decode_shares.empty()) {
     const double pd = share_at(workload.decode_shares, l0, options.extrapolation).share;
-    scenario.tpot_ms = {tpot_scaled_by_share(tpot0, l0, pd, l).tpot_ms, Provenance::scaled};
+    scenario.tpot_ms = {tpot_scaled_by_share(tpot0, l0, pd, l).tpot_ms,
+                        weakest(Provenance::scaled, reference->provenance)};
     return;
   }
   // A warning, not a note: decode reads a KV cache that grew with the context, so the held TPOT
@@ -643,9 +651,12 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   const bool uses_table = (scenario.phase != Phase::decode && from_table(scenario.prefill_share)) ||
                           (scenario.phase != Phase::prefill && scenario.decode_share &&
                            from_table(*scenario.decode_share));
+  // The workload's TTFT or TPOT is a latency of its model's deployment, not of --model's.
+  const bool uses_latency = (scenario.ttft_from_workload && scenario.ttft_ms.value > 0) ||
+                            (scenario.tpot_from_workload && scenario.response_tokens.value > 1);
   const std::string workload_model = model_key(stated->second);
   const std::string platform_model = model_key(scenario.platform->model.value.name);
-  if (!uses_table || workload_model.find(platform_model) != std::string::npos ||
+  if ((!uses_table && !uses_latency) || workload_model.find(platform_model) != std::string::npos ||
       platform_model.find(workload_model) != std::string::npos) {
     return;
   }
@@ -655,16 +666,18 @@ void warn_on_model_mismatch(const Workload& workload, Scenario& scenario) {
   warning.names = {{"workload", workload.name},
                    {"workload_model", stated->second},
                    {"model", scenario.platform->model.value.name}};
+  warning.numbers = {{"shares", uses_table ? 1.0 : 0.0}, {"latencies", uses_latency ? 1.0 : 0.0}};
   scenario.warnings.push_back(std::move(warning));
 }
 
 // A kernel-time or busy-time share is a fraction of the GPU part of a step. The workload's own
 // TTFT and TPOT are under that denominator (kspeed profile writes them so), but a latency typed
-// on the command line (--ttft, --tpot) is a wall time, idle gaps included. The share applied to
-// it must be a share of wall time, so it is converted with the steps the trace measured:
-//   wall share = share x (denominator time / wall time)
-// (kernel-time: x kernel_ms / wall_ms, the steps' busy fraction; busy-time: x busy_ms / wall_ms).
-// Without the steps' wall time the workload cannot say, and the estimate is refused.
+// on the command line (--ttft, --tpot) is a wall time, idle gaps included, and need not be the
+// trace's. What the trace measured is attention's time in the step; that time is what a kernel
+// speedup acts on, whatever latency the user gives (issue 27: attention time is conserved):
+//   attention ms = share x denominator time (kernel-time: x kernel_ms; busy-time: x busy_ms)
+//   share of the given latency = attention ms / latency
+// Without the step's times the workload cannot say, and the estimate is refused.
 const MeasuredStep* measured_step_of(const Workload& workload, Phase phase) {
   for (const MeasuredStep& step : workload.measured_steps) {
     if (step.phase == phase && step.wall_ms > 0) return &step;
@@ -677,8 +690,16 @@ bool from_workload_table(const WithProvenance<double>& share) {
          share.provenance != Provenance::modelled;
 }
 
+// The part of each phase's latency its share stands for (prefill: TTFT's GPU part, TTFT less
+// its fixed term; decode: one TPOT).
+double phase_latency_ms(const Scenario& scenario, Phase phase) {
+  if (phase == Phase::decode) return scenario.tpot_ms.value;
+  return scenario.ttft_ms.value - (scenario.ttft_fixed_ms ? scenario.ttft_fixed_ms->value : 0.0);
+}
+
 void convert_to_wall_share(const Workload& workload, Phase phase, const std::string& latency_flag,
-                           WithProvenance<double>& share, std::vector<Warning>& warnings) {
+                           double latency_ms, WithProvenance<double>& share,
+                           std::vector<Warning>& warnings) {
   const MeasuredStep* step = measured_step_of(workload, phase);
   const bool kernel_time = workload.share_denominator == "kernel-time";
   const double gpu_ms = step == nullptr ? 0.0 : kernel_time ? step->kernel_ms : step->busy_ms;
@@ -694,15 +715,14 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
         flag_mark(share_flag) + " P, or leave out " + flag_mark(latency_flag) +
         " to use the workload's measured latency");
   }
-  // The one way a share changes kind (denominator.hpp): through the step's times under both.
-  // The wall time leaves out the profiler idle gap the trace flagged (0 in format-1 files).
-  const double wall_ms = std::max(gpu_ms, step->wall_ms - step->profiler_gap_ms);
+  // The one way a share changes kind (denominator.hpp): through the attention time it stands
+  // for, over the latency given (capped at 1; attention_exceeds_latency says when it caps).
   const Share<TimeBase::wall> wall_share =
       kernel_time
           ? convert_share(Share<TimeBase::kernel>{share.value},
-                          Time<TimeBase::kernel>{step->kernel_ms}, Time<TimeBase::wall>{wall_ms})
+                          Time<TimeBase::kernel>{step->kernel_ms}, Time<TimeBase::wall>{latency_ms})
           : convert_share(Share<TimeBase::busy>{share.value}, Time<TimeBase::busy>{step->busy_ms},
-                          Time<TimeBase::wall>{wall_ms});
+                          Time<TimeBase::wall>{latency_ms});
   Warning warning;
   warning.code = WarningCode::latency_of_another_kind;
   warning.phase = phase;
@@ -710,14 +730,16 @@ void convert_to_wall_share(const Workload& workload, Phase phase, const std::str
   warning.names = {{"workload", workload.name}, {"denominator", workload.share_denominator}};
   warning.numbers = {{"share", share.value},
                      {"gpu_ms", gpu_ms},
-                     {"wall_ms", wall_ms},
-                     {"converted_share", wall_share.fraction}};
+                     {"wall_ms", latency_ms},
+                     {"converted_share", wall_share.fraction},
+                     {"attention_ms", share.value * gpu_ms}};
   warnings.push_back(std::move(warning));
   share = {wall_share.fraction, Provenance::converted};
 }
 
 // Each workload share applied to a wall latency typed on the command line, converted (or
 // refused) as above; a wall-time share, or one of a workload that states no denominator, as is.
+// The attention time a converted share stands for is the trace's: measured.
 void convert_shares_to_latency_kind(const Workload& workload, const EstimateOptions& options,
                                     Scenario& scenario) {
   if (workload.share_denominator.empty() || workload.share_denominator == "wall-time") return;
@@ -726,11 +748,19 @@ void convert_shares_to_latency_kind(const Workload& workload, const EstimateOpti
   const bool wall_tpot = options.tpot_ms || !options.tpot_points.empty();
   if (wall_ttft && scenario.ttft_ms.value > 0 && from_workload_table(scenario.prefill_share)) {
     convert_to_wall_share(workload, Phase::prefill, options.ttft_ms ? "ttft" : "ttft-point",
-                          scenario.prefill_share, scenario.warnings);
+                          phase_latency_ms(scenario, Phase::prefill), scenario.prefill_share,
+                          scenario.warnings);
+    scenario.prefill_attention =
+        StepAttention{scenario.warnings.back().number("attention_ms"),
+                      phase_latency_ms(scenario, Phase::prefill), Provenance::measured};
   }
   if (wall_tpot && scenario.decode_share && from_workload_table(*scenario.decode_share)) {
     convert_to_wall_share(workload, Phase::decode, options.tpot_ms ? "tpot" : "tpot-point",
-                          *scenario.decode_share, scenario.warnings);
+                          phase_latency_ms(scenario, Phase::decode), *scenario.decode_share,
+                          scenario.warnings);
+    scenario.decode_attention =
+        StepAttention{scenario.warnings.back().number("attention_ms"),
+                      phase_latency_ms(scenario, Phase::decode), Provenance::measured};
   }
 }
 
@@ -764,6 +794,47 @@ void check_measured_shape(const Workload& workload, const EstimateOptions& optio
     w.numbers.emplace_back("flops_ratio", ratio);
   }
   scenario.warnings.push_back(std::move(w));
+}
+
+// The deployment's step attention behind a share it supplied for a latency the user gave
+// (--ttft, --tpot): the share is that attention time over the latency.
+void record_deployment_attention(const EstimateOptions& options, Scenario& scenario) {
+  if (!options.step_model) return;
+  const auto supplied = [&scenario](std::string_view input) {
+    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(), input) !=
+           scenario.deployment_inputs.end();
+  };
+  const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
+  if (supplied("prefill_attention_share") && options.ttft_ms) {
+    const StepTime step = deployment_latency(options, prompt, 1).prefill_step;
+    scenario.prefill_attention = StepAttention{step.prefill_attention_ms, *options.ttft_ms,
+                                               scenario.prefill_share.provenance};
+  }
+  if (supplied("decode_attention_share") && options.tpot_ms) {
+    const RequestLatency latency =
+        deployment_latency(options, prompt, static_cast<double>(scenario.response_tokens.value));
+    scenario.decode_attention = StepAttention{
+        latency.decode_step.attention_ms(), *options.tpot_ms * latency.mean_accepted,
+        scenario.decode_share ? scenario.decode_share->provenance : Provenance::modelled};
+  }
+}
+
+// Attention measured or modelled longer than the latency the user gave for its phase: the
+// share was capped at 100%, and the latency cannot be this deployment's (a warning naming both;
+// --strict refuses it, answer_inputs.cpp).
+void warn_attention_beyond_latency(Scenario& scenario) {
+  for (const Phase phase : {Phase::prefill, Phase::decode}) {
+    const std::optional<StepAttention>& attention =
+        phase == Phase::prefill ? scenario.prefill_attention : scenario.decode_attention;
+    if (!attention || !(attention->ms > attention->latency_ms)) continue;
+    Warning warning;
+    warning.code = WarningCode::attention_exceeds_latency;
+    warning.phase = phase;
+    warning.input = phase == Phase::prefill ? "ttft" : "tpot";
+    warning.names = {{"provenance", std::string(to_string(attention->provenance))}};
+    warning.numbers = {{"attention_ms", attention->ms}, {"latency_ms", attention->latency_ms}};
+    scenario.warnings.push_back(std::move(warning));
+  }
 }
 
 }  // namespace
@@ -824,16 +895,26 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
         resolve_ttft(workload, options, scenario.prompt_tokens, scenario.prefill_share, scenario);
     resolve_fixed_term(options, scenario);
   }
+  // TTFT and TPOT the command line and the deployment did not give: the workload's request's
+  scenario.ttft_from_workload =
+      !prefill_aside && !options.ttft_ms && options.ttft_points.empty() &&
+      std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(), "ttft") ==
+          scenario.deployment_inputs.end();
+  scenario.tpot_from_workload =
+      !options.tpot_ms && options.tpot_points.empty() && request.tpot_ms.has_value();
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
   if (options.step_model && !options.decode_share && workload.decode_shares.empty()) {
     scenario.deployment_inputs.emplace_back("decode_attention_share");
   }
   note_default_prompt(scenario);
-  convert_shares_to_latency_kind(workload, options, scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   check_measured_shape(workload, options, scenario);
   follow_context_with_tpot(workload, options, scenario);
+  // after TPOT follows the context: a converted share is the attention time over that TPOT
+  convert_shares_to_latency_kind(workload, options, scenario);
+  record_deployment_attention(options, scenario);
+  warn_attention_beyond_latency(scenario);
   warn_on_model_mismatch(workload, scenario);
   if (scenario.phase != Phase::prefill && !scenario.decode_share) {
     throw InputError(std::string((flag_mark("phase") + " ")) +
@@ -846,6 +927,18 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
                      "attention_share.decode");
   }
   return scenario;
+}
+
+Provenance attention_provenance(const Scenario& scenario, Phase phase) {
+  const std::optional<StepAttention>& attention =
+      phase == Phase::prefill ? scenario.prefill_attention : scenario.decode_attention;
+  if (attention) return attention->provenance;
+  if (phase == Phase::prefill) {
+    return weakest(scenario.prefill_share.provenance, scenario.ttft_ms.provenance);
+  }
+  return scenario.decode_share
+             ? weakest(scenario.decode_share->provenance, scenario.tpot_ms.provenance)
+             : Provenance::default_value;
 }
 
 PhaseInput prefill_input(const Scenario& scenario) {
@@ -931,7 +1024,24 @@ Estimate run_estimate(const Workload& workload, const EstimateOptions& options,
   estimate.tpot_after_ms = tpot_after_ms(estimate.scenario, estimate.result);
   estimate.interval = estimate_interval(workload, estimate.scenario);
   estimate.conditions = run_conditions(workload, estimate.scenario.platform);
+  estimate.phase_figures = phase_figures(estimate.scenario, options.phase_given);
   return estimate;
+}
+
+std::optional<PhaseFigures> phase_figures(const Scenario& scenario, bool phase_given) {
+  if (phase_given || !scenario.decode_share || scenario.ttft_ms.value <= 0 ||
+      scenario.response_tokens.value <= 1) {
+    return std::nullopt;
+  }
+  const auto request_speedup = [&scenario](bool prefill, bool decode) {
+    PhaseInput p = prefill_input(scenario);
+    PhaseInput d = decode_input(scenario);
+    p.targeted = prefill;
+    d.targeted = decode;
+    return estimate_chain(p, d).request.speedup;
+  };
+  return PhaseFigures{request_speedup(true, false), request_speedup(false, true),
+                      request_speedup(true, true)};
 }
 
 std::optional<WithProvenance<double>> tpot_after_ms(const Scenario& scenario,

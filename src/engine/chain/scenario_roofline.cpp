@@ -93,6 +93,32 @@ void add_speculation_note(const EstimateOptions& options, const Scenario& s,
   out.push_back(std::move(note));
 }
 
+// A memory-bound kernel reading the same bytes is at most 1/η_bw faster, η_bw the bandwidth
+// fraction the deployment's step model reaches (step_calibration.hpp: 0.58 measured, or fitted):
+// a larger kernel speedup of a targeted memory-bound phase must read fewer bytes, which the
+// answer cannot see. Warned with the bound (issue 27).
+void add_headroom_warning(const EstimateOptions& options, Scenario& scenario) {
+  if (options.levers || !options.step_model) return;
+  const double efficiency = options.step_model->efficiency.bandwidth;
+  if (!(efficiency > 0 && efficiency <= 1)) return;
+  const double headroom = 1.0 / efficiency;
+  for (const Phase phase : {Phase::prefill, Phase::decode}) {
+    const bool targeted = scenario.phase == Phase::both || scenario.phase == phase;
+    const std::optional<PhaseRoofline>& position =
+        phase == Phase::decode ? scenario.decode_roofline : scenario.prefill_roofline;
+    if (!targeted || !position || position->bound != Bound::memory) continue;
+    if (!(scenario.kernel_speedup.value > headroom)) continue;
+    Warning warning;
+    warning.code = WarningCode::speedup_beyond_headroom;
+    warning.phase = phase;
+    warning.input = "kernel-speedup";
+    warning.numbers = {{"kernel_speedup", scenario.kernel_speedup.value},
+                       {"headroom", headroom},
+                       {"bandwidth_efficiency", efficiency}};
+    scenario.warnings.push_back(std::move(warning));
+  }
+}
+
 }  // namespace
 
 std::optional<WithProvenance<double>> modelled_decode_share(const EstimateOptions& options,
@@ -123,6 +149,7 @@ void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {
   }
   add_memory_warning(scenario, platform, scenario.warnings);
   add_speculation_note(options, scenario, platform, scenario.notes);
+  add_headroom_warning(options, scenario);
 }
 
 double phase_attention_speedup(const Scenario& scenario, Phase phase) {

@@ -111,6 +111,8 @@ SweepRow row_of(const Workload& workload, EstimateOptions& options,
   row.response_tokens = s.response_tokens;
   row.ttft_ms = s.ttft_ms;
   row.tpot_ms = s.tpot_ms;
+  row.ttft_from_workload = s.ttft_from_workload;
+  row.tpot_from_workload = s.tpot_from_workload;
   if (!s.levers) {
     row.kernel_speedup = from_table ? *from_table : s.kernel_speedup;
   } else {

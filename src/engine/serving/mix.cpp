@@ -334,14 +334,14 @@ const RequestOutcome& MixRun::add(const Request& request) {
     decode_from_table = true;
   }
   // Amdahl on a decode time with the decode share on that time's kind.
-  const auto decode_after = [&](double moved_ms, bool wall) {
+  const auto decode_after = [&](double moved_ms, bool wall, double moved_steps) {
     return applies_to_decode(model_.phase) ? amdahl_moved(moved_ms, decode_share, decode_from_table,
-                                                          wall, Phase::decode, speedup)
+                                                          wall, Phase::decode, speedup, moved_steps)
                                            : moved_ms;
   };
   const bool has_tpot = !std::isnan(tpot);
   out.tpot_before_ms = has_tpot && steps > 0 ? static_cast<double>(tpot) : kNaN;
-  out.tpot_after_ms = has_tpot && steps > 0 ? decode_after(tpot, tpot_wall) : kNaN;
+  out.tpot_after_ms = has_tpot && steps > 0 ? decode_after(tpot, tpot_wall, 1.0) : kNaN;
 
   // E2E = TTFT + (n_out - 1) * TPOT (MODEL.md 3), or the log's measurement; after the change
   // E2E' = TTFT' + (E2E - TTFT) * decode factor.
@@ -358,7 +358,8 @@ const RequestOutcome& MixRun::add(const Request& request) {
   out.e2e_before_ms = static_cast<double>(e2e);
   // A measured E2E is a wall time; a derived one is of TPOT's kind.
   out.e2e_after_ms =
-      out.ttft_after_ms + decode_after(e2e - ttft, request.e2e_ms.has_value() || tpot_wall);
+      out.ttft_after_ms +
+      decode_after(e2e - ttft, request.e2e_ms.has_value() || tpot_wall, std::max(steps, 1.0));
   outcomes_.push_back(out);
   return outcomes_.back();
 }
@@ -368,22 +369,23 @@ const RequestOutcome& MixRun::add(const Request& request) {
 // tables' kind; a share not from the table (--share, --share-model, the step model's) is of its
 // latency's kind, and a table share meeting a wall latency is converted first.
 double MixRun::amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
-                            Phase phase, double speedup) const {
+                            Phase phase, double speedup, double steps) const {
   if (std::isnan(moved_ms)) return moved_ms;  // no latency to move (counted as missing)
   const TimeBase latency_base = wall_latency ? TimeBase::wall : model_.table_base;
   return with_time_base(latency_base, [&](auto kind) {
     constexpr TimeBase base = decltype(kind)::value;
     const Share<base> of_latency =
-        from_table ? table_share_as<base>(share, phase) : Share<base>{share};
+        from_table ? table_share_as<base>(share, phase, moved_ms / steps) : Share<base>{share};
     return amdahl_on(Time<base>{moved_ms}, of_latency, speedup).ms;
   });
 }
 
 // A table share as a share of `To` time: as it is when To is the tables' kind; else (a share of
-// kernel or busy time meeting a wall latency) converted through the phase's measured step:
-// wall share = share × table_ms / wall_ms, as estimate converts it (scenario.cpp).
+// kernel or busy time meeting a wall latency) converted through the phase's measured step: the
+// attention time it measured over the request's own latency of one step (issue 27: attention
+// time is conserved), share × table_ms / step_latency_ms, as estimate converts it (scenario.cpp).
 template <TimeBase To>
-Share<To> MixRun::table_share_as(double fraction, Phase phase) const {
+Share<To> MixRun::table_share_as(double fraction, Phase phase, double step_latency_ms) const {
   if (To == model_.table_base) return {fraction};
   const std::optional<StepTimes>& step =
       phase == Phase::prefill ? model_.prefill_step_times : model_.decode_step_times;
@@ -403,7 +405,7 @@ Share<To> MixRun::table_share_as(double fraction, Phase phase) const {
   return with_time_base(model_.table_base, [&](auto kind) {
     constexpr TimeBase from = decltype(kind)::value;
     return convert_share(Share<from>{fraction}, Time<from>{step->table_ms},
-                         Time<To>{step->wall_ms});
+                         Time<To>{step_latency_ms});
   });
 }
 
@@ -632,6 +634,15 @@ AttentionSpeedup attention_speedup(const MixModel& model) {
   }
   const double s = model.kernel_speedup.value;
   return {applies_to_prefill(model.phase) ? s : 1.0, applies_to_decode(model.phase) ? s : 1.0};
+}
+
+void note_replayed_decode(std::vector<Warning>& warnings, const AttentionSpeedup& speedup) {
+  if (!(speedup.decode != 1.0 || speedup.decode_per_request)) return;
+  for (Warning& warning : warnings) {
+    if (warning.code != WarningCode::requests_decode_share_missing) continue;
+    warning.numbers.emplace_back("replay_decode_speedup",
+                                 speedup.decode_per_request ? 0.0 : speedup.decode);
+  }
 }
 
 std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,

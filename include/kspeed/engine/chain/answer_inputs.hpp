@@ -45,6 +45,9 @@ std::vector<AnswerInput> answer_inputs(const RooflineResult& result);
 struct InputFilter {
   std::vector<Provenance> provenances;
   bool borrowed = false;
+  /// --strict: also refuse an attention time longer than its phase's given latency
+  /// (attention_exceeds_latency), which the answer could only cap.
+  bool conservation = false;
 };
 
 /// --strict: illustrative, clamped, extrapolated and borrowed inputs.

@@ -70,6 +70,16 @@ struct EstimateOptions {
   std::optional<CalibratedStepModel> step_model;
 };
 
+/// Attention's time in one step of a phase when it was measured (a profiled step's kernels) or
+/// modelled (the deployment's step) apart from the latency its share is of: what a kernel
+/// speedup acts on. The share is ms / latency_ms, capped at 1; saved = ms × (1 − 1/s) whatever
+/// latency the user gives (issue 27: attention time is conserved).
+struct StepAttention {
+  double ms = 0;          ///< attention's time in one step
+  double latency_ms = 0;  ///< the latency of one step it is a share of (TTFT's GPU part, a TPOT)
+  Provenance provenance = Provenance::modelled;  ///< measured, modelled or fitted
+};
+
 /// The resolved inputs of one estimate, each with its source.
 struct Scenario {
   WithProvenance<std::int64_t> prompt_tokens;
@@ -103,7 +113,19 @@ struct Scenario {
   /// --share-model calibrated fitted the prefill share to this workload's table, which is not the
   /// user's (Workload::borrowed_share_table): the answer stands on another deployment's share.
   std::string prefill_share_borrowed_from;
+  /// Each phase's attention time when known apart from its latency (StepAttention); nullopt:
+  /// the attention time is the share × the latency.
+  std::optional<StepAttention> prefill_attention;
+  std::optional<StepAttention> decode_attention;
+  /// TTFT and TPOT read (or scaled) from the workload's request rather than the command line
+  /// or the deployment: borrowed when the workload is of another model.
+  bool ttft_from_workload = false;
+  bool tpot_from_workload = false;
 };
+
+/// The provenance of the attention time a phase's answer acted on: the measured or modelled
+/// StepAttention's, else the weaker of its share's and its latency's (provenance.hpp).
+Provenance attention_provenance(const Scenario& scenario, Phase phase);
 
 /// Resolves the scenario. Throws InputError when the request cannot be answered (a decode phase
 /// with no decode share anywhere).
@@ -112,6 +134,18 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
 /// The chain inputs of a resolved scenario.
 PhaseInput prefill_input(const Scenario& scenario);
 PhaseInput decode_input(const Scenario& scenario);
+
+/// The request's speedup had the change targeted each phase: without --phase, the headline says
+/// which phase was assumed and what the others give beside it (issue 27).
+struct PhaseFigures {
+  double prefill_speedup = 1;  ///< the change on prefill alone
+  double decode_speedup = 1;   ///< on decode alone
+  double both_speedup = 1;     ///< on both
+};
+
+/// Each phase's figure, when the phase was assumed (not given) and both phases have a share
+/// and a time; nullopt otherwise.
+std::optional<PhaseFigures> phase_figures(const Scenario& scenario, bool phase_given);
 
 /// Everything a reporter needs to show one estimate.
 struct Estimate {
@@ -126,6 +160,8 @@ struct Estimate {
   /// The run's conditions, each with its provenance (run_conditions over the workload and the
   /// platform), decided here so the view and the document only word them.
   std::vector<Condition> conditions;
+  /// Without --phase: the figure of every phase beside the assumed one's (phase_figures).
+  std::optional<PhaseFigures> phase_figures;
 };
 
 /// Each decode step after the change (modelled), when decode is targeted and has a share.

@@ -39,6 +39,8 @@ struct SweepRow {
   EstimateResult result;
   std::optional<WithProvenance<double>> tpot_after_ms;
   std::vector<Warning> warnings;
+  bool ttft_from_workload = false;  ///< Scenario's: the workload's request's TTFT
+  bool tpot_from_workload = false;  ///< Scenario's: the workload's request's TPOT
 };
 
 struct Sweep {

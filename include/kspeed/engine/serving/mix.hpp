@@ -205,10 +205,11 @@ class MixRun {
   std::int64_t cached_prefix(const Request& request);
   /// --share-model's prefill share at L_eff.
   double modelled_share(double effective_tokens) const;
+  /// `steps`: how many of the phase's steps `moved_ms` spans (1 for TTFT and TPOT).
   double amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
-                      Phase phase, double speedup) const;
+                      Phase phase, double speedup, double steps = 1) const;
   template <TimeBase To>
-  Share<To> table_share_as(double fraction, Phase phase) const;
+  Share<To> table_share_as(double fraction, Phase phase, double step_latency_ms) const;
   std::uint16_t model_index(const std::string& name);
 
   MixModel model_;
@@ -292,6 +293,11 @@ struct MixReplay {
 /// The kernel change of a mix model as the replay applies it: the speedup on the attention of the
 /// phase(s) it targets.
 AttentionSpeedup attention_speedup(const MixModel& model);
+
+/// The per-request chain leaves decode unchanged where no decode share is known; the replay's
+/// step model applies `speedup` to decode attention all the same. Each such warning says both
+/// (a number "replay_decode_speedup"), so the answer does not contradict its replay (issue 27).
+void note_replayed_decode(std::vector<Warning>& warnings, const AttentionSpeedup& speedup);
 
 /// The run's requests for the replay, sorted by arrival (ties in log order), each with its cached
 /// prefix; `outcome_index[i]` is the replayed request i's place in run.outcomes(). With

@@ -302,9 +302,14 @@ class MixCommand final : public Command {
       serving.speedup = engine::attention_speedup(run.model());
       result.step_model_source = deployment.step_model_source;
       result.kv_blocks_source = deployment.kv_blocks_source;
-      result.replay = engine::replay_run(
-          run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
-          flags_.per_request.empty() ? nullptr : &replay_order_);
+      // Nothing reads the outcomes after the replay without --per-request or --plot: the
+      // replay releases them (80 bytes a request) once its own requests are built.
+      result.replay =
+          flags_.per_request.empty() && flags_.plot_path.empty()
+              ? engine::replay_run_releasing(run, serving)
+              : engine::replay_run(run, serving,
+                                   flags_.per_request.empty() ? nullptr : &per_request_replay_,
+                                   flags_.per_request.empty() ? nullptr : &replay_order_);
       if (result.replay->requests == 0) {
         throw InputError(
             "--replay: " + flags_.log + " (" + result.log_format +

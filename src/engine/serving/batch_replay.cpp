@@ -38,6 +38,9 @@ struct Sequence {
   std::int32_t generated = 0;
   std::int32_t blocks = 0;
   std::int32_t chunk = 0;  // tokens scheduled in the current step
+  float queue_ms = 0;      // arrival to first scheduled
+  float ttft_ms = 0;       // arrival to first token (engine time)
+  std::uint16_t replica = 0;
   std::uint16_t preemptions = 0;
   bool scheduled_once = false;
   float kernel_speedup = 1;  // its own (ReplayRequest's), read with a per-request speedup
@@ -82,8 +85,9 @@ class Simulator final : private StepForming {
  public:
   Simulator(const std::vector<ReplayRequest>& requests, StepTimer& timer,
             const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-            const CompletionCallback& on_complete)
+            const CompletionCallback& on_complete, bool keep_timing)
       : requests_(requests),
+        keep_timing_(keep_timing),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
@@ -95,7 +99,7 @@ class Simulator final : private StepForming {
     for (Replica& replica : replicas_) {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
     }
-    out_.timing.resize(requests.size());
+    if (keep_timing_) out_.timing.resize(requests.size());
     out_.totals.requests = static_cast<std::int64_t>(requests.size());
     out_.totals.itl.counts.assign(kItlBins, 0);
     if (arrivals_.concurrency > 0) {
@@ -172,8 +176,7 @@ class Simulator final : private StepForming {
   }
 
   void assign(Sequence sequence, std::size_t r, double now_s) {
-    out_.timing[static_cast<std::size_t>(sequence.index)].replica =
-        static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
+    sequence.replica = static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
     Replica& replica = replicas_[r];
     if (!replica.in_step && !replica.has_work()) replica.clock_s = std::max(replica.clock_s, now_s);
     replica.waiting.push_back(sequence);
@@ -296,8 +299,7 @@ class Simulator final : private StepForming {
       add_request(sequence, want);
       if (!sequence.scheduled_once) {
         sequence.scheduled_once = true;
-        out_.timing[static_cast<std::size_t>(sequence.index)].queue_ms =
-            to_float_ms(now_s - sequence.arrival_s);
+        sequence.queue_ms = to_float_ms(now_s - sequence.arrival_s);
       }
       replica.running.push_back(sequence);
       replica.waiting.pop_front();
@@ -315,9 +317,12 @@ class Simulator final : private StepForming {
     replica.waiting.pop_front();
     set_outstanding(index_of(replica), replica.outstanding - 1);
     replica_freed(replica, replica.clock_s);
-    RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    timing.ttft_ms = timing.tpot_ms = timing.e2e_ms = timing.queue_ms = nan;
+    if (keep_timing_) {
+      RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      timing.ttft_ms = timing.tpot_ms = timing.e2e_ms = timing.queue_ms = nan;
+      timing.replica = sequence.replica;
+    }
     ++out_.totals.unschedulable;
     client_ready(sequence.arrival_s);
   }
@@ -376,9 +381,8 @@ class Simulator final : private StepForming {
       sequence.computed += sequence.chunk;
       sequence.chunk = 0;
       if (sequence.computed < sequence.target()) continue;  // a prefill chunk, more to come
-      RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
       if (sequence.generated == 0) {
-        timing.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
+        sequence.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
       } else {
         out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
       }
@@ -386,7 +390,7 @@ class Simulator final : private StepForming {
       ++out_.totals.output_tokens;
       sequence.last_token_s = end_s;
       if (sequence.generated >= sequence.response) {
-        finish(replica, sequence, timing, end_s);
+        finish(replica, sequence, end_s);
         any_finished = true;
       }
     }
@@ -396,10 +400,13 @@ class Simulator final : private StepForming {
     return in_batch;
   }
 
-  void finish(Replica& replica, Sequence& sequence, RequestTiming& timing, double end_s) {
+  void finish(Replica& replica, Sequence& sequence, double end_s) {
     const double overhead_ms = scheduler_.request_overhead_ms;
     const double e2e_ms = (end_s - sequence.arrival_s) * 1000.0;
-    const double ttft_ms = static_cast<double>(timing.ttft_ms);
+    const double ttft_ms = static_cast<double>(sequence.ttft_ms);
+    RequestTiming timing;
+    timing.queue_ms = sequence.queue_ms;
+    timing.replica = sequence.replica;
     // TPOT = (E2E - TTFT) / (tokens - 1): the engine's times, so the overhead cancels.
     timing.tpot_ms = sequence.response >= 2
                          ? static_cast<float>((e2e_ms - ttft_ms) / (sequence.response - 1))
@@ -413,10 +420,12 @@ class Simulator final : private StepForming {
     replica_freed(replica, end_s);
     out_.totals.last_completion_s = std::max(out_.totals.last_completion_s, end_s);
     client_ready(end_s + overhead_ms / 1000.0);
+    if (keep_timing_) out_.timing[static_cast<std::size_t>(sequence.index)] = timing;
     if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
   }
 
   const std::vector<ReplayRequest>& requests_;
+  bool keep_timing_;  // out_.timing holds every request's values (else on_complete alone)
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;
@@ -482,15 +491,16 @@ std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_toke
 
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
                            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
-                           const ArrivalOptions& arrivals, const CompletionCallback& on_complete) {
+                           const ArrivalOptions& arrivals, const CompletionCallback& on_complete,
+                           bool keep_timing) {
   ModelStepTimer timer(model, speedup);
-  return replay_batches(requests, timer, scheduler, arrivals, on_complete);
+  return replay_batches(requests, timer, scheduler, arrivals, on_complete, keep_timing);
 }
 
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer& timer,
                            const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-                           const CompletionCallback& on_complete) {
-  Simulator simulator(requests, timer, scheduler, arrivals, on_complete);
+                           const CompletionCallback& on_complete, bool keep_timing) {
+  Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing);
   return simulator.run();
 }
 

@@ -100,7 +100,7 @@ TEST_CASE("the toy policy under Poisson arrivals is M/D/1", "[step_policy]") {
   ConstantTimer timer(5);
   const BatchReplay replay = replay_batches(log, timer, fcfs_one(), {});
   double wait_ms = 0;
-  for (const RequestTiming& timing : replay.timing) wait_ms += timing.queue_ms;
+  for (const RequestTiming& timing : replay.timing) wait_ms += static_cast<double>(timing.queue_ms);
   wait_ms /= static_cast<double>(log.size());
   const double rho = 35.0 * 0.020;
   CHECK(wait_ms == Approx(rho * 20 / (2 * (1 - rho))).epsilon(0.02));

@@ -307,9 +307,14 @@ class MixCommand final : public Command {
       result.step_model_source = deployment.step_model_source;
       result.kv_blocks_source = deployment.kv_blocks_source;
       check_replay_work(serving, run.outcomes().size());
-      result.replay = engine::replay_run(
-          run, serving, flags_.per_request.empty() ? nullptr : &per_request_replay_,
-          flags_.per_request.empty() ? nullptr : &replay_order_);
+      // Nothing reads the outcomes after the replay without --per-request or --plot: the
+      // replay releases them (80 bytes a request) once its own requests are built.
+      result.replay =
+          flags_.per_request.empty() && flags_.plot_path.empty()
+              ? engine::replay_run_releasing(run, serving)
+              : engine::replay_run(run, serving,
+                                   flags_.per_request.empty() ? nullptr : &per_request_replay_,
+                                   flags_.per_request.empty() ? nullptr : &replay_order_);
       engine::note_replayed_decode(result.summary.warnings, serving.speedup);
       if (result.replay->requests == 0) {
         throw InputError(

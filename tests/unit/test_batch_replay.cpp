@@ -409,3 +409,41 @@ TEST_CASE("a kernel speedup divides the sliding-window layers' attention too",
     CHECK(after.timing[0].ttft_ms == Approx(1.5));
   }
 }
+
+TEST_CASE("without per-request values the replay reports each request as it finishes",
+          "[batch_replay]") {
+  // keep_timing false: the capacity searches' replays keep no 20-byte value a request; the
+  // completion callback sees exactly the values a kept replay stores, so attainment counted as
+  // requests finish equals attainment over the kept values.
+  const StepModel step{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  std::vector<ReplayRequest> log;
+  for (int i = 0; i < 400; ++i) {
+    log.push_back({0.01 * i, 100 + 37 * (i % 13), 1 + (i % 7) * 20, 0});
+  }
+  SchedulerOptions scheduler;
+  scheduler.kv_blocks = 60;  // preemptions too
+  ArrivalOptions arrivals;
+  arrivals.replicas = 2;
+  arrivals.routing = Routing::least_outstanding;
+  const BatchReplay kept = replay_batches(log, step, {}, scheduler, arrivals);
+  std::vector<RequestTiming> seen(log.size());
+  const CompletionCallback record = [&seen](std::size_t i, const RequestTiming& t) { seen[i] = t; };
+  const BatchReplay lean = replay_batches(log, step, {}, scheduler, arrivals, record, false);
+  CHECK(lean.timing.empty());
+  CHECK(kept.totals.preemptions > 0);
+  CHECK(lean.totals.steps == kept.totals.steps);
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    CHECK(seen[i].ttft_ms == kept.timing[i].ttft_ms);
+    CHECK(seen[i].e2e_ms == kept.timing[i].e2e_ms);
+    CHECK(seen[i].queue_ms == kept.timing[i].queue_ms);
+    CHECK(seen[i].preemptions == kept.timing[i].preemptions);
+    CHECK(seen[i].replica == kept.timing[i].replica);
+  }
+  Slo slo;
+  slo.ttft_ms = 200;
+  slo.tpot_ms = 30;
+  std::int64_t met = 0;
+  for (const RequestTiming& t : seen) met += meets_slo(t, slo) ? 1 : 0;
+  CHECK(static_cast<double>(met) / static_cast<double>(log.size()) ==
+        *slo_attainment(kept.timing, slo));
+}

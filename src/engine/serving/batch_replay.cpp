@@ -5,7 +5,13 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <queue>
+
+#include "kspeed/engine/serving/event_queue.hpp"
+#include "kspeed/engine/serving/router.hpp"
+#include "kspeed/engine/serving/step_policy.hpp"
+#include "kspeed/engine/serving/step_timer.hpp"
 
 namespace kspeed::engine {
 
@@ -32,6 +38,9 @@ struct Sequence {
   std::int32_t generated = 0;
   std::int32_t blocks = 0;
   std::int32_t chunk = 0;  // tokens scheduled in the current step
+  float queue_ms = 0;      // arrival to first scheduled
+  float ttft_ms = 0;       // arrival to first token (engine time)
+  std::uint16_t replica = 0;
   std::uint16_t preemptions = 0;
   bool scheduled_once = false;
   float kernel_speedup = 1;  // its own (ReplayRequest's), read with a per-request speedup
@@ -49,6 +58,7 @@ struct Replica {
   double clock_s = 0;    // in a step: when it ends; else when the next step can start
   bool in_step = false;  // a step is running (its batch formed, its tokens not yet out)
   std::int64_t outstanding = 0;
+  bool queued = false;  // its next event (a step's end or start) is in the event queue
 
   bool has_work() const { return !running.empty() || !waiting.empty(); }
 };
@@ -61,23 +71,35 @@ float to_float_ms(double seconds) {
   return static_cast<float>(seconds * 1000.0);
 }
 
-class Simulator {
+// Event ranks at equal times: a step's end first (it frees room), then arrivals, then step
+// starts (so a request arriving at a step's start is in that step). Replicas' events at equal
+// time and rank go by replica index (their event's id).
+constexpr std::uint32_t kStepEnd = 0;
+constexpr std::uint32_t kArrival = 2;
+constexpr std::uint32_t kStepStart = 3;
+
+// The replay: the event core (EventQueue) drives the replicas; a StepPolicy forms each step
+// through this class's StepForming primitives; a Router places arrivals; a StepTimer times
+// steps. The simulator keeps the state they share: the sequences, the KV blocks, the metrics.
+class Simulator final : private StepForming {
  public:
-  Simulator(const std::vector<ReplayRequest>& requests, const StepModel& model,
-            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
-            const ArrivalOptions& arrivals, const CompletionCallback& on_complete)
+  Simulator(const std::vector<ReplayRequest>& requests, StepTimer& timer,
+            const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
+            const CompletionCallback& on_complete, bool keep_timing)
       : requests_(requests),
-        model_(with_attention_speedup(model, speedup)),
-        unscaled_model_(model),
-        speedup_(speedup),
+        keep_timing_(keep_timing),
+        timer_(timer),
+        timer_wants_requests_(timer.wants_requests()),
+        policy_(step_policy_for(scheduler)),
         scheduler_(scheduler),
         arrivals_(arrivals),
         on_complete_(on_complete),
-        replicas_(static_cast<std::size_t>(std::max<std::int64_t>(1, arrivals.replicas))) {
+        replicas_(static_cast<std::size_t>(std::max<std::int64_t>(1, arrivals.replicas))),
+        router_(make_router(arrivals.routing, replicas_.size(), scheduler.max_seqs)) {
     for (Replica& replica : replicas_) {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
     }
-    out_.timing.resize(requests.size());
+    if (keep_timing_) out_.timing.resize(requests.size());
     out_.totals.requests = static_cast<std::int64_t>(requests.size());
     out_.totals.itl.counts.assign(kItlBins, 0);
     if (arrivals_.concurrency > 0) {
@@ -89,19 +111,25 @@ class Simulator {
 
   BatchReplay run() {
     std::int64_t scheduled_sum = 0;
-    // Events in time order; at equal times a step's end first (it frees room), then arrivals,
-    // then step starts (so a request arriving at a step's start is in that step).
-    for (;;) {
-      const double arrival_s = next_arrival_s();
-      Replica* next = earliest_replica();
-      if (next == nullptr && std::isinf(arrival_s)) break;
-      if (next != nullptr && next->in_step && next->clock_s <= arrival_s) {
-        scheduled_sum += end_step(*next);
-      } else if (next == nullptr || arrival_s <= next->clock_s) {
-        dispatch(arrival_s);
+    schedule_arrival();
+    while (!events_.empty()) {
+      const Event event = events_.pop();
+      if (event.rank == kArrival) {
+        if (event.id != arrival_generation_) continue;  // superseded
+        arrival_pending_ = false;
+        const std::size_t r = dispatch(event.time_s);
+        if (r < replicas_.size()) schedule_replica(r);
       } else {
-        start_step(*next);
+        Replica& replica = replicas_[event.id];
+        replica.queued = false;
+        if (event.rank == kStepEnd) {
+          scheduled_sum += end_step(replica);
+        } else {
+          start_step(replica);
+        }
+        schedule_replica(event.id);
       }
+      schedule_arrival();
     }
     ReplayTotals& totals = out_.totals;
     totals.mean_running =
@@ -120,52 +148,44 @@ class Simulator {
     return requests_[next_request_].arrival_s / arrivals_.rate_scale;
   }
 
-  // The replica whose next event (a step's end, else the start of its next step) comes first.
-  Replica* earliest_replica() {
-    Replica* best = nullptr;
-    for (Replica& replica : replicas_) {
-      if (!replica.in_step && !replica.has_work()) continue;
-      if (best == nullptr || replica.clock_s < best->clock_s ||
-          (replica.clock_s == best->clock_s && replica.in_step && !best->in_step)) {
-        best = &replica;
-      }
-    }
-    return best;
+  // Keeps one arrival event in the queue, at the next arrival's time: a closed loop's next
+  // arrival moves when a client becomes ready, and the superseded event is skipped when popped.
+  void schedule_arrival() {
+    const double time_s = next_arrival_s();
+    if (arrival_pending_ && arrival_time_s_ == time_s) return;
+    ++arrival_generation_;
+    arrival_pending_ = !std::isinf(time_s);
+    arrival_time_s_ = time_s;
+    if (arrival_pending_) events_.schedule({time_s, kArrival, arrival_generation_});
   }
 
-  std::size_t least_outstanding() const {
-    std::size_t best = 0;
-    for (std::size_t r = 1; r < replicas_.size(); ++r) {
-      if (replicas_[r].outstanding < replicas_[best].outstanding) best = r;
-    }
-    return best;
+  // A replica has one event in the queue while it has one: its step's end, or the start of its
+  // next step when it has work. Its key does not change while queued (assign moves the clock of
+  // an idle replica only).
+  void schedule_replica(std::size_t r) {
+    Replica& replica = replicas_[r];
+    if (replica.queued || (!replica.in_step && !replica.has_work())) return;
+    replica.queued = true;
+    events_.schedule(
+        {replica.clock_s, replica.in_step ? kStepEnd : kStepStart, static_cast<std::uint32_t>(r)});
   }
 
-  // The replica for the next request; replicas_.size() when it waits at the router.
-  std::size_t route() const {
-    switch (arrivals_.routing) {
-      case Routing::round_robin:
-        return static_cast<std::size_t>(next_request_) % replicas_.size();
-      case Routing::least_outstanding:
-        return least_outstanding();
-      case Routing::shared_queue: {
-        const std::size_t best = least_outstanding();
-        return replicas_[best].outstanding < scheduler_.max_seqs ? best : replicas_.size();
-      }
-    }
-    return 0;
+  void set_outstanding(std::size_t r, std::int64_t outstanding) {
+    replicas_[r].outstanding = outstanding;
+    router_->outstanding_changed(r, outstanding);
   }
 
   void assign(Sequence sequence, std::size_t r, double now_s) {
-    out_.timing[static_cast<std::size_t>(sequence.index)].replica =
-        static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
+    sequence.replica = static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
     Replica& replica = replicas_[r];
     if (!replica.in_step && !replica.has_work()) replica.clock_s = std::max(replica.clock_s, now_s);
     replica.waiting.push_back(sequence);
-    ++replica.outstanding;
+    set_outstanding(r, replica.outstanding + 1);
   }
 
-  void dispatch(double arrival_s) {
+  // The next request arrives: to the replica the router names (returned), or to the router's
+  // queue (replicas_.size()).
+  std::size_t dispatch(double arrival_s) {
     if (arrivals_.concurrency > 0) ready_clients_.pop();
     const ReplayRequest& request = requests_[next_request_];
     Sequence sequence;
@@ -177,7 +197,7 @@ class Simulator {
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     sequence.kernel_speedup = request.kernel_speedup;
-    const std::size_t r = route();
+    const std::size_t r = router_->route(next_request_);
     if (r < replicas_.size()) {
       assign(sequence, r, arrival_s);
     } else {
@@ -187,6 +207,7 @@ class Simulator {
     if (next_request_ == 0) totals.first_arrival_s = arrival_s;
     totals.last_arrival_s = arrival_s;
     ++next_request_;
+    return r;
   }
 
   // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk.
@@ -200,24 +221,14 @@ class Simulator {
     }
   }
 
-  // add_to_batch, and with a per-request speedup this request's attention over its own.
-  void add_request(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) {
-    add_to_batch(sequence, tokens, batch);
-    if (speedup_.per_request()) add_own_attention(sequence, tokens);
-  }
-
-  // This request's attention work in the step over its own speedup. Attention is a sum over the
-  // step's requests, so the step's is the sum of these (batch_replay.hpp, AttentionSpeedup).
-  void add_own_attention(const Sequence& sequence, std::int32_t tokens) {
-    BatchComposition own;  // this request's part of the step alone
-    add_to_batch(sequence, tokens, own);
-    ReplayRequest request;
-    request.kernel_speedup = sequence.kernel_speedup;
-    const StepModel scaled =
-        with_attention_speedup(unscaled_model_, speedup_for(speedup_, request));
-    const StepTime time = step_time(scaled, own);
-    step_attention_.prefill_attention_ms += time.prefill_attention_ms;
-    step_attention_.decode_attention_ms += time.decode_attention_ms;
+  // add_to_batch, and this request's own part for a step timer that prices requests apart.
+  void add_request(const Sequence& sequence, std::int32_t tokens) {
+    add_to_batch(sequence, tokens, batch_);
+    if (timer_wants_requests_) {
+      BatchComposition own;  // this request's part of the step alone
+      add_to_batch(sequence, tokens, own);
+      timer_.add_request(own, sequence.kernel_speedup);
+    }
   }
 
   void preempt(Replica& replica) {
@@ -237,21 +248,18 @@ class Simulator {
     return std::max<std::int32_t>(0, blocks_for(tokens, scheduler_.block_tokens) - sequence.blocks);
   }
 
-  enum class Part { all, prefills, decodes };
-
-  // Running requests first, in admission order (only `part` of them); preempts from the back
-  // when blocks run out. Returns whether any request was preempted.
-  bool schedule_running(Replica& replica, Part part, std::int64_t& budget,
-                        BatchComposition& batch) {
+  // StepForming, over the replica whose step is being formed (current_).
+  bool schedule_running(Part part) override {
+    Replica& replica = *current_;
     bool preempted = false;
-    for (std::size_t i = 0; i < replica.running.size() && budget > 0; ++i) {
+    for (std::size_t i = 0; i < replica.running.size() && budget_ > 0; ++i) {
       const Sequence& probe = replica.running[i];
       if ((part == Part::prefills && probe.decoding()) ||
           (part == Part::decodes && !probe.decoding())) {
         continue;
       }
       const auto want = static_cast<std::int32_t>(
-          std::min<std::int64_t>(probe.target() - probe.computed, budget));
+          std::min<std::int64_t>(probe.target() - probe.computed, budget_));
       const std::int32_t need = extra_blocks(probe, probe.computed + want);
       bool self_preempted = false;
       while (need > replica.free_blocks) {
@@ -265,37 +273,41 @@ class Simulator {
       sequence.blocks += need;
       replica.free_blocks -= need;
       sequence.chunk = want;
-      budget -= want;
-      add_request(sequence, want, batch);
+      budget_ -= want;
+      add_request(sequence, want);
     }
     return preempted;
   }
 
-  // Then waiting requests, first come first served, while budget, sequences and blocks allow.
-  void schedule_waiting(Replica& replica, double now_s, std::int64_t& budget,
-                        BatchComposition& batch) {
-    while (!replica.waiting.empty() && budget > 0 &&
-           static_cast<std::int64_t>(replica.running.size()) < scheduler_.max_seqs) {
+  void schedule_waiting(std::int64_t admit_at_most) override {
+    Replica& replica = *current_;
+    const double now_s = replica.clock_s;
+    for (std::int64_t admitted = 0;
+         admitted < admit_at_most && !replica.waiting.empty() && budget_ > 0 &&
+         static_cast<std::int64_t>(replica.running.size()) < scheduler_.max_seqs;
+         ++admitted) {
       Sequence& sequence = replica.waiting.front();
       const std::int64_t remaining = sequence.target() - sequence.computed;
-      const auto want = static_cast<std::int32_t>(std::min(remaining, budget));
+      const auto want = static_cast<std::int32_t>(std::min(remaining, budget_));
       if (!scheduler_.chunked_prefill && want < remaining) break;
       const std::int32_t need = extra_blocks(sequence, sequence.computed + want);
       if (need > replica.free_blocks) break;
       sequence.blocks += need;
       replica.free_blocks -= need;
       sequence.chunk = want;
-      budget -= want;
-      add_request(sequence, want, batch);
+      budget_ -= want;
+      add_request(sequence, want);
       if (!sequence.scheduled_once) {
         sequence.scheduled_once = true;
-        out_.timing[static_cast<std::size_t>(sequence.index)].queue_ms =
-            to_float_ms(now_s - sequence.arrival_s);
+        sequence.queue_ms = to_float_ms(now_s - sequence.arrival_s);
       }
       replica.running.push_back(sequence);
       replica.waiting.pop_front();
     }
   }
+
+  double step_tokens() const override { return batch_.tokens(); }
+  std::size_t running_requests() const override { return current_->running.size(); }
 
   // A request that can never be scheduled (a prompt over the budget without chunking, or over
   // the KV capacity): it leaves without a token rather than stalling the replica forever. The
@@ -303,19 +315,26 @@ class Simulator {
   void drop_unschedulable(Replica& replica) {
     const Sequence sequence = replica.waiting.front();
     replica.waiting.pop_front();
-    --replica.outstanding;
+    set_outstanding(index_of(replica), replica.outstanding - 1);
     replica_freed(replica, replica.clock_s);
-    RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    timing.ttft_ms = timing.tpot_ms = timing.e2e_ms = timing.queue_ms = nan;
+    if (keep_timing_) {
+      RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      timing.ttft_ms = timing.tpot_ms = timing.e2e_ms = timing.queue_ms = nan;
+      timing.replica = sequence.replica;
+    }
     ++out_.totals.unschedulable;
     client_ready(sequence.arrival_s);
+  }
+
+  std::size_t index_of(const Replica& replica) const {
+    return static_cast<std::size_t>(&replica - replicas_.data());
   }
 
   // A replica finished a request: with a shared queue, the router's first request takes its place.
   void replica_freed(Replica& replica, double now_s) {
     if (at_router_.empty()) return;
-    assign(at_router_.front(), static_cast<std::size_t>(&replica - replicas_.data()), now_s);
+    assign(at_router_.front(), index_of(replica), now_s);
     at_router_.pop_front();
   }
 
@@ -323,34 +342,23 @@ class Simulator {
     if (arrivals_.concurrency > 0) ready_clients_.push(time_s);
   }
 
-  // The start of one engine step of `replica`: form the batch and time it.
+  // The start of one engine step of `replica`: the policy forms the batch, the timer times it.
   void start_step(Replica& replica) {
-    std::int64_t budget = scheduler_.max_batched_tokens;
-    BatchComposition batch;
-    step_attention_ = {};
-    if (scheduler_.policy == SchedulerPolicy::mixed) {
-      const bool preempted = schedule_running(replica, Part::all, budget, batch);
-      if (!preempted) schedule_waiting(replica, replica.clock_s, budget, batch);
-    } else {
-      // Prefill first: unfinished prompts, then waiting ones; decodes only when none can run.
-      const bool preempted = schedule_running(replica, Part::prefills, budget, batch);
-      if (!preempted) schedule_waiting(replica, replica.clock_s, budget, batch);
-      if (batch.tokens() <= 0) schedule_running(replica, Part::decodes, budget, batch);
-    }
-    if (batch.tokens() <= 0) {
+    current_ = &replica;
+    budget_ = scheduler_.max_batched_tokens;
+    batch_ = {};
+    timer_.begin_step();
+    policy_.form_step(*this);
+    if (batch_.tokens() <= 0) {
       drop_unschedulable(replica);
       return;
     }
-    StepTime time = step_time(model_, batch);
-    if (speedup_.per_request()) {
-      time.prefill_attention_ms = step_attention_.prefill_attention_ms;
-      time.decode_attention_ms = step_attention_.decode_attention_ms;
-    }
+    const StepTime time = timer_.time(batch_);
     ReplayTotals& totals = out_.totals;
     ++totals.steps;
     totals.busy_ms += time.total_ms();
     totals.attention_ms += time.attention_ms();
-    totals.prompt_tokens_computed += static_cast<std::int64_t>(batch.prefill_tokens);
+    totals.prompt_tokens_computed += static_cast<std::int64_t>(batch_.prefill_tokens);
     replica.clock_s += time.total_ms() / 1000.0;
     replica.in_step = true;
   }
@@ -373,9 +381,8 @@ class Simulator {
       sequence.computed += sequence.chunk;
       sequence.chunk = 0;
       if (sequence.computed < sequence.target()) continue;  // a prefill chunk, more to come
-      RequestTiming& timing = out_.timing[static_cast<std::size_t>(sequence.index)];
       if (sequence.generated == 0) {
-        timing.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
+        sequence.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
       } else {
         out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
       }
@@ -383,7 +390,7 @@ class Simulator {
       ++out_.totals.output_tokens;
       sequence.last_token_s = end_s;
       if (sequence.generated >= sequence.response) {
-        finish(replica, sequence, timing, end_s);
+        finish(replica, sequence, end_s);
         any_finished = true;
       }
     }
@@ -393,10 +400,13 @@ class Simulator {
     return in_batch;
   }
 
-  void finish(Replica& replica, Sequence& sequence, RequestTiming& timing, double end_s) {
+  void finish(Replica& replica, Sequence& sequence, double end_s) {
     const double overhead_ms = scheduler_.request_overhead_ms;
     const double e2e_ms = (end_s - sequence.arrival_s) * 1000.0;
-    const double ttft_ms = static_cast<double>(timing.ttft_ms);
+    const double ttft_ms = static_cast<double>(sequence.ttft_ms);
+    RequestTiming timing;
+    timing.queue_ms = sequence.queue_ms;
+    timing.replica = sequence.replica;
     // TPOT = (E2E - TTFT) / (tokens - 1): the engine's times, so the overhead cancels.
     timing.tpot_ms = sequence.response >= 2
                          ? static_cast<float>((e2e_ms - ttft_ms) / (sequence.response - 1))
@@ -406,22 +416,32 @@ class Simulator {
     timing.preemptions = sequence.preemptions;
     replica.free_blocks += sequence.blocks;
     sequence.blocks = -1;  // marks it for removal
-    --replica.outstanding;
+    set_outstanding(index_of(replica), replica.outstanding - 1);
     replica_freed(replica, end_s);
     out_.totals.last_completion_s = std::max(out_.totals.last_completion_s, end_s);
     client_ready(end_s + overhead_ms / 1000.0);
+    if (keep_timing_) out_.timing[static_cast<std::size_t>(sequence.index)] = timing;
     if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
   }
 
   const std::vector<ReplayRequest>& requests_;
-  StepModel model_;           // the side's scalar speedups folded in
-  StepModel unscaled_model_;  // before any speedup: per-request speedups scale its attention
-  AttentionSpeedup speedup_;
-  StepTime step_attention_;  // per-request speedups: the forming step's attention parts
+  bool keep_timing_;  // out_.timing holds every request's values (else on_complete alone)
+  StepTimer& timer_;
+  bool timer_wants_requests_;
+  const StepPolicy& policy_;
   SchedulerOptions scheduler_;
   ArrivalOptions arrivals_;
   const CompletionCallback& on_complete_;
   std::vector<Replica> replicas_;
+  std::unique_ptr<Router> router_;
+  EventQueue events_;
+  std::uint32_t arrival_generation_ = 0;  // the id of the arrival event in the queue
+  bool arrival_pending_ = false;
+  double arrival_time_s_ = 0;
+  // The step being formed.
+  Replica* current_ = nullptr;
+  std::int64_t budget_ = 0;
+  BatchComposition batch_;
   std::deque<Sequence> at_router_;  // shared_queue routing: requests no replica has room for
   std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
   std::size_t next_request_ = 0;
@@ -471,8 +491,16 @@ std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_toke
 
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
                            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
-                           const ArrivalOptions& arrivals, const CompletionCallback& on_complete) {
-  Simulator simulator(requests, model, speedup, scheduler, arrivals, on_complete);
+                           const ArrivalOptions& arrivals, const CompletionCallback& on_complete,
+                           bool keep_timing) {
+  ModelStepTimer timer(model, speedup);
+  return replay_batches(requests, timer, scheduler, arrivals, on_complete, keep_timing);
+}
+
+BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer& timer,
+                           const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
+                           const CompletionCallback& on_complete, bool keep_timing) {
+  Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing);
   return simulator.run();
 }
 

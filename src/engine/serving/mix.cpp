@@ -645,6 +645,66 @@ void note_replayed_decode(std::vector<Warning>& warnings, const AttentionSpeedup
   }
 }
 
+namespace {
+
+// The replayed request of one outcome.
+ReplayRequest replay_request(const MixRun& run, const RequestOutcome& o, bool closed_loop) {
+  ReplayRequest request{closed_loop ? 0.0 : o.arrival_s, std::max<std::int32_t>(1, o.prompt_tokens),
+                        o.response_tokens, o.cached_tokens};
+  if (const auto& table = run.model().kernel_speedup_table) {
+    // The table at the request's prompt, as the chain reads it (MixRun::kernel_speedup_for).
+    request.kernel_speedup =
+        static_cast<float>(speedup_at(*table, static_cast<double>(o.prompt_tokens)).value);
+  }
+  return request;
+}
+
+// Whether the outcomes with an arrival time are in arrival order already (a log usually is):
+// then the replay's order is the log's (a stable sort would not move them) and no index is
+// needed.
+bool arrivals_in_order(const std::vector<RequestOutcome>& outcomes) {
+  double last = -std::numeric_limits<double>::infinity();
+  for (const RequestOutcome& o : outcomes) {
+    if (std::isnan(o.arrival_s)) continue;
+    if (o.arrival_s < last) return false;
+    last = o.arrival_s;
+  }
+  return true;
+}
+
+// The replay of built requests, with its warnings.
+MixReplay replay_built(const std::vector<ReplayRequest>& requests, std::int64_t logged,
+                       const ServingSetup& setup, PerRequestReplay* per_request) {
+  MixReplay out;
+  out.setup = setup;
+  out.requests = static_cast<std::int64_t>(requests.size());
+  out.without_arrival = logged - out.requests;
+  if (out.without_arrival > 0) {
+    out.warnings.push_back(
+        requests_warning(WarningCode::replay_without_arrival, out.without_arrival, "arrival"));
+  }
+  if (requests.empty()) return out;
+  out.serving = replay_serving(requests, setup, per_request);
+  const std::int64_t unschedulable = out.serving.before.totals.unschedulable;
+  if (unschedulable > 0) {
+    out.warnings.push_back(
+        requests_warning(WarningCode::replay_unschedulable, unschedulable, "scheduler"));
+  }
+  for (const auto& [side, name] :
+       {std::pair{&out.serving.before, "before"}, std::pair{&out.serving.after, "after"}}) {
+    if (side->load >= kSaturationWarningLoad) {
+      Warning warning;
+      warning.code = WarningCode::replay_near_saturation;
+      warning.input = name;
+      warning.numbers.emplace_back("load", side->load);
+      out.warnings.push_back(std::move(warning));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
                                            std::vector<std::int32_t>& outcome_index) {
   const std::vector<RequestOutcome>& outcomes = run.outcomes();
@@ -664,53 +724,44 @@ std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
   std::vector<ReplayRequest> requests;
   requests.reserve(outcome_index.size());
   for (const std::int32_t i : outcome_index) {
-    const RequestOutcome& o = outcomes[static_cast<std::size_t>(i)];
-    ReplayRequest request{closed_loop ? 0.0 : o.arrival_s,
-                          std::max<std::int32_t>(1, o.prompt_tokens), o.response_tokens,
-                          o.cached_tokens};
-    if (const auto& table = run.model().kernel_speedup_table) {
-      // The table at the request's prompt, as the chain reads it (MixRun::kernel_speedup_for).
-      request.kernel_speedup =
-          static_cast<float>(speedup_at(*table, static_cast<double>(o.prompt_tokens)).value);
-    }
-    requests.push_back(request);
+    requests.push_back(replay_request(run, outcomes[static_cast<std::size_t>(i)], closed_loop));
   }
   return requests;
 }
 
 MixReplay replay_run(const MixRun& run, const ServingSetup& setup, PerRequestReplay* per_request,
                      std::vector<std::int32_t>* outcome_index) {
-  MixReplay out;
-  out.setup = setup;
   const bool closed_loop = setup.arrivals.concurrency > 0;
   std::vector<std::int32_t> index;
   const std::vector<ReplayRequest> requests = replay_requests(run, closed_loop, index);
-  out.requests = static_cast<std::int64_t>(requests.size());
-  out.without_arrival = static_cast<std::int64_t>(run.outcomes().size()) - out.requests;
-  if (out.without_arrival > 0) {
-    out.warnings.push_back(
-        requests_warning(WarningCode::replay_without_arrival, out.without_arrival, "arrival"));
-  }
-  if (requests.empty()) return out;
-  PerRequestReplay local;
-  out.serving = replay_serving(requests, setup, per_request ? *per_request : local);
-  if (outcome_index) *outcome_index = std::move(index);
-  const std::int64_t unschedulable = out.serving.before.totals.unschedulable;
-  if (unschedulable > 0) {
-    out.warnings.push_back(
-        requests_warning(WarningCode::replay_unschedulable, unschedulable, "scheduler"));
-  }
-  for (const auto& [side, name] :
-       {std::pair{&out.serving.before, "before"}, std::pair{&out.serving.after, "after"}}) {
-    if (side->load >= kSaturationWarningLoad) {
-      Warning warning;
-      warning.code = WarningCode::replay_near_saturation;
-      warning.input = name;
-      warning.numbers.emplace_back("load", side->load);
-      out.warnings.push_back(std::move(warning));
-    }
-  }
+  MixReplay out =
+      replay_built(requests, static_cast<std::int64_t>(run.outcomes().size()), setup, per_request);
+  if (outcome_index && !requests.empty()) *outcome_index = std::move(index);
   return out;
+}
+
+MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
+  const bool closed_loop = setup.arrivals.concurrency > 0;
+  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  const auto logged = static_cast<std::int64_t>(outcomes.size());
+  std::vector<ReplayRequest> requests;
+  if (closed_loop || arrivals_in_order(outcomes)) {
+    // Straight from the outcomes, without replay_requests' index (4 bytes a request).
+    std::size_t count = 0;
+    for (const RequestOutcome& o : outcomes)
+      count += closed_loop || !std::isnan(o.arrival_s) ? 1U : 0U;
+    requests.reserve(count);
+    for (const RequestOutcome& o : outcomes) {
+      if (closed_loop || !std::isnan(o.arrival_s)) {
+        requests.push_back(replay_request(run, o, closed_loop));
+      }
+    }
+  } else {
+    std::vector<std::int32_t> index;
+    requests = replay_requests(run, closed_loop, index);
+  }
+  run.release_outcomes();
+  return replay_built(requests, logged, setup, nullptr);
 }
 
 }  // namespace kspeed::engine

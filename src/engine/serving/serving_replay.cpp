@@ -51,28 +51,46 @@ ServingSetup with_arrivals(const ServingSetup& setup, double rate_scale, std::in
   return out;
 }
 
+// slo_attainment of one replay, counted as requests finish: no per-request values are kept.
+std::optional<double> attainment_of_replay(const std::vector<ReplayRequest>& requests,
+                                           const StepModel& step, const AttentionSpeedup& speedup,
+                                           const SchedulerOptions& scheduler,
+                                           const ArrivalOptions& arrivals, const Slo& slo) {
+  if (!slo.any()) return std::nullopt;
+  std::int64_t met = 0;
+  const CompletionCallback count = [&met, &slo](std::size_t, const RequestTiming& timing) {
+    met += meets_slo(timing, slo) ? 1 : 0;
+  };
+  (void)replay_batches(requests, step, speedup, scheduler, arrivals, count, false);
+  if (requests.empty()) return 0.0;
+  // A dropped request never finishes, so it is counted as not meeting them, as slo_attainment
+  // counts its NaN latencies.
+  return static_cast<double>(met) / static_cast<double>(requests.size());
+}
+
 std::optional<double> attainment_at(const std::vector<ReplayRequest>& requests,
                                     const StepModel& step, const AttentionSpeedup& speedup,
                                     const ServingSetup& setup, double rate_scale) {
   const ServingSetup scaled = with_arrivals(setup, rate_scale, 0);
-  const BatchReplay replay =
-      replay_batches(requests, step, speedup, scaled.scheduler, scaled.arrivals);
-  return slo_attainment(replay.timing, setup.slo);
+  return attainment_of_replay(requests, step, speedup, scaled.scheduler, scaled.arrivals,
+                              setup.slo);
 }
 
 }  // namespace
+
+bool meets_slo(const RequestTiming& t, const Slo& slo) {
+  // NaN compares false: a request that never produced a token meets no TTFT objective.
+  const bool ttft_ok = !slo.ttft_ms || static_cast<double>(t.ttft_ms) <= *slo.ttft_ms;
+  const bool tpot_ok =
+      !slo.tpot_ms || std::isnan(t.tpot_ms) || static_cast<double>(t.tpot_ms) <= *slo.tpot_ms;
+  return ttft_ok && tpot_ok && !std::isnan(t.e2e_ms);
+}
 
 std::optional<double> slo_attainment(const std::vector<RequestTiming>& timing, const Slo& slo) {
   if (!slo.any()) return std::nullopt;
   if (timing.empty()) return 0.0;
   std::int64_t met = 0;
-  for (const RequestTiming& t : timing) {
-    // NaN compares false: a request that never produced a token meets no TTFT objective.
-    const bool ttft_ok = !slo.ttft_ms || static_cast<double>(t.ttft_ms) <= *slo.ttft_ms;
-    const bool tpot_ok =
-        !slo.tpot_ms || std::isnan(t.tpot_ms) || static_cast<double>(t.tpot_ms) <= *slo.tpot_ms;
-    met += ttft_ok && tpot_ok && !std::isnan(t.e2e_ms) ? 1 : 0;
-  }
+  for (const RequestTiming& t : timing) met += meets_slo(t, slo) ? 1 : 0;
   return static_cast<double>(met) / static_cast<double>(timing.size());
 }
 
@@ -120,7 +138,9 @@ double saturation_rate(const std::vector<ReplayRequest>& requests, const StepMod
   const std::int64_t clients =
       setup.scheduler.max_seqs * std::max<std::int64_t>(1, setup.arrivals.replicas);
   const ServingSetup full = with_arrivals(setup, 1.0, clients);
-  const BatchReplay replay = replay_batches(requests, step, speedup, full.scheduler, full.arrivals);
+  // Only the totals are read: no per-request values kept.
+  const BatchReplay replay =
+      replay_batches(requests, step, speedup, full.scheduler, full.arrivals, {}, false);
   // While every client is busy, each completion sends the next request: by the last send,
   // n - clients requests have completed. That steady window excludes the drain at the end, where
   // the batch empties; a log of fewer than two batches has no such window and is timed whole.
@@ -205,9 +225,9 @@ ReplicaCapacity find_fewest_replicas(const std::vector<ReplayRequest>& requests,
     ++out.replays;
     ServingSetup with = setup;
     with.arrivals.replicas = replicas;
-    const BatchReplay replay =
-        replay_batches(requests, step, speedup, with.scheduler, with.arrivals);
-    attained = slo_attainment(replay.timing, setup.slo).value_or(0.0);
+    attained =
+        attainment_of_replay(requests, step, speedup, with.scheduler, with.arrivals, setup.slo)
+            .value_or(0.0);
     return attained >= target;
   };
   // Bracket (low, high]: low fails (0: none tried), high meets.
@@ -240,6 +260,11 @@ ReplicaCapacity find_fewest_replicas(const std::vector<ReplayRequest>& requests,
 
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
                              PerRequestReplay& per_request) {
+  return replay_serving(requests, setup, &per_request);
+}
+
+ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
+                             PerRequestReplay* per_request) {
   ServingReplay out;
   out.requests = static_cast<std::int64_t>(requests.size());
   const AttentionSpeedup none;
@@ -251,19 +276,23 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
     std::optional<ReplicaCapacity>* replicas;
     std::vector<RequestTiming>* timing;
   };
+  // Each side's per-request values are kept only when asked for (20 bytes a request a side).
   const Side sides[] = {{&none, &out.before, &out.alone_before, &out.capacity_before,
-                         &out.replicas_before, &per_request.before},
+                         &out.replicas_before, per_request ? &per_request->before : nullptr},
                         {&setup.speedup, &out.after, &out.alone_after, &out.capacity_after,
-                         &out.replicas_after, &per_request.after}};
+                         &out.replicas_after, per_request ? &per_request->after : nullptr}};
   for (const Side& side : sides) {
     BatchReplay replay =
         replay_batches(requests, setup.step, *side.speedup, setup.scheduler, setup.arrivals);
     *side.summary = summarise_replay(requests, replay, setup);
-    *side.timing = std::move(replay.timing);
-    const ServingSetup alone = with_arrivals(setup, 1.0, 1);
-    const BatchReplay alone_replay =
-        replay_alone(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
-    *side.alone = summarise_replay(requests, alone_replay, alone);
+    if (side.timing) *side.timing = std::move(replay.timing);
+    replay = {};  // its per-request values are summarised: freed before the next replays
+    {
+      const ServingSetup alone = with_arrivals(setup, 1.0, 1);
+      const BatchReplay alone_replay =
+          replay_alone(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
+      *side.alone = summarise_replay(requests, alone_replay, alone);
+    }  // freed before the capacity searches
     const double saturation = saturation_rate(requests, setup.step, *side.speedup, setup);
     side.summary->saturation_rate_per_s = saturation;
     if (setup.arrivals.concurrency == 0 && saturation > 0) {
@@ -280,8 +309,7 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
 
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests,
                              const ServingSetup& setup) {
-  PerRequestReplay per_request;
-  return replay_serving(requests, setup, per_request);
+  return replay_serving(requests, setup, nullptr);
 }
 
 }  // namespace kspeed::engine

@@ -20,10 +20,16 @@
 // speedup; the batch is formed when the step starts, so a request arriving mid-step waits for
 // the next one. Requests' time outside the engine (HTTP, tokenization: `request_overhead_ms`) is
 // added to their TTFT and E2E and never queued: it is not GPU work.
+//
+// The parts are replaceable: the event core (event_queue.hpp), the policy that forms each step
+// (step_policy.hpp; the rules above are policy_vllm_v1.cpp's), the router (router.hpp) and the
+// step-time model (step_timer.hpp).
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "kspeed/engine/deployment/step_model.hpp"
@@ -64,6 +70,11 @@ enum class SchedulerPolicy : std::uint8_t {
   prefill_first,
 };
 
+/// The name a SchedulerPolicy's built-in StepPolicy is registered under (step_policy.hpp).
+constexpr std::string_view scheduler_policy_name(SchedulerPolicy policy) {
+  return policy == SchedulerPolicy::mixed ? "mixed" : "prefill_first";
+}
+
 /// How each step is formed: every assumption the replay makes about the engine.
 struct SchedulerOptions {
   SchedulerPolicy policy = SchedulerPolicy::mixed;
@@ -73,6 +84,8 @@ struct SchedulerOptions {
   std::int64_t block_tokens = kVllmBlockTokens;
   std::optional<std::int64_t> kv_blocks;  ///< KV capacity per replica; nullopt: unlimited
   double request_overhead_ms = 0;         ///< per request, outside the engine, never queued
+  /// A policy registered by name (register_step_policy); empty: `policy`'s built-in.
+  std::string policy_name;
 };
 
 /// How requests reach the replicas.
@@ -184,11 +197,20 @@ using CompletionCallback = std::function<void(std::size_t, const RequestTiming&)
 
 /// Replays `requests` (sorted by arrival_s; ties keep their order) through `arrivals.replicas`
 /// engines. Preconditions (the caller validates): options >= 1 where counts, speedups > 0,
-/// kv_blocks (when set) large enough for the longest request (check with fits_kv).
+/// kv_blocks (when set) large enough for the longest request (check with fits_kv). Without
+/// `keep_timing` the result's timing is empty (20 bytes a request saved): on_complete sees each
+/// request's values as it finishes (a dropped request never finishes).
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
                            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
                            const ArrivalOptions& arrivals,
-                           const CompletionCallback& on_complete = {});
+                           const CompletionCallback& on_complete = {}, bool keep_timing = true);
+
+class StepTimer;
+
+/// The same with the step-time model injected (step_timer.hpp): `timer` times every step.
+BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer& timer,
+                           const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
+                           const CompletionCallback& on_complete = {}, bool keep_timing = true);
 
 /// Blocks one request needs at its longest (prompt + response tokens).
 std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_tokens);

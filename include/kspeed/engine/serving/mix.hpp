@@ -198,6 +198,10 @@ class MixRun {
   std::int64_t speedups_interpolated() const { return speedups_interpolated_; }
   std::int64_t speedups_clamped() const { return speedups_clamped_; }
 
+  /// Frees the outcomes (80 bytes a request) once nothing reads them any more: the summary is
+  /// taken and the replay's requests are built (replay_run_releasing).
+  void release_outcomes() { std::vector<RequestOutcome>().swap(outcomes_); }
+
   /// Room for `requests` outcomes, when the caller knows how many will come.
   void reserve(std::size_t requests) { outcomes_.reserve(requests); }
 
@@ -311,5 +315,10 @@ std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
 MixReplay replay_run(const MixRun& run, const ServingSetup& setup,
                      PerRequestReplay* per_request = nullptr,
                      std::vector<std::int32_t>* outcome_index = nullptr);
+
+/// replay_run for a caller that reads the run's outcomes no more (no per-request output, no
+/// plot): they are released once the replay's requests are built, so the replay holds its own
+/// 24 bytes a request (and 20 a side while a side is summarised) instead of 80 more.
+MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup);
 
 }  // namespace kspeed::engine

@@ -113,6 +113,9 @@ inline constexpr double kSaturationWarningLoad = 0.85;
 ReplaySide summarise_replay(const std::vector<ReplayRequest>& requests, const BatchReplay& replay,
                             const ServingSetup& setup);
 
+/// Whether one request meets both SLOs (NaN latencies never do).
+bool meets_slo(const RequestTiming& timing, const Slo& slo);
+
 /// Fraction of requests meeting both SLOs (NaN latencies never do). nullopt without an SLO.
 std::optional<double> slo_attainment(const std::vector<RequestTiming>& timing, const Slo& slo);
 
@@ -147,5 +150,9 @@ struct PerRequestReplay {
 /// Like replay_serving, but also returns the per-request values (20 bytes a request a side).
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
                              PerRequestReplay& per_request);
+
+/// Either of the above: the per-request values when `per_request` is not null.
+ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
+                             PerRequestReplay* per_request);
 
 }  // namespace kspeed::engine

@@ -1,0 +1,112 @@
+#include "kspeed/engine/serving/disagg_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kspeed::engine {
+
+namespace {
+
+PoolReplay pool_of(const BatchReplay& replay, std::int64_t replicas) {
+  PoolReplay out;
+  out.totals = replay.totals;
+  out.totals.itl = {};
+  out.span_s = replay.totals.last_completion_s - replay.totals.first_arrival_s;
+  const double capacity_ms =
+      static_cast<double>(std::max<std::int64_t>(1, replicas)) * out.span_s * 1000.0;
+  out.utilisation = capacity_ms > 0 ? replay.totals.busy_ms / capacity_ms : 0.0;
+  return out;
+}
+
+ArrivalOptions arrivals_of(const ServingPool& pool, double rate_scale) {
+  ArrivalOptions arrivals;
+  arrivals.rate_scale = rate_scale;
+  arrivals.replicas = pool.replicas;
+  arrivals.routing = pool.routing;
+  return arrivals;
+}
+
+}  // namespace
+
+double kv_transfer_ms(const DisaggSetup& setup, std::int64_t prompt_tokens) {
+  // Hockney: t = alpha + bytes / beta.
+  const double bytes = setup.kv_bytes_per_token * static_cast<double>(prompt_tokens);
+  return (setup.link.latency_s + bytes / setup.link.bytes_per_s) * 1000.0;
+}
+
+DisaggReplay replay_disaggregated(const std::vector<ReplayRequest>& requests,
+                                  const DisaggSetup& setup, const AttentionSpeedup& speedup) {
+  DisaggReplay out;
+  const std::size_t n = requests.size();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // 1. The prefill pool: each request's prompt and its first sampled token.
+  std::vector<ReplayRequest> prompts = requests;
+  for (ReplayRequest& request : prompts) request.response_tokens = 1;
+  SchedulerOptions prefill_scheduler = setup.prefill.scheduler;
+  prefill_scheduler.request_overhead_ms = 0;  // added once, at the end
+  const BatchReplay prefill =
+      replay_batches(prompts, setup.prefill.step, speedup, prefill_scheduler,
+                     arrivals_of(setup.prefill, setup.rate_scale));
+  prompts = {};
+  out.prefill = pool_of(prefill, setup.prefill.replicas);
+  // 2. The transfer, and the arrival at the decode pool.
+  out.prefill_ms.resize(n);
+  out.transfer_ms.resize(n);
+  std::vector<double> decode_arrival_s(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.prefill_ms[i] = prefill.timing[i].e2e_ms;
+    const double transfer_ms = kv_transfer_ms(setup, std::max(1, requests[i].prompt_tokens));
+    out.transfer_ms[i] = static_cast<float>(transfer_ms);
+    decode_arrival_s[i] = requests[i].arrival_s / setup.rate_scale +
+                          (static_cast<double>(prefill.timing[i].e2e_ms) + transfer_ms) / 1000.0;
+  }
+  // 3. The decode pool, in order of arrival there (requests dropped by the prefill pool never
+  //    arrive).
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isnan(decode_arrival_s[i])) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return decode_arrival_s[a] < decode_arrival_s[b];
+  });
+  std::vector<ReplayRequest> decodes;
+  decodes.reserve(order.size());
+  for (const std::size_t i : order) {
+    ReplayRequest request = requests[i];
+    request.arrival_s = decode_arrival_s[i];
+    request.prompt_tokens = std::max(1, request.prompt_tokens);
+    request.cached_tokens = request.prompt_tokens - 1;  // the transferred KV
+    decodes.push_back(request);
+  }
+  SchedulerOptions decode_scheduler = setup.decode.scheduler;
+  decode_scheduler.request_overhead_ms = 0;
+  const BatchReplay decode = replay_batches(decodes, setup.decode.step, speedup, decode_scheduler,
+                                            arrivals_of(setup.decode, 1.0));
+  decodes = {};
+  out.decode = pool_of(decode, setup.decode.replicas);
+  // 4. The client's view.
+  out.timing.assign(n, RequestTiming{nan, nan, nan, nan, 0, 0});
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const std::size_t i = order[k];
+    const RequestTiming& p = prefill.timing[i];
+    const RequestTiming& d = decode.timing[k];
+    // t_p + t_x, in the same doubles that placed its arrival at the decode pool.
+    const double before_decode_ms =
+        (decode_arrival_s[i] - requests[i].arrival_s / setup.rate_scale) * 1000.0;
+    RequestTiming& t = out.timing[i];
+    t.queue_ms = p.queue_ms;
+    t.ttft_ms = static_cast<float>(before_decode_ms + static_cast<double>(d.ttft_ms) +
+                                   setup.request_overhead_ms);
+    t.e2e_ms = static_cast<float>(before_decode_ms + static_cast<double>(d.e2e_ms) +
+                                  setup.request_overhead_ms);
+    t.tpot_ms = d.tpot_ms;
+    t.preemptions = static_cast<std::uint16_t>(
+        std::min<int>(0xFFFF, static_cast<int>(p.preemptions) + static_cast<int>(d.preemptions)));
+    t.replica = d.replica;
+  }
+  return out;
+}
+
+}  // namespace kspeed::engine

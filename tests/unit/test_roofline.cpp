@@ -48,7 +48,16 @@ TEST_CASE("preset ridges match MODEL.md section 5 within 0.5 FLOP/byte", "[roofl
                             {"b200", 281.3, 562.5},
                             {"mi300x", 246.7, 493.4},
                             {"rtx-4090", 163.9, 327.7},
-                            {"rtx-pro-6000", 281.1, 562.3}};
+                            {"rtx-pro-6000", 281.1, 562.3},
+                            // issue 28's presets: the datasheets' dense peak / bandwidth
+                            {"a100-sxm-40gb", 200.6, std::nullopt},
+                            {"a100-pcie-80gb", 161.2, std::nullopt},
+                            {"a100-pcie-40gb", 200.6, std::nullopt},
+                            {"h100-pcie", 378.3, 756.5},
+                            {"h100-nvl", 214.2, 428.3},
+                            {"l4", 403.3, 808.3},
+                            {"l40s", 419.0, 848.4},
+                            {"mi325x", 217.9, 435.8}};
   for (const Expected& e : table) {
     INFO(e.gpu);
     CHECK(ridge_flop_per_byte(roof_for(e.gpu)) == Approx(e.bf16).margin(0.5));
@@ -73,8 +82,8 @@ TEST_CASE("every built-in GPU and model preset parses", "[roofline]") {
     CHECK(model.name == name);
     CHECK_FALSE(model.source.empty());
   }
-  CHECK(io::builtin_gpu_names().size() == 7);
-  CHECK(io::builtin_model_names().size() == 6);
+  CHECK(io::builtin_gpu_names().size() == 15);
+  CHECK(io::builtin_model_names().size() == 11);
 }
 
 TEST_CASE("roofline time, bound and attainable fraction", "[roofline]") {

@@ -6,6 +6,7 @@
 // shapes, apart from the step model's code (moe.cpp, step_calibration.cpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -66,8 +67,10 @@ Floors floors_of(const Platform& p, double prompt, double concurrency) {
   const double bytes_per_ms = p.gpu.value.hbm_bandwidth_tbs * 1e9;  // TB/s → bytes/ms
   const ParamCounts c = count_params(m, *m.shapes);
   Floors f;
-  // 2 FLOPs per active parameter per prompt token, split by tp, at the dense peak.
-  f.flop_ms = 2.0 * c.active * prompt * concurrency / tp / (p.peak_tflops * 1e9);
+  // 2 FLOPs per active parameter per prompt token, split by tp, at the dense peak of the GEMMs'
+  // precision (FP8 for FP8 weights where the GPU has it, else the platform's).
+  const double peak = std::max(p.peak_tflops, p.gemm_peak_tflops);
+  f.flop_ms = 2.0 * c.active * prompt * concurrency / tp / (peak * 1e9);
   f.ttft_bytes_ms = step_weight_bytes(m, prompt * concurrency, tp) / bytes_per_ms;
   f.tpot_bytes_ms = step_weight_bytes(m, concurrency, tp) / bytes_per_ms;
   return f;

@@ -129,7 +129,11 @@ void BM_MixReplayAloneMillion(benchmark::State& state) {
   const MixRun run = million_run();
   std::vector<std::int32_t> index;
   const std::vector<ReplayRequest> requests = replay_requests(run, true, index);
-  const StepModel step{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  const StepModel step{.fixed_ms = 2,
+                       .weights_ms = 4.8,
+                       .ms_per_token = 0.023,
+                       .ms_per_prefill_pair = 7.5e-7,
+                       .ms_per_kv_token = 3.9e-5};
   const SchedulerOptions scheduler;
   ArrivalOptions arrivals;
   arrivals.replicas = 8;

@@ -131,6 +131,7 @@ void BM_MixReplayAloneMillion(benchmark::State& state) {
   const std::vector<ReplayRequest> requests = replay_requests(run, true, index);
   const StepModel step{.fixed_ms = 2,
                        .weights_ms = 4.8,
+                       .experts = {},
                        .ms_per_token = 0.023,
                        .ms_per_prefill_pair = 7.5e-7,
                        .ms_per_kv_token = 3.9e-5};

@@ -183,6 +183,7 @@ TEST_CASE("alone: what the closed form does not model falls back to the step-by-
           "[alone_replay]") {
   const StepModel model{.fixed_ms = 1,
                         .weights_ms = 2,
+                        .experts = {},
                         .ms_per_token = 0.01,
                         .ms_per_prefill_pair = 1e-6,
                         .ms_per_kv_token = 1e-5};

@@ -69,6 +69,7 @@ TEST_CASE("batch size 1 with deterministic service is M/D/1 (Pollaczek-Khinchine
   // Service S = 10 ms (the fixed term alone), rho = 0.7: Wq = rho S / (2 (1 - rho)) = 11.667 ms.
   const StepModel step{.fixed_ms = 10,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -86,6 +87,7 @@ TEST_CASE("batch size 1 with exponential service is M/M/1", "[batch_replay][queu
   // S = 10 ms to within the 0.05% of rounding to whole tokens. Wq = rho S / (1 - rho).
   const StepModel step{.fixed_ms = 0,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0.01,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -107,6 +109,7 @@ TEST_CASE("c replicas behind one queue, batch size 1, exponential service is M/M
   // c = 4, S = 10 ms, lambda = 320/s: a = 3.2, rho = 0.8; Wq = C(c, a) / (c mu - lambda).
   const StepModel step{.fixed_ms = 0,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0.01,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -132,6 +135,7 @@ TEST_CASE("decodes share steps: two requests arriving together batch", "[batch_r
   // Each step costs 1 ms + 0.1 ms per sequence decoding (weights floor 0, per token 0.1 ms).
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0.1,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -156,6 +160,7 @@ TEST_CASE("decode attention reads the growing context; prefill attention counts 
   // One request, prompt 4, 3 tokens: prefill pairs 4·5/2 = 10; decodes read 5 then 6 tokens.
   const StepModel step{.fixed_ms = 0,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 1,
                        .ms_per_kv_token = 0.5};
@@ -178,6 +183,7 @@ TEST_CASE("per-request speedups: each request's attention work in a shared step 
   // speedup 2) and B (200 tokens, speedup 4) arrive together and share every step.
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 2,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 1e-3,
                        .ms_per_kv_token = 1e-2};
@@ -229,6 +235,7 @@ TEST_CASE("chunked prefill splits a long prompt over steps; without it the promp
           "[batch_replay]") {
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0.01,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -256,6 +263,7 @@ TEST_CASE("chunked prefill splits a long prompt over steps; without it the promp
 TEST_CASE("prefill first: a new prompt stalls the running decodes for a step", "[batch_replay]") {
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0.01,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -276,6 +284,7 @@ TEST_CASE("prefill first: a new prompt stalls the running decodes for a step", "
 TEST_CASE("max_seqs caps the batch; later requests queue", "[batch_replay]") {
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -294,6 +303,7 @@ TEST_CASE("a full KV cache preempts the latest request, which recomputes", "[bat
   // Blocks of 16, 6 blocks: two requests of 16 prompt + 40 tokens each need 4 blocks at the end.
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -317,6 +327,7 @@ TEST_CASE("a full KV cache preempts the latest request, which recomputes", "[bat
 TEST_CASE("replicas: round robin alternates, least outstanding balances", "[batch_replay]") {
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};
@@ -336,6 +347,7 @@ TEST_CASE("closed loop: one client sends each request when the previous returns"
           "[batch_replay]") {
   const StepModel step{.fixed_ms = 1,
                        .weights_ms = 0,
+                       .experts = {},
                        .ms_per_token = 0,
                        .ms_per_prefill_pair = 0,
                        .ms_per_kv_token = 0};

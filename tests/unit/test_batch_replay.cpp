@@ -368,7 +368,12 @@ TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-q
           "[batch_replay][serving]") {
   // An 8B-class model on one H100, roughly: 5 ms weights floor, 2 ms fixed.
   ServingSetup setup;
-  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 5,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.speedup = {2, 2};
   setup.slo.ttft_ms = 200;
   setup.slo.tpot_ms = 30;
@@ -403,7 +408,12 @@ TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-q
 TEST_CASE("serving replay: the fewest replicas meeting the SLO at the log's rate",
           "[batch_replay][serving][replicas]") {
   ServingSetup setup;
-  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 5,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.speedup = {2, 2};
   setup.slo.ttft_ms = 200;
   setup.slo.tpot_ms = 30;

@@ -100,7 +100,12 @@ BENCHMARK(BM_MixSummariseMillion)->Unit(benchmark::kMillisecond)->Iterations(3);
 void BM_MixReplayMillion(benchmark::State& state) {
   const MixRun run = million_run();
   ServingSetup setup;
-  setup.step = {2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 4.8,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.arrivals.replicas = state.range(0);
   if (state.range(1) != 0) setup.slo = {30000.0, 100.0, 0.9};
   setup.speedup = attention_speedup(run.model());
@@ -129,7 +134,12 @@ void BM_MixReplayAloneMillion(benchmark::State& state) {
   const MixRun run = million_run();
   std::vector<std::int32_t> index;
   const std::vector<ReplayRequest> requests = replay_requests(run, true, index);
-  const StepModel step{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  const StepModel step{.fixed_ms = 2,
+                       .weights_ms = 4.8,
+                       .experts = {},
+                       .ms_per_token = 0.023,
+                       .ms_per_prefill_pair = 7.5e-7,
+                       .ms_per_kv_token = 3.9e-5};
   const SchedulerOptions scheduler;
   ArrivalOptions arrivals;
   arrivals.replicas = 8;

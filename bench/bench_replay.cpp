@@ -33,7 +33,12 @@ std::vector<ReplayRequest> synthetic_log(std::size_t n, double rate) {
 }
 
 // An 8B model on one H100, roughly (docs/mix.md).
-constexpr StepModel kStep{2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+constexpr StepModel kStep{.fixed_ms = 2,
+                          .weights_ms = 4.8,
+                          .experts = {},
+                          .ms_per_token = 0.023,
+                          .ms_per_prefill_pair = 7.5e-7,
+                          .ms_per_kv_token = 3.9e-5};
 
 // Before and after over n requests at a rate one replica sustains with batches of tens.
 void BM_ReplayBeforeAfter(benchmark::State& state) {

@@ -42,6 +42,9 @@ engine::Platform finish_platform(const PlatformFlags& flags, const PlatformDefau
                                                io::parse_count, "--batch");
   choice.tensor_parallel = flag_or_default<std::int64_t>(
       flags.tp, defaults.tp, engine::kDefaultTensorParallel, io::parse_count, "--tp");
+  if (!flags.ep.empty()) {
+    choice.expert_parallel = {io::parse_count(flags.ep, "--ep"), engine::Provenance::given};
+  }
   if (!flags.kv_dtype.empty()) {
     if (!engine::dtype_bytes(flags.kv_dtype)) {
       throw InputError("--kv-dtype: unknown data type '" + flags.kv_dtype + "'" +
@@ -93,6 +96,12 @@ void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
   command
       .add_option("--tp", flags.tp,
                   "Tensor parallelism: GPUs sharing each layer (>= 1). Default: 1")
+      ->type_name("N");
+  command
+      .add_option("--ep", flags.ep,
+                  "Expert parallelism: GPUs the routed experts of a MoE model are spread over, "
+                  "E/N whole experts each, with a dispatch and a combine all-to-all per MoE "
+                  "layer; a step waits for the busiest GPU. Default: 1 (experts split by --tp)")
       ->type_name("N");
   command
       .add_option("--kv-dtype", flags.kv_dtype,
@@ -199,6 +208,7 @@ std::optional<engine::Platform> resolve_platform(const PlatformFlags& flags,
     }
     for (const auto& [text, flag] : {std::pair{flags.batch, "--batch"},
                                      {flags.tp, "--tp"},
+                                     {flags.ep, "--ep"},
                                      {flags.kv_dtype, "--kv-dtype"},
                                      {flags.kv_layout, "--kv-layout"},
                                      {flags.precision, "--precision"},

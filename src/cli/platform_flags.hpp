@@ -16,7 +16,7 @@ namespace kspeed::cli {
 /// Flag values exactly as typed; empty means not given.
 struct PlatformFlags {
   std::string model, gpu, batch, tp, kv_dtype, kv_layout, precision, spec_tokens, spec_accept,
-      link_bandwidth;
+      link_bandwidth, ep;
 };
 
 struct LeverFlags {

@@ -29,6 +29,14 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
   ordered_json& step = out["step_model"];
   step["fixed_ms"] = coefficient_json(model.model.fixed_ms, o.fixed);
   step["weights_ms"] = coefficient_json(model.model.weights_ms, o.weights);
+  // A MoE model's routed experts: the step reads routed_expert_fraction(tokens) of all_experts_ms.
+  if (model.model.experts.experts > 0) {
+    const engine::StepExperts& e = model.model.experts;
+    step["routed_experts"] = {{"experts", e.experts},
+                              {"top_k", e.top_k},
+                              {"expert_parallel", e.expert_parallel},
+                              {"all_experts_ms", coefficient_json(e.all_experts_ms, o.weights)}};
+  }
   step["ms_per_token"] = coefficient_json(model.model.ms_per_token, o.per_token);
   step["ms_per_prefill_pair"] = coefficient_json(model.model.ms_per_prefill_pair, o.prefill_pair);
   step["ms_per_kv_token"] = coefficient_json(model.model.ms_per_kv_token, o.kv_token);
@@ -45,6 +53,14 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
                                          "(platform.link_bandwidth_gbs, link_latency_us)"};
     step["tp_ms_per_token"] = coefficient_json(model.model.tp_ms_per_token, comm);
     step["tp_fixed_ms"] = coefficient_json(model.model.tp_fixed_ms, comm);
+  }
+  // Expert parallelism's all-to-alls (ep_comm.hpp), only where they apply (ep > 1).
+  if (model.model.ep_ms_per_token > 0 || model.model.ep_fixed_ms > 0) {
+    const engine::CoefficientOrigin comm{engine::Provenance::modelled,
+                                         "a dispatch and a combine all-to-all per MoE layer over "
+                                         "the link (platform.link_bandwidth_gbs, link_latency_us)"};
+    step["ep_ms_per_token"] = coefficient_json(model.model.ep_ms_per_token, comm);
+    step["ep_fixed_ms"] = coefficient_json(model.model.ep_fixed_ms, comm);
   }
   out["residuals"] = ordered_json::array();
   for (const engine::PointResidual& r : model.residuals) {

@@ -121,8 +121,14 @@ ordered_json platform_json(const engine::Platform& p) {
   put_with_provenance(out, "gpu", p.gpu.value.name, p.gpu.provenance);
   put_with_provenance(out, "batch", p.batch.value, p.batch.provenance);
   put_with_provenance(out, "tp", p.tensor_parallel.value, p.tensor_parallel.provenance);
+  if (p.expert_parallel.value > 1) {
+    put_with_provenance(out, "ep", p.expert_parallel.value, p.expert_parallel.provenance);
+  }
   put_with_provenance(out, "kv_dtype", p.kv_dtype.value, p.kv_dtype.provenance);
   put_with_provenance(out, "precision", p.precision.value, p.precision.provenance);
+  if (p.gemm_precision.value != p.precision.value) {
+    put_with_provenance(out, "gemm_precision", p.gemm_precision.value, p.gemm_precision.provenance);
+  }
   out["peak_tflops"] = p.peak_tflops;
   out["bandwidth_tbs"] = p.gpu.value.hbm_bandwidth_tbs;
   // Only where they apply, so outputs without them keep their columns.
@@ -135,7 +141,7 @@ ordered_json platform_json(const engine::Platform& p) {
     out["experts_read_per_layer"] = engine::experts_read_per_layer(
         shapes->ffn, static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value);
   }
-  if (p.tensor_parallel.value > 1) {
+  if (p.tensor_parallel.value > 1 || p.expert_parallel.value > 1) {
     put_with_provenance(out, "link_bandwidth_gbs", p.link_bandwidth_gbs.value,
                         p.link_bandwidth_gbs.provenance);
     put_with_provenance(out, "link_latency_us", p.link_latency_us.value,

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/deployment/ep_comm.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
@@ -49,6 +50,8 @@ std::string deployment_name(const engine::Platform& platform) {
   std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
   if (platform.tensor_parallel.value > 1)
     name += " tp " + human_count(platform.tensor_parallel.value);
+  if (platform.expert_parallel.value > 1)
+    name += " ep " + human_count(platform.expert_parallel.value);
   if (platform.batch.value > 1) name += " batch " + human_count(platform.batch.value);
   return name;
 }
@@ -124,11 +127,36 @@ std::string per_sequence_text(const engine::CalibratedStepModel& m) {
          coefficient(m.model.ms_per_sequence, "ms/running sequence", m.origins.per_sequence);
 }
 
-// Tensor parallelism's all-reduces (tp_comm.hpp), when tp > 1 and the link is known.
+// Tensor parallelism's all-reduces (tp_comm.hpp) and expert parallelism's all-to-alls
+// (ep_comm.hpp), when they apply and the link is known.
 std::string tp_comm_text(const engine::CalibratedStepModel& m) {
-  if (m.model.tp_ms_per_token <= 0 && m.model.tp_fixed_ms <= 0) return {};
-  return fmt::format(" + TP all-reduces {:.4g} ms/token + {:.4g} ms (modelled)",
-                     m.model.tp_ms_per_token, m.model.tp_fixed_ms);
+  std::string text;
+  if (m.model.tp_ms_per_token > 0 || m.model.tp_fixed_ms > 0) {
+    text += fmt::format(" + TP all-reduces {:.4g} ms/token + {:.4g} ms (modelled)",
+                        m.model.tp_ms_per_token, m.model.tp_fixed_ms);
+  }
+  if (m.model.ep_ms_per_token > 0 || m.model.ep_fixed_ms > 0) {
+    text += fmt::format(" + EP all-to-alls {:.4g} ms/token + {:.4g} ms (modelled)",
+                        m.model.ep_ms_per_token, m.model.ep_fixed_ms);
+  }
+  return text;
+}
+
+// A MoE model's routed experts (step_model.hpp's StepExperts): read as the step's tokens choose
+// them. Empty for a dense model.
+std::string routed_experts_text(const engine::CalibratedStepModel& m) {
+  const engine::StepExperts& e = m.model.experts;
+  if (e.experts <= 0) return {};
+  return fmt::format(" + routed experts {} × f(tokens)",
+                     coefficient(e.all_experts_ms, "ms", m.origins.weights)) +
+         fmt::format(" (f: the share of {} experts, top-{}, {} a step's tokens read{})", e.experts,
+                     e.top_k,
+                     e.expert_parallel > 1
+                         ? "the busiest of " + std::to_string(e.expert_parallel) + " ranks'"
+                         : "that",
+                     e.expert_parallel > 1
+                         ? ", on its " + std::to_string(e.experts / e.expert_parallel) + " experts"
+                         : "");
 }
 
 // The step model behind the answer, coefficient by coefficient with its provenance.
@@ -136,7 +164,7 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
   const engine::StepModelOrigins& o = m.origins;
   view.fact("step model",
             "fixed " + coefficient(m.model.fixed_ms, "ms", o.fixed) + " + max(weights " +
-                coefficient(m.model.weights_ms, "ms", o.weights) + ", " +
+                coefficient(m.model.weights_ms, "ms", o.weights) + routed_experts_text(m) + ", " +
                 coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
                 coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
                 coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
@@ -275,6 +303,14 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
   if (ffn.shared_experts > 0) {
     text += fmt::format(" + {} shared", ffn.shared_experts);
   }
+  const std::int64_t ep = p.expert_parallel.value;
+  if (ep > 1) {
+    // The busiest of ep ranks under uniform routing (moe.hpp), which the step waits for.
+    text += fmt::format(
+        "; busiest of {} GPUs {} of its {}", ep,
+        human_fixed(engine::expected_busiest_rank_experts(ffn.experts, ffn.top_k, ep, tokens), 2),
+        ffn.experts / ep);
+  }
   return text;
 }
 
@@ -301,11 +337,32 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.provenance));
   if (const auto union_text = expert_union_text(p)) {
     add_input(inputs, "experts read per MoE layer", *union_text, "modelled");
+    // The prefill step reads the union over its prompt's tokens (step_model.hpp).
+    const engine::FfnSpec& ffn = p.model.value.shapes->ffn;
+    const auto prompt = static_cast<double>(s.prompt_tokens.value);
+    add_input(inputs, "experts read by the prefill step",
+              fmt::format(
+                  "{} of {} ({} tokens)",
+                  human_fixed(engine::expected_distinct_experts(ffn.experts, ffn.top_k, prompt), 1),
+                  ffn.experts, human_count(s.prompt_tokens.value)),
+              "modelled");
   }
   add_input(inputs, "tensor parallel", human_count(p.tensor_parallel.value),
             to_string(p.tensor_parallel.provenance));
+  if (p.expert_parallel.value > 1) {
+    add_input(inputs, "expert parallel",
+              fmt::format("{} ({} experts a GPU)", human_count(p.expert_parallel.value),
+                          human_count(p.model.value.shapes->ffn.experts / p.expert_parallel.value)),
+              to_string(p.expert_parallel.provenance));
+    const engine::EpCommunication a2a = engine::ep_communication(p);
+    add_input(
+        inputs, "all-to-all per MoE layer",
+        fmt::format("{} remote ranks, {} KB a token", human_fixed(a2a.remote_ranks_per_token, 2),
+                    human_fixed(a2a.bytes_per_token_per_layer / 1e3, 1)),
+        "modelled");
+  }
   add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
-  if (p.tensor_parallel.value > 1) {
+  if (p.tensor_parallel.value > 1 || p.expert_parallel.value > 1) {
     const auto [label, value] = link_row(p);
     add_input(inputs, label, value, to_string(p.link_bandwidth_gbs.provenance));
   }
@@ -317,6 +374,10 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
         "given");
   }
   add_input(inputs, "compute precision", p.precision.value, to_string(p.precision.provenance));
+  if (p.gemm_precision.value != p.precision.value) {
+    add_input(inputs, "GEMM precision", p.gemm_precision.value + " (the weights' type)",
+              to_string(p.gemm_precision.provenance));
+  }
   if (s.prefill_roofline) {
     add_input(inputs, "prefill attention intensity",
               human_fixed(s.prefill_roofline->intensity_flop_per_byte, 1) + " FLOP/byte",

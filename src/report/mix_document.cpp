@@ -267,6 +267,13 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
     out["step_model"]["tp_ms_per_token"] = step.tp_ms_per_token;
     out["step_model"]["tp_fixed_ms"] = step.tp_fixed_ms;
   }
+  if (step.experts.experts > 0) {  // MoE: a step reads the union of its tokens' experts
+    out["step_model"]["routed_experts_ms"] = step.experts.all_experts_ms;
+  }
+  if (step.ep_ms_per_token > 0 || step.ep_fixed_ms > 0) {  // expert parallelism's all-to-alls
+    out["step_model"]["ep_ms_per_token"] = step.ep_ms_per_token;
+    out["step_model"]["ep_fixed_ms"] = step.ep_fixed_ms;
+  }
   const engine::SchedulerOptions& sched = setup.scheduler;
   out["scheduler"] = {{"policy", policy_name(sched.policy)},
                       {"max_batched_tokens", sched.max_batched_tokens},

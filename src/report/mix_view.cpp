@@ -510,18 +510,25 @@ std::string scheduler_text(const engine::MixResult& r) {
   const engine::SchedulerOptions& s = setup.scheduler;
   const engine::StepModel& m = setup.step;
   return fmt::format(
-      "step model ({}): fixed {} ms + max(weights {} ms, {} ms/token) + {} ms per prefill pair + "
+      "step model ({}): fixed {} ms + max(weights {} ms{}, {} ms/token) + {} ms per prefill pair + "
       "{} ms per KV token read{}; kernel {} on prefill attention, {} on decode attention\n"
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
       r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
+      // MoE: the routed experts, of which a step reads the union of its tokens' choices
+      (m.experts.experts > 0 ? " + routed experts " + coefficient(m.experts.all_experts_ms) +
+                                   " ms × the share its tokens choose"
+                             : std::string()),
       coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
       coefficient(m.ms_per_kv_token),
       (m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
                              : std::string()) +
           (m.tp_ms_per_token > 0 ? " + TP all-reduces " + coefficient(m.tp_ms_per_token) +
                                        " ms/token + " + coefficient(m.tp_fixed_ms) + " ms"
+                                 : std::string()) +
+          (m.ep_ms_per_token > 0 ? " + EP all-to-alls " + coefficient(m.ep_ms_per_token) +
+                                       " ms/token + " + coefficient(m.ep_fixed_ms) + " ms"
                                  : std::string()),
       kernel_text(setup.speedup.prefill, setup.speedup.prefill_per_request),
       kernel_text(setup.speedup.decode, setup.speedup.decode_per_request),

@@ -181,7 +181,12 @@ TEST_CASE("alone: the closed-form replay matches the step-by-step replay of one 
 
 TEST_CASE("alone: what the closed form does not model falls back to the step-by-step replay",
           "[alone_replay]") {
-  const StepModel model{1, 2, 0.01, 1e-6, 1e-5};
+  const StepModel model{.fixed_ms = 1,
+                        .weights_ms = 2,
+                        .experts = {},
+                        .ms_per_token = 0.01,
+                        .ms_per_prefill_pair = 1e-6,
+                        .ms_per_kv_token = 1e-5};
   const std::vector<ReplayRequest> log{{0, 100, 5, 0}, {0, 600, 3, 0}, {0, 50, 4, 0}};
   SchedulerOptions scheduler;
   ArrivalOptions arrivals;

@@ -67,7 +67,12 @@ double erlang_c(int servers, double offered) {
 TEST_CASE("batch size 1 with deterministic service is M/D/1 (Pollaczek-Khinchine)",
           "[batch_replay][queueing]") {
   // Service S = 10 ms (the fixed term alone), rho = 0.7: Wq = rho S / (2 (1 - rho)) = 11.667 ms.
-  const StepModel step{10, 0, 0, 0, 0};
+  const StepModel step{.fixed_ms = 10,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const double rate = 70;  // per second
   const auto log = poisson_log(
       200000, rate, [](auto&) { return 100; }, 17);
@@ -80,7 +85,12 @@ TEST_CASE("batch size 1 with deterministic service is M/D/1 (Pollaczek-Khinchine
 TEST_CASE("batch size 1 with exponential service is M/M/1", "[batch_replay][queueing]") {
   // Service = 0.01 ms per prompt token, prompts geometric with mean 1000: exponential with mean
   // S = 10 ms to within the 0.05% of rounding to whole tokens. Wq = rho S / (1 - rho).
-  const StepModel step{0, 0, 0.01, 0, 0};
+  const StepModel step{.fixed_ms = 0,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0.01,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const double rate = 60;
   const auto prompt = [](auto& uniform) {
     return static_cast<std::int32_t>(std::ceil(-1000.0 * std::log(uniform())));
@@ -97,7 +107,12 @@ TEST_CASE("batch size 1 with exponential service is M/M/1", "[batch_replay][queu
 TEST_CASE("c replicas behind one queue, batch size 1, exponential service is M/M/c (Erlang C)",
           "[batch_replay][queueing]") {
   // c = 4, S = 10 ms, lambda = 320/s: a = 3.2, rho = 0.8; Wq = C(c, a) / (c mu - lambda).
-  const StepModel step{0, 0, 0.01, 0, 0};
+  const StepModel step{.fixed_ms = 0,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0.01,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const double rate = 320;
   const auto prompt = [](auto& uniform) {
     return static_cast<std::int32_t>(std::ceil(-1000.0 * std::log(uniform())));
@@ -118,7 +133,12 @@ TEST_CASE("c replicas behind one queue, batch size 1, exponential service is M/M
 
 TEST_CASE("decodes share steps: two requests arriving together batch", "[batch_replay]") {
   // Each step costs 1 ms + 0.1 ms per sequence decoding (weights floor 0, per token 0.1 ms).
-  const StepModel step{1, 0, 0.1, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0.1,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const std::vector<ReplayRequest> log{{0, 10, 5, 0}, {0, 10, 5, 0}};
   const BatchReplay replay = replay_batches(log, step, {}, SchedulerOptions{}, {});
   // Step 1: both prompts, 20 tokens: 3 ms, first tokens out. Steps 2-5: 2 decodes: 1.2 ms each.
@@ -138,7 +158,12 @@ TEST_CASE("decodes share steps: two requests arriving together batch", "[batch_r
 TEST_CASE("decode attention reads the growing context; prefill attention counts causal pairs",
           "[batch_replay]") {
   // One request, prompt 4, 3 tokens: prefill pairs 4·5/2 = 10; decodes read 5 then 6 tokens.
-  const StepModel step{0, 0, 0, 1, 0.5};
+  const StepModel step{.fixed_ms = 0,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 1,
+                       .ms_per_kv_token = 0.5};
   const BatchReplay replay = replay_batches({{0, 4, 3, 0}}, step, {}, SchedulerOptions{}, {});
   CHECK(replay.timing[0].ttft_ms == Approx(10.0));
   CHECK(replay.timing[0].e2e_ms == Approx(10.0 + 2.5 + 3.0));
@@ -156,7 +181,12 @@ TEST_CASE("per-request speedups: each request's attention work in a shared step 
           "[batch_replay][alone]") {
   // 1 ms fixed + 2 ms weights, 0.001 ms a prefill pair, 0.01 ms a KV token read. A (100 tokens,
   // speedup 2) and B (200 tokens, speedup 4) arrive together and share every step.
-  const StepModel step{1, 2, 0, 1e-3, 1e-2};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 2,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 1e-3,
+                       .ms_per_kv_token = 1e-2};
   ReplayRequest a{0, 100, 2, 0};
   a.kernel_speedup = 2;
   ReplayRequest b{0, 200, 2, 0};
@@ -203,7 +233,12 @@ TEST_CASE("per-request speedups: each request's attention work in a shared step 
 
 TEST_CASE("chunked prefill splits a long prompt over steps; without it the prompt waits whole",
           "[batch_replay]") {
-  const StepModel step{1, 0, 0.01, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0.01,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   SchedulerOptions scheduler;
   scheduler.max_batched_tokens = 40;
   // 100 tokens in chunks of 40, 40, 20: three steps of 1.4, 1.4, 1.2 ms.
@@ -226,7 +261,12 @@ TEST_CASE("chunked prefill splits a long prompt over steps; without it the promp
 }
 
 TEST_CASE("prefill first: a new prompt stalls the running decodes for a step", "[batch_replay]") {
-  const StepModel step{1, 0, 0.01, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0.01,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const std::vector<ReplayRequest> log{{0, 10, 4, 0}, {0.0015, 100, 2, 0}};
   SchedulerOptions scheduler;
   const BatchReplay mixed = replay_batches(log, step, {}, scheduler, {});
@@ -242,7 +282,12 @@ TEST_CASE("prefill first: a new prompt stalls the running decodes for a step", "
 }
 
 TEST_CASE("max_seqs caps the batch; later requests queue", "[batch_replay]") {
-  const StepModel step{1, 0, 0, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   SchedulerOptions scheduler;
   scheduler.max_seqs = 2;
   const std::vector<ReplayRequest> log(3, ReplayRequest{0, 8, 4, 0});
@@ -256,7 +301,12 @@ TEST_CASE("max_seqs caps the batch; later requests queue", "[batch_replay]") {
 
 TEST_CASE("a full KV cache preempts the latest request, which recomputes", "[batch_replay]") {
   // Blocks of 16, 6 blocks: two requests of 16 prompt + 40 tokens each need 4 blocks at the end.
-  const StepModel step{1, 0, 0, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   SchedulerOptions scheduler;
   scheduler.kv_blocks = 6;
   const std::vector<ReplayRequest> log{{0, 16, 40, 0}, {0, 16, 40, 0}};
@@ -275,7 +325,12 @@ TEST_CASE("a full KV cache preempts the latest request, which recomputes", "[bat
 }
 
 TEST_CASE("replicas: round robin alternates, least outstanding balances", "[batch_replay]") {
-  const StepModel step{1, 0, 0, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   const std::vector<ReplayRequest> log{{0, 8, 10, 0}, {0, 8, 1, 0}, {0.0015, 8, 1, 0}};
   ArrivalOptions arrivals;
   arrivals.replicas = 2;
@@ -290,7 +345,12 @@ TEST_CASE("replicas: round robin alternates, least outstanding balances", "[batc
 
 TEST_CASE("closed loop: one client sends each request when the previous returns",
           "[batch_replay]") {
-  const StepModel step{1, 0, 0, 0, 0};
+  const StepModel step{.fixed_ms = 1,
+                       .weights_ms = 0,
+                       .experts = {},
+                       .ms_per_token = 0,
+                       .ms_per_prefill_pair = 0,
+                       .ms_per_kv_token = 0};
   std::vector<ReplayRequest> log(4, ReplayRequest{100.0, 8, 3, 0});  // arrival times ignored
   ArrivalOptions arrivals;
   arrivals.concurrency = 1;
@@ -308,7 +368,12 @@ TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-q
           "[batch_replay][serving]") {
   // An 8B-class model on one H100, roughly: 5 ms weights floor, 2 ms fixed.
   ServingSetup setup;
-  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 5,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.speedup = {2, 2};
   setup.slo.ttft_ms = 200;
   setup.slo.tpot_ms = 30;
@@ -343,7 +408,12 @@ TEST_CASE("serving replay: after is no slower, capacity grows, alone is the no-q
 TEST_CASE("serving replay: the fewest replicas meeting the SLO at the log's rate",
           "[batch_replay][serving][replicas]") {
   ServingSetup setup;
-  setup.step = {2, 5, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 5,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.speedup = {2, 2};
   setup.slo.ttft_ms = 200;
   setup.slo.tpot_ms = 30;

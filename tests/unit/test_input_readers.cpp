@@ -169,8 +169,8 @@ TEST_CASE("a workload naming a misspelt model or GPU preset is refused", "[io]")
   CHECK_THROWS_WITH(parse_workload(R"({"model": "llama-3.1-7b"})", "w.json"),
                     "w.json: model: unknown model 'llama-3.1-7b', did you mean 'llama-3.1-70b'? "
                     "(kspeed models lists them; a path to a model file works too)");
-  CHECK_THROWS_WITH(parse_workload(R"({"gpu": "h100"})", "w.json"),
-                    "w.json: gpu: unknown GPU 'h100', did you mean 'h100-sxm'? (kspeed gpus "
+  CHECK_THROWS_WITH(parse_workload(R"({"gpu": "h10-sxm"})", "w.json"),
+                    "w.json: gpu: unknown GPU 'h10-sxm', did you mean 'h100-sxm'? (kspeed gpus "
                     "lists them; a path to a GPU file works too)");
   const auto workload = parse_workload(R"({"model": "llama-3.1-70b", "gpu": "my/gpu.json"})", "w");
   CHECK(workload.model == "llama-3.1-70b");
@@ -182,7 +182,8 @@ TEST_CASE("load_named: built-in or file, one rule for workloads, GPUs and models
   CHECK(load_model("llama-3.1-8b").name == "llama-3.1-8b");
   const std::string path = temp_file("my-gpu.json", kGpu);
   CHECK(load_gpu(path).name == "kspeed-test-my-gpu");  // no name: the file's stem
-  CHECK_THROWS_WITH(load_gpu("h100"), StartsWith("unknown GPU 'h100', did you mean 'h100-sxm'?"));
+  CHECK_THROWS_WITH(load_gpu("h10-sxm"),
+                    StartsWith("unknown GPU 'h10-sxm', did you mean 'h100-sxm'?"));
   CHECK_THROWS_WITH(load_workload("deepseek-r1"),
                     StartsWith("unknown built-in workload 'deepseek-r1', did you mean "
                                "'deepseek-r1-fp8'?"));

@@ -153,7 +153,12 @@ TEST_CASE("Azure 2023 conversation log: every request, arrivals in order", "[mix
   // H100 (fixed 2 ms, weights 4.8 ms, 23 us a token): a 2x prefill kernel moves the tail of TTFT
   // more than its median, because a shorter prefill also shortens every step it shares.
   ServingSetup setup;
-  setup.step = {2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 4.8,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.slo = {500.0, 50.0, 0.9};
   setup.speedup = attention_speedup(loaded.run.model());
   const MixReplay replay = replay_run(loaded.run, setup);
@@ -243,7 +248,12 @@ TEST_CASE("figures for docs/mix.md", "[.mixdocs]") {
   const Loaded a = load(azure, builtin_model());
   print_summary(summarise(a.run));
   ServingSetup setup;
-  setup.step = {2, 4.8, 0.023, 7.5e-7, 3.9e-5};
+  setup.step = StepModel{.fixed_ms = 2,
+                         .weights_ms = 4.8,
+                         .experts = {},
+                         .ms_per_token = 0.023,
+                         .ms_per_prefill_pair = 7.5e-7,
+                         .ms_per_kv_token = 3.9e-5};
   setup.slo = {500.0, 50.0, 0.9};
   setup.speedup = attention_speedup(a.run.model());
   for (double scale : {1.0, 2.5}) {

@@ -4,6 +4,7 @@
 
 #include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/deployment/dtype.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 
 namespace kspeed::engine {
@@ -83,8 +84,23 @@ KernelCost non_attention_step_cost(const Platform& platform) {
     // From the shapes: non-expert weights + MoE layers · (U(t) + shared) experts, t = batch
     // (moe.hpp; a dense model reads its active weights). Tensor parallelism splits every
     // matrix: bytes / tp and FLOPs / tp per GPU.
-    const DecodeWeights weights = decode_weights(m, *m.shapes, tokens_per_step(platform));
     const double tp = as_double(platform.tensor_parallel.value);
+    const std::int64_t ep = platform.expert_parallel.value;
+    if (ep > 1) {
+      // Expert parallelism: the other weights split by tp, E/ep whole experts per rank, of which
+      // the busiest rank reads its share of the union (moe.hpp); FLOPs per token
+      // 2·(P_active - P_routed)/tp + 2·P_routed/ep (the routed FLOPs spread evenly, a mean).
+      const ModelShapes& s = *m.shapes;
+      const WeightReads reads = weight_reads(m, s);
+      const double tokens = tokens_per_step(platform);
+      const double routed_active = routed_active_params(m, s);
+      const double active = count_params(m, s).active;
+      const StepExperts experts{s.ffn.experts, s.ffn.top_k, ep, 0};
+      return {2.0 * tokens * ((active - routed_active) / tp + routed_active / as_double(ep)),
+              reads.every_step_bytes / tp + reads.routed_experts_bytes / as_double(ep) *
+                                                routed_expert_fraction(experts, tokens)};
+    }
+    const DecodeWeights weights = decode_weights(m, *m.shapes, tokens_per_step(platform));
     return {weights.flops / tp, weights.bytes / tp};
   }
   const double params_per_rank =
@@ -162,7 +178,13 @@ double decode_memory_needed_gb(const Platform& platform, std::int64_t context_to
   // Every parameter is resident (MoE: all experts), each part in its storage type:
   // weight bytes / tp; plus the batch's KV cache as one decode step reads it.
   const ModelArch& m = platform.model.value;
-  const double weights = resident_weight_bytes(m) / as_double(platform.tensor_parallel.value);
+  double weights = resident_weight_bytes(m) / as_double(platform.tensor_parallel.value);
+  if (platform.expert_parallel.value > 1 && m.shapes) {
+    // Expert parallelism: E/ep whole routed experts per GPU, the rest split by tp.
+    const double routed = weight_reads(m, *m.shapes).routed_experts_bytes;
+    weights = (resident_weight_bytes(m) - routed) / as_double(platform.tensor_parallel.value) +
+              routed / as_double(platform.expert_parallel.value);
+  }
   const KernelCost kv = decode_attention_cost(attention_shape(platform), context_tokens);
   return (weights + kv.bytes) / kBillion;
 }

@@ -58,10 +58,31 @@ void apply_kv_layout(const std::string& name, const PlatformChoice& choice, Plat
   platform.kv_dtype = {std::string(layout->name), Provenance::given};
 }
 
-// The tensor-parallel link: --link-bandwidth (given; its latency stays the preset's), else the
-// GPU preset's interconnect. None with tp = 1: a single GPU all-reduces nothing.
+// Expert parallelism spreads whole experts over the ranks: a MoE model whose routed experts the
+// ranks divide evenly (vLLM and SGLang place E/ep experts on each rank).
+void check_expert_parallel(const ModelArch& model, std::int64_t ep) {
+  const std::string ep_text = (flag_mark("ep") + " ") + count_mark(ep);
+  if (ep < 1) {
+    throw InputError(ep_text + ": expected the GPUs the routed experts are spread over, >= 1");
+  }
+  if (ep == 1) return;
+  if (!model.shapes || !is_moe(model.shapes->ffn)) {
+    throw InputError(ep_text + ": " + model.name +
+                     " has no routed experts to spread (a dense model, or a model file without "
+                     "its FFN shapes): drop the flag or name a mixture-of-experts model");
+  }
+  const std::int64_t experts = model.shapes->ffn.experts;
+  if (experts % ep != 0) {
+    throw InputError(ep_text + ": " + model.name + " has " + count_mark(experts) +
+                     " routed experts, which " + count_mark(ep) +
+                     " ranks cannot hold evenly: use a divisor of " + count_mark(experts));
+  }
+}
+
+// The link the collectives cross: --link-bandwidth (given; its latency stays the preset's), else
+// the GPU preset's interconnect. None with tp = ep = 1: a single GPU exchanges nothing.
 void resolve_link(const PlatformChoice& choice, Platform& platform) {
-  if (platform.tensor_parallel.value <= 1) return;
+  if (platform.tensor_parallel.value <= 1 && platform.expert_parallel.value <= 1) return;
   const std::optional<Interconnect>& link = choice.gpu.value.interconnect;
   if (link) {
     platform.link_bandwidth_gbs = {link->per_direction_gbs, Provenance::preset};
@@ -93,6 +114,8 @@ Platform make_platform(const PlatformChoice& choice) {
   platform.gpu = choice.gpu;
   platform.batch = choice.batch;
   platform.tensor_parallel = choice.tensor_parallel;
+  check_expert_parallel(model, choice.expert_parallel.value);
+  platform.expert_parallel = choice.expert_parallel;
   // --kv-dtype, else the workload's KV type (its shares were measured with it), else the model's.
   platform.kv_dtype =
       choice.kv_dtype ? WithProvenance<std::string>{*choice.kv_dtype, Provenance::given}
@@ -119,6 +142,20 @@ Platform make_platform(const PlatformChoice& choice) {
                      " peak (it has: " + gpu_precisions(choice.gpu.value) + ")");
   }
   platform.peak_tflops = *peak;
+  // The GEMMs compute in the weights' type where the GPU has a peak for it: DeepSeek-V3/R1's
+  // checkpoint is block-scaled E4M3 and its linear layers run FP8 GEMMs with per-token-group
+  // activation scales (DeepSeek-V3 Technical Report, arXiv:2412.19437, section 3.3; vLLM and
+  // SGLang serve it with block-scaled W8A8 FP8 GEMMs), while attention stays in the activation
+  // type. The model file states the type, so the GEMM precision is the preset's; --precision
+  // sets both.
+  platform.gemm_precision = platform.precision;
+  platform.gemm_peak_tflops = *peak;
+  if (!choice.precision && model.weight_dtype == "fp8") {
+    if (const std::optional<double> fp8 = peak_tflops(choice.gpu.value, "fp8")) {
+      platform.gemm_precision = {"fp8", Provenance::preset};
+      platform.gemm_peak_tflops = *fp8;
+    }
+  }
   // Speculation: what q tokens per step are worth depends on how many are accepted, so q > 1
   // needs τ; check_speculation words q < 1 and τ outside [1, q]. The example in the message is
   // DeepSeek-V3's: its MTP module's second token is accepted 85-90% of the time (DeepSeek-V3

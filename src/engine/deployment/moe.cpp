@@ -1,5 +1,6 @@
 #include "kspeed/engine/deployment/moe.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -24,8 +25,63 @@ double expected_distinct_experts(std::int64_t experts, std::int64_t top_k, doubl
   return e * (1.0 - std::pow(1.0 - as_double(top_k) / e, tokens));
 }
 
+double expected_busiest_rank_experts(std::int64_t experts, std::int64_t top_k, std::int64_t ranks,
+                                     double tokens) {
+  if (experts <= 0 || tokens <= 0 || ranks <= 0) return 0.0;
+  if (ranks == 1) return expected_distinct_experts(experts, top_k, tokens);
+  const std::int64_t m = experts / ranks;  // experts on one rank
+  // p = 1 - (1 - k/E)^t: one expert chosen by some token of the step
+  const double p = expected_distinct_experts(experts, top_k, tokens) / as_double(experts);
+  if (p >= 1.0) return as_double(m);
+  if (p <= 0.0) return 0.0;
+  // E[max of `ranks` iid Binomial(m, p)] = Σ_{x=0}^{m-1} (1 - F(x)^ranks); the pmf by the
+  // recurrence P(x+1) = P(x) · (m - x)/(x + 1) · p/(1 - p), from P(0) = (1 - p)^m.
+  double pmf = std::pow(1.0 - p, as_double(m));
+  double cdf = 0;
+  double busiest = 0;
+  const double odds = p / (1.0 - p);
+  for (std::int64_t x = 0; x < m; ++x) {
+    cdf = std::min(1.0, cdf + pmf);
+    busiest += 1.0 - std::pow(cdf, as_double(ranks));
+    pmf *= as_double(m - x) / as_double(x + 1) * odds;
+  }
+  return busiest;
+}
+
+double routed_expert_fraction(const StepExperts& e, double tokens) {
+  if (e.experts <= 0 || tokens <= 0) return 0.0;
+  const std::int64_t ranks = std::max<std::int64_t>(e.expert_parallel, 1);
+  // The busiest rank's distinct experts over the m = E/ep it holds (ep = 1: U(t)/E).
+  return expected_busiest_rank_experts(e.experts, e.top_k, ranks, tokens) /
+         (as_double(e.experts) / as_double(ranks));
+}
+
 double experts_read_per_layer(const FfnSpec& ffn, double tokens) {
   return expected_distinct_experts(ffn.experts, ffn.top_k, tokens) + as_double(ffn.shared_experts);
+}
+
+WeightReads weight_reads(const ModelArch& model, const ModelShapes& shapes) {
+  const ParamCounts params = count_params(model, shapes);
+  const FfnSpec& f = shapes.ffn;
+  const double n_moe = as_double(moe_layers(model, f));
+  WeightReads out;
+  // every step: (non-expert - head)·b_dense + head·b_embedding + MoE
+  // layers·shared·P_shared·b_expert
+  out.every_step_bytes =
+      (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
+      params.embedding * shapes.embedding_bytes_per_param +
+      n_moe * as_double(f.shared_experts) * params.params_per_shared_expert *
+          shapes.expert_bytes_per_param;
+  // routed: MoE layers · E · P_expert · b_expert
+  out.routed_experts_bytes =
+      n_moe * as_double(f.experts) * params.params_per_expert * shapes.expert_bytes_per_param;
+  return out;
+}
+
+double routed_active_params(const ModelArch& model, const ModelShapes& shapes) {
+  const ParamCounts params = count_params(model, shapes);
+  return as_double(moe_layers(model, shapes.ffn)) * as_double(shapes.ffn.top_k) *
+         params.params_per_expert;
 }
 
 DecodeWeights decode_weights(const ModelArch& model, const ModelShapes& shapes, double tokens) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/engine/deployment/prefix_calibration.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/error.hpp"
@@ -177,9 +178,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
   const StepModel prior = out.model;
   const auto predict = [&](std::size_t i, double scale) {
     StepModel scaled = prior;
-    scaled.weights_ms *= scale;
-    scaled.ms_per_kv_token *= scale;
-    scaled.ms_per_window_decode_sequence *= scale;
+    scale_reads(scaled, scale);
     scaled.fixed_ms = 0;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency,
@@ -195,9 +194,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
   // The reads cannot beat the roof: the fitted η_bw = η / scale stays <= 1.
   const ScaleFit fit =
       fit_scale(measured, predict, distinct, prior.fixed_ms, out.efficiency.bandwidth);
-  out.model.weights_ms *= fit.scale;
-  out.model.ms_per_kv_token *= fit.scale;
-  out.model.ms_per_window_decode_sequence *= fit.scale;
+  scale_reads(out.model, fit.scale);
   out.efficiency.bandwidth /= fit.scale;
   const CoefficientOrigin fitted{Provenance::fitted, source};
   out.origins.weights = fitted;
@@ -298,9 +295,7 @@ std::vector<PointResidual> latency_residuals(const CalibratedStepModel& model,
 double decode_step_without_sequences(const StepModel& base, const RunningDecodeObservation& p,
                                      double scale, double tokens_per_step) {
   StepModel scaled = base;
-  scaled.weights_ms *= scale;
-  scaled.ms_per_kv_token *= scale;
-  scaled.ms_per_window_decode_sequence *= scale;
+  scale_reads(scaled, scale);
   scaled.ms_per_sequence = 0;
   return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.running_sequences,
                                         tokens_per_step))
@@ -314,9 +309,7 @@ double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObserv
                                 double scale, double tokens_per_step) {
   if (p.prompts_alongside.empty()) return 0;
   StepModel scaled = base;
-  scaled.weights_ms *= scale;
-  scaled.ms_per_kv_token *= scale;
-  scaled.ms_per_window_decode_sequence *= scale;
+  scale_reads(scaled, scale);
   double work_ms = 0;
   for (const PromptStep& prompt : p.prompts_alongside) {
     const BatchComposition decode =
@@ -412,9 +405,28 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   const KernelCost per_position = decode_cost_per_attended_token(attention_shape(platform));
 
   CalibratedStepModel out;
-  out.model.weights_ms =
-      bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
-  out.model.ms_per_token = flops_ms(gemm_flops_per_token(platform), roof, efficiency.gemm_compute);
+  if (model.shapes && is_moe(model.shapes->ffn)) {
+    // MoE: the weights every step reads, and the routed experts as the step's tokens choose
+    // them (step_model.hpp's StepExperts; each expert split by tp).
+    const WeightReads reads = weight_reads(model, *model.shapes);
+    // With expert parallelism each GPU holds E/ep whole experts instead.
+    const std::int64_t ep = platform.expert_parallel.value;
+    const double expert_split = ep > 1 ? as_double(ep) : tp;
+    out.model.weights_ms = bytes_ms(reads.every_step_bytes / tp, roof, efficiency.bandwidth);
+    out.model.experts.experts = model.shapes->ffn.experts;
+    out.model.experts.top_k = model.shapes->ffn.top_k;
+    out.model.experts.expert_parallel = ep;
+    out.model.experts.all_experts_ms =
+        bytes_ms(reads.routed_experts_bytes / expert_split, roof, efficiency.bandwidth);
+  } else {
+    out.model.weights_ms =
+        bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
+  }
+  // The GEMMs at their own precision's peak (FP8 weights compute in FP8, hardware.hpp).
+  Roof gemm_roof = roof;
+  if (platform.gemm_peak_tflops > 0) gemm_roof.peak_tflops = platform.gemm_peak_tflops;
+  out.model.ms_per_token =
+      flops_ms(gemm_flops_per_token(platform), gemm_roof, efficiency.gemm_compute);
   const WindowCost window = sliding_window_cost(platform, roof, efficiency);
   out.model.ms_per_window_prefill_token = window.prefill_token_ms;
   out.model.ms_per_window_decode_sequence = window.decode_sequence_ms;
@@ -431,7 +443,11 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
 
   out.efficiency = efficiency;
   out.origins.weights = modelled("weight bytes / (HBM bandwidth * eta_bandwidth)");
-  out.origins.per_token = modelled("GEMM FLOPs per token / (peak * eta_gemm)");
+  out.origins.per_token =
+      platform.gemm_precision.value == platform.precision.value
+          ? modelled("GEMM FLOPs per token / (peak * eta_gemm)")
+          : modelled("GEMM FLOPs per token / (" + platform.gemm_precision.value +
+                     " peak * eta_gemm): the weights' type");
   out.origins.prefill_pair = modelled("attention FLOPs per causal pair / (peak * eta_attention)");
   out.origins.kv_token = modelled("KV bytes per cached token / (HBM bandwidth * eta_bandwidth)");
   out.origins.fixed = {Provenance::default_value,
@@ -591,6 +607,7 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
   if (modelled_other > 0) {
     const double scale = measured_other / modelled_other;
     out.model.weights_ms *= scale;
+    out.model.experts.all_experts_ms *= scale;
     out.model.ms_per_token *= scale;
     out.efficiency.bandwidth /= scale;
     out.efficiency.gemm_compute /= scale;
@@ -618,9 +635,7 @@ CalibratedStepModel calibrate_to_running_sequences(
   const LineFit fit = fit_line(prior, observations, prior.efficiency.bandwidth);
   CalibratedStepModel out = prior;
   const std::string label(source);
-  out.model.weights_ms *= fit.scale;
-  out.model.ms_per_kv_token *= fit.scale;
-  out.model.ms_per_window_decode_sequence *= fit.scale;
+  scale_reads(out.model, fit.scale);
   out.model.ms_per_sequence = fit.per_sequence_ms;
   out.efficiency.bandwidth /= fit.scale;
   const CoefficientOrigin fitted{Provenance::fitted, label};

@@ -1,5 +1,7 @@
 #include "kspeed/engine/deployment/tp_comm.hpp"
 
+#include "kspeed/engine/deployment/ep_comm.hpp"
+
 namespace kspeed::engine {
 
 namespace {
@@ -38,7 +40,7 @@ StepModel with_tp_communication(StepModel model, const Platform& platform) {
 
 CalibratedStepModel modelled_step_model_with_tp_comm(const Platform& platform) {
   CalibratedStepModel step = modelled_step_model(platform);
-  step.model = with_tp_communication(step.model, platform);
+  step.model = with_ep_communication(with_tp_communication(step.model, platform), platform);
   return step;
 }
 

@@ -106,10 +106,19 @@ struct Platform {
   WithProvenance<Gpu> gpu;
   WithProvenance<std::int64_t> batch;            ///< sequences decoded together in one step (>= 1)
   WithProvenance<std::int64_t> tensor_parallel;  ///< GPUs sharing each layer (>= 1)
-  WithProvenance<std::string> kv_dtype;          ///< KV cache type; bytes in kv_bytes_per_element
+  /// Expert parallelism (--ep): GPUs the routed experts are spread over, E/ep whole experts each,
+  /// with a dispatch and a combine all-to-all per MoE layer (ep_comm.hpp). 1: every expert is
+  /// split by tensor parallelism instead.
+  WithProvenance<std::int64_t> expert_parallel{1, Provenance::default_value};
+  WithProvenance<std::string> kv_dtype;  ///< KV cache type; bytes in kv_bytes_per_element
   double kv_bytes_per_element = 2;
   WithProvenance<std::string> precision;  ///< compute precision, selects the GPU's peak ("bf16")
   double peak_tflops = 0;                 ///< the GPU's dense peak at `precision`
+  /// The non-attention GEMMs' precision: `precision`, or the weights' type when the model's
+  /// weights are FP8 and the GPU has an FP8 peak (DeepSeek-V3/R1), and its dense peak.
+  WithProvenance<std::string> gemm_precision{std::string(kDefaultPrecision),
+                                             Provenance::default_value};
+  double gemm_peak_tflops = 0;
   /// Speculative decoding / MTP (MODEL.md section 8): q tokens verified per sequence per step
   /// and τ accepted on average; 1 and 1 without speculation.
   WithProvenance<double> spec_tokens_per_step{1, Provenance::default_value};
@@ -126,6 +135,7 @@ struct PlatformChoice {
   WithProvenance<Gpu> gpu;
   WithProvenance<std::int64_t> batch{1, Provenance::default_value};
   WithProvenance<std::int64_t> tensor_parallel{1, Provenance::default_value};
+  WithProvenance<std::int64_t> expert_parallel{1, Provenance::default_value};  ///< --ep
   std::optional<std::string> kv_dtype;  ///< --kv-dtype; default: the workload's, else the model's
   std::optional<std::string> workload_kv_dtype;  ///< the workload's KV cache type, if it states one
   std::optional<std::string> kv_layout;  ///< --kv-layout: a named layout (kv_layout.hpp) instead

@@ -19,6 +19,7 @@
 
 #include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
@@ -26,6 +27,19 @@ namespace kspeed::engine {
 /// U(t) = E · (1 - (1 - k/E)^t): expected distinct routed experts per layer for t tokens under
 /// uniform independent routing (an upper bound for a real, skewed router). 0 for a dense FFN.
 double expected_distinct_experts(std::int64_t experts, std::int64_t top_k, double tokens);
+
+/// Expert parallelism spreads the E routed experts over `ranks` GPUs, E/ranks whole experts each,
+/// and a step waits for its busiest rank. Each expert is chosen by some of t tokens with
+/// probability p = 1 - (1 - k/E)^t; taking the experts as independent (each token's k are
+/// distinct, a small negative correlation the simulation in tests/unit/test_moe.cpp bounds), a
+/// rank's distinct experts X ~ Binomial(m = E/ranks, p) and the busiest of the ranks has
+///
+///     E[max X] = Σ_{x=0}^{m-1} (1 - F(x)^ranks),   F the binomial CDF
+///
+/// (one token of DeepSeek-V3, E = 256, k = 8, over 8 ranks: 2.54 experts on the busiest rank
+/// against a mean of 1). `ranks` = 1 gives U(t). Requires E divisible by ranks.
+double expected_busiest_rank_experts(std::int64_t experts, std::int64_t top_k, std::int64_t ranks,
+                                     double tokens);
 
 /// Experts one MoE layer reads in a step of `tokens`: U(t) + shared experts.
 double experts_read_per_layer(const FfnSpec& ffn, double tokens);
@@ -37,6 +51,18 @@ struct DecodeWeights {
   double bytes = 0;                   ///< params read in their storage types
   double flops = 0;                   ///< 2 · active · tokens: each token still uses k experts
 };
+
+/// A model's weights split by how a step reads them, bytes, whole model (not per GPU).
+struct WeightReads {
+  double every_step_bytes = 0;      ///< read by every step: non-expert active + shared experts
+  double routed_experts_bytes = 0;  ///< every routed expert of every MoE layer (0: dense)
+};
+
+/// The split of a model with shapes, each part in its storage type.
+WeightReads weight_reads(const ModelArch& model, const ModelShapes& shapes);
+
+/// Parameters of the routed experts one token uses: MoE layers · k · P_expert.
+double routed_active_params(const ModelArch& model, const ModelShapes& shapes);
 
 /// Weights read once per step: the non-expert active parameters (layers in their type, the
 /// output head in its own) + MoE layers · (U(t) + shared) · expert parameters in the experts'

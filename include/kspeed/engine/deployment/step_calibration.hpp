@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/deployment/hardware.hpp"
-#include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
+#include "kspeed/engine/provenance.hpp"
 
 namespace kspeed::engine {
 
@@ -109,9 +109,12 @@ struct CalibratedStepModel {
   std::vector<PointResidual> residuals;           ///< every point the calibration used
 };
 
-/// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; the
-/// platform's batch only sets how many MoE experts a decode step reads). Per GPU:
-///   weights_ms          = weight bytes / (BW · η_bw)
+/// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; not the
+/// platform's batch: each step's own tokens set the MoE experts it reads). Per GPU:
+///   weights_ms          = weight bytes / (BW · η_bw); MoE: the weights every step reads
+///                         (attention, dense layers, router, shared experts, head), and
+///   experts             = every routed expert's bytes / tp / (BW · η_bw), of which a step of t
+///                         tokens reads the expected union U(t)/E (step_model.hpp)
 ///   ms_per_token        = 2 · P_active / tp FLOPs / (peak · η_gemm)
 ///   ms_per_window_*     = sliding-window layers · W positions: a prefill token's FLOPs / (peak ·
 ///                         η_attn), a decode sequence's KV bytes / (BW · η_bw); origins as the
@@ -119,7 +122,7 @@ struct CalibratedStepModel {
 ///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
 ///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
 ///   fixed_ms = request_overhead_ms = 0: a roofline has no CPU term (default, not modelled).
-/// q and τ are the platform's (weights_ms already reads the MoE experts of batch · q tokens).
+/// q and τ are the platform's.
 CalibratedStepModel modelled_step_model(const Platform& platform,
                                         const StepEfficiency& efficiency = {});
 

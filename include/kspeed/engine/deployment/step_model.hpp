@@ -8,19 +8,27 @@
 // step's time is a sum of parts, each through the roofline:
 //
 //     step = fixed                                   per-step CPU/launch cost (scheduler, sampling)
-//          + max(weights_ms, ms_per_token · tokens)  non-attention: weights read once per step,
-//                                                    GEMM FLOPs per token beyond that
+//          + max(weights_ms + all_experts_ms · f(t), non-attention: weights read once per step
+//                ms_per_token · tokens)              (MoE: the routed experts its t tokens chose,
+//                                                    f below), GEMM FLOPs per token beyond that
 //          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
 //          + ms_per_sequence · decode sequences      per running sequence: sampling, scheduling,
 //                                                    input preparation, detokenization
 //          + tp_ms_per_token · tokens + tp_fixed_ms  tensor parallelism's all-reduces (tp_comm.hpp)
+//          + ep_ms_per_token · tokens + ep_fixed_ms  expert parallelism's all-to-alls (ep_comm.hpp)
 //
 // With speculative decoding each decode sequence verifies q tokens in a step: q tokens of GEMM
 // work each, while attention still reads the sequence's cached KV once for its q queries. The
 // step emits τ <= q tokens per sequence on average, so a token's time is the step's over τ
 // (step_calibration.hpp's RequestLatency::tpot_ms).
+//
+// A mixture-of-experts layer reads only the routed experts some token of the step chose: f(t) is
+// the fraction of one GPU's resident routed experts the step reads, the expected union over its
+// t tokens (moe.hpp: U(t)/E with every expert split by tp; with expert parallelism the busiest
+// rank's, which every rank waits for). A prefill step of 128 tokens reads nearly every expert; a
+// decode step of one sequence reads k of E.
 //
 // A kernel speedup divides the attention parts (or the part it targets); nothing else moves.
 // The coefficients come from a calibration (step_calibration.hpp); this header only evaluates.
@@ -28,6 +36,23 @@
 #include <cstdint>
 
 namespace kspeed::engine {
+
+/// The routed experts of a mixture-of-experts model as one GPU holds them (experts = 0: dense,
+/// the weights are all in weights_ms).
+struct StepExperts {
+  std::int64_t experts = 0;          ///< E: routed experts per MoE layer
+  std::int64_t top_k = 0;            ///< k: routed experts each token uses
+  std::int64_t expert_parallel = 1;  ///< ranks the experts are spread over, E/ep whole experts
+                                     ///< each (1: every expert split by tensor parallelism)
+  /// Reading every routed expert this GPU holds once, all MoE layers, ms: a step reads the
+  /// fraction routed_expert_fraction(tokens) of it.
+  double all_experts_ms = 0;
+};
+
+/// The fraction of one GPU's routed experts a step of `tokens` tokens reads, in [0, 1], under
+/// uniform independent top-k routing: U(t)/E = 1 - (1 - k/E)^t without expert parallelism; with
+/// it, the expected busiest rank's distinct experts over its E/ep (moe.hpp). 0 for a dense model.
+double routed_expert_fraction(const StepExperts& experts, double tokens);
 
 /// What one step carries, as the sums the model needs (the replay keeps them incrementally, so a
 /// step costs O(1) to time whatever its batch).
@@ -54,8 +79,12 @@ constexpr double causal_pairs(double chunk, double cached) {
 
 /// The coefficients of the step model (all >= 0, times in ms).
 struct StepModel {
-  double fixed_ms = 0;             ///< per step, whatever it carries
-  double weights_ms = 0;           ///< non-attention floor: reading the weights once
+  double fixed_ms = 0;  ///< per step, whatever it carries
+  /// Non-attention floor: reading the weights every step reads once, whatever its tokens (a
+  /// dense model's weights; a MoE model's attention, dense layers, router, shared experts and
+  /// output head). The routed experts are in `experts`.
+  double weights_ms = 0;
+  StepExperts experts;             ///< MoE: the routed experts, read as the tokens choose them
   double ms_per_token = 0;         ///< non-attention compute per scheduled token
   double ms_per_prefill_pair = 0;  ///< prefill attention per causal (query, key) pair
   double ms_per_kv_token = 0;      ///< decode attention per cached token read
@@ -73,7 +102,20 @@ struct StepModel {
   /// collectives' latency). 0 with tp = 1. No kernel speedup moves it.
   double tp_ms_per_token = 0;
   double tp_fixed_ms = 0;
+  /// Expert parallelism's dispatch and combine all-to-alls (ep_comm.hpp): per scheduled token
+  /// and per step. 0 with ep = 1.
+  double ep_ms_per_token = 0;
+  double ep_fixed_ms = 0;
 };
+
+/// The bandwidth side of a model scaled by `factor` (a fitted η_bw = η / factor): the weights,
+/// the routed experts and the KV reads.
+inline void scale_reads(StepModel& model, double factor) {
+  model.weights_ms *= factor;
+  model.experts.all_experts_ms *= factor;
+  model.ms_per_kv_token *= factor;
+  model.ms_per_window_decode_sequence *= factor;
+}
 
 /// One step's time by part.
 struct StepTime {
@@ -82,7 +124,7 @@ struct StepTime {
   double other_ms = 0;     ///< non-attention GPU work
   double prefill_attention_ms = 0;
   double decode_attention_ms = 0;
-  double communication_ms = 0;  ///< tensor-parallel all-reduces (0 with tp = 1)
+  double communication_ms = 0;  ///< TP all-reduces and EP all-to-alls (0 on one GPU)
 
   double attention_ms() const { return prefill_attention_ms + decode_attention_ms; }
   double gpu_ms() const { return other_ms + communication_ms + attention_ms(); }
@@ -97,7 +139,12 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
   time.fixed_ms = model.fixed_ms;
   time.sequence_ms = model.ms_per_sequence * static_cast<double>(batch.decode_sequences);
   const double compute_ms = model.ms_per_token * batch.tokens();
-  time.other_ms = compute_ms > model.weights_ms ? compute_ms : model.weights_ms;
+  const double read_ms =
+      model.weights_ms +
+      (model.experts.experts > 0
+           ? model.experts.all_experts_ms * routed_expert_fraction(model.experts, batch.tokens())
+           : 0.0);
+  time.other_ms = compute_ms > read_ms ? compute_ms : read_ms;
   time.prefill_attention_ms = (model.ms_per_prefill_pair * batch.prefill_pairs +
                                model.ms_per_window_prefill_token * batch.prefill_tokens) /
                               attention_speedup;
@@ -105,7 +152,8 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
       (model.ms_per_kv_token * batch.decode_kv_tokens +
        model.ms_per_window_decode_sequence * static_cast<double>(batch.decode_sequences)) /
       attention_speedup;
-  time.communication_ms = model.tp_ms_per_token * batch.tokens() + model.tp_fixed_ms;
+  time.communication_ms = (model.tp_ms_per_token + model.ep_ms_per_token) * batch.tokens() +
+                          model.tp_fixed_ms + model.ep_fixed_ms;
   return time;
 }
 

@@ -42,8 +42,9 @@ TpCommunication tp_communication(const Platform& platform);
 /// `model` with the platform's communication term set.
 StepModel with_tp_communication(StepModel model, const Platform& platform);
 
-/// The platform's roofline step model (modelled_step_model) with its communication term: the
-/// prior every command starts from before a calibration.
+/// The platform's roofline step model (modelled_step_model) with its communication terms (TP
+/// all-reduces and EP all-to-alls, ep_comm.hpp): the prior every command starts from before a
+/// calibration.
 CalibratedStepModel modelled_step_model_with_tp_comm(const Platform& platform);
 
 }  // namespace kspeed::engine

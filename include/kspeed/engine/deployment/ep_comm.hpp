@@ -1,0 +1,46 @@
+#pragma once
+// Expert parallelism's communication in the step model.
+//
+// With the routed experts spread over ep GPUs (E/ep whole experts each), every MoE layer sends
+// each token's hidden state to the ranks holding the experts it chose (dispatch) and brings the
+// experts' outputs back (combine): two all-to-alls per MoE layer (DeepSeek-V3 Technical Report,
+// arXiv:2412.19437, section 3.4; DeepEP's dispatch and combine kernels, deepseek-ai/DeepEP). A
+// token's k experts fall on D distinct ranks, and under uniform routing a given rank holds none
+// of them with probability C(E - m, k) / C(E, k), m = E/ep, so the expected remote ranks are
+//
+//     R = (ep - 1) · (1 - C(E - m, k) / C(E, k))
+//
+// and each all-to-all moves R · hidden · activation bytes per token through the GPU's link:
+//
+//     ep_ms = MoE layers · (2 · R · hidden · activation_bytes · tokens / link_bandwidth
+//                           + 2 · collective_latency)
+//
+// a cost per scheduled token (ep_ms_per_token) and per step (ep_fixed_ms). 0 with ep = 1. Like
+// tp_comm.hpp's, the link bandwidth is the peak per direction, so the term is a lower bound.
+
+#include <cstdint>
+
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
+
+namespace kspeed::engine {
+
+/// The all-to-alls of one deployment, and the figures they come from.
+struct EpCommunication {
+  double remote_ranks_per_token = 0;     ///< R: remote ranks a token's k experts fall on
+  double bytes_per_token_per_layer = 0;  ///< dispatch + combine: 2 · R · hidden · bytes
+  double ms_per_token = 0;
+  double fixed_ms = 0;
+};
+
+/// R = (ep - 1) · (1 - C(E - E/ep, k) / C(E, k)); 0 when ep <= 1.
+double expected_remote_ranks(std::int64_t experts, std::int64_t top_k, std::int64_t ranks);
+
+/// The platform's: its model's MoE layers and hidden width, its ep and link. Zero when ep = 1,
+/// the model is dense or the link bandwidth is unknown (0).
+EpCommunication ep_communication(const Platform& platform);
+
+/// `model` with the platform's all-to-all terms set.
+StepModel with_ep_communication(StepModel model, const Platform& platform);
+
+}  // namespace kspeed::engine

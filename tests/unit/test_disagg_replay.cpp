@@ -14,8 +14,8 @@ namespace {
 // 131,072 bytes a token. The link: 1 ms and 10^9 bytes/s.
 DisaggSetup hand_setup() {
   DisaggSetup setup;
-  setup.prefill.step = StepModel{10, 0, 0.01, 0, 0};
-  setup.decode.step = StepModel{5, 0, 0.01, 0, 0};
+  setup.prefill.step = StepModel{.fixed_ms = 10, .ms_per_token = 0.01};
+  setup.decode.step = StepModel{.fixed_ms = 5, .ms_per_token = 0.01};
   setup.link = {0.001, 1e9};
   setup.kv_bytes_per_token = 131072;
   return setup;

@@ -20,7 +20,7 @@
 #include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/deployment/step_model.hpp"
-#include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/profiled_step.hpp"
 
 namespace kspeed::engine {
 

@@ -505,7 +505,7 @@ std::string scheduler_text(const engine::MixResult& r) {
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
-      r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
+      step_model_source(*r.deployment), coefficient(m.fixed_ms), coefficient(m.weights_ms),
       coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
       coefficient(m.ms_per_kv_token),
       (m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"
@@ -518,7 +518,7 @@ std::string scheduler_text(const engine::MixResult& r) {
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
-      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + r.kv_blocks_source + ")"
+      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + kv_capacity_source(*r.deployment) + ")"
                   : std::string("unlimited"),
       s.block_tokens, coefficient(s.request_overhead_ms),
       setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"

@@ -702,4 +702,17 @@ MixReplay replay_run(const MixRun& run, const ServingSetup& setup, PerRequestRep
   return out;
 }
 
+void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
+                         const EstimateOptions& given) {
+  model.step_model = step;
+  // By what was given, not the provenance: a stated step model's latencies are "given" too.
+  if (given.ttft_points.empty()) model.ttft_fit.reset();
+  if (!given.ttft_ms) model.reference.reset();
+  if (model.tpot_ms && !given.tpot_ms && given.tpot_points.empty()) model.tpot_ms.reset();
+  if (!given.decode_share) model.decode_share.reset();
+  model.prefill_shares.clear();
+  model.decode_shares.clear();
+  model.share_origin = step.calibration;
+}
+
 }  // namespace kspeed::engine

@@ -10,7 +10,7 @@
 
 #include "estimate_flags.hpp"
 #include "kspeed/engine/deployment/deployment.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {

@@ -3,7 +3,7 @@
 // with the same columns, so a dashboard can plot any of them.
 #include <cmath>
 
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"

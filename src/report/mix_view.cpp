@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "kspeed/engine/chain/answer_inputs.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"

@@ -15,7 +15,7 @@
 #include "kspeed/cli/app.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"

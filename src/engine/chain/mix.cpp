@@ -1,4 +1,4 @@
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 
 #include <algorithm>
 #include <cmath>

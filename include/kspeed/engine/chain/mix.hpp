@@ -18,7 +18,7 @@
 #include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/engine/serving/mix_cache.hpp"
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kspeed/engine/deployment/deployment.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::engine {

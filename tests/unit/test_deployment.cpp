@@ -149,6 +149,8 @@ TEST_CASE("one Deployment runs an estimate, a sweep and a replay without the com
   ServingSetup setup;
   setup.step = step.model;
   setup.scheduler = deployment.scheduler;
+  setup.speedup.prefill = 2.0;  // the kernel change: attention twice as fast
+  setup.speedup.decode = 2.0;
   ReplayRequest request;
   request.prompt_tokens = 4096;
   request.response_tokens = 2;
@@ -161,5 +163,8 @@ TEST_CASE("one Deployment runs an estimate, a sweep and a replay without the com
   CHECK(replay.before.ttft_ms.mean == Approx(prefill_ms).epsilon(1e-6));
   CHECK(replay.before.ttft_ms.mean ==
         Approx(request_latency(step, 4096, 2).ttft_ms()).epsilon(1e-6));
+  // After: the same step with its attention parts halved
+  CHECK(replay.after.ttft_ms.mean ==
+        Approx(step_time(step.model, prefill, 2.0).total_ms()).epsilon(1e-6));
   CHECK(replay.after.ttft_ms.mean < replay.before.ttft_ms.mean);
 }

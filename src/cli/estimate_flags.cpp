@@ -11,6 +11,7 @@
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::cli {
 
@@ -259,7 +260,7 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
 void name_after_deployment(engine::Workload& workload,
                            const std::optional<engine::Platform>& platform) {
   if (!workload.name.empty() || !platform) return;
-  workload.name = engine::deployment_name(*platform);
+  workload.name = report::deployment_name(*platform);
   workload.description = "the deployment alone: its step model gives the latencies and shares";
   workload.source =
       "Deployment " + workload.name +

@@ -80,12 +80,6 @@ KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerO
 
 }  // namespace
 
-std::string deployment_name(const Platform& platform) {
-  const std::int64_t gpus = platform.tensor_parallel.value;
-  return platform.model.value.name + " on " +
-         (gpus > 1 ? std::to_string(gpus) + "× " : std::string()) + platform.gpu.value.name;
-}
-
 Deployment resolve_deployment(const DeploymentRequest& request) {
   Deployment deployment;
   deployment.platform = request.platform;

@@ -84,9 +84,6 @@ struct Deployment {
   bool serves = false;
 };
 
-/// The deployment's one name: "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm".
-std::string deployment_name(const Platform& platform);
-
 /// Decides the deployment (the one place that does):
 /// - the step model: the stated coefficients; else, with a platform, modelled from its roofline
 ///   at the cited default efficiencies (with tensor parallelism's all-reduces, except when

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kspeed/engine/serving/alone_replay.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
 

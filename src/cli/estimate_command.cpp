@@ -50,7 +50,7 @@ class EstimateCommand final : public Command {
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_);
     engine::Workload workload = load_estimate_workload(flags_, calibration);
-    resolve_deployment(flags_, calibration, workload, options);
+    deploy(flags_, calibration, workload, options);
     if (!flags_.ncu.file.empty()) price_measured_kernel(flags_, options);
     if (!flags_.fail_on.empty()) (void)engine::parse_input_filter(flags_.fail_on, "--fail-on");
     const engine::Estimate estimate = engine::run_estimate(workload, options, gates);

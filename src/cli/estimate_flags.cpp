@@ -12,6 +12,7 @@
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace kspeed::cli {
 
@@ -261,16 +262,10 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
   return workload;
 }
 
-std::string deployment_name(const engine::Platform& platform) {
-  const std::int64_t gpus = platform.tensor_parallel.value;
-  return platform.model.value.name + " on " +
-         (gpus > 1 ? std::to_string(gpus) + "× " : std::string()) + platform.gpu.value.name;
-}
-
 void name_after_deployment(engine::Workload& workload,
                            const std::optional<engine::Platform>& platform) {
   if (!workload.name.empty() || !platform) return;
-  workload.name = deployment_name(*platform);
+  workload.name = report::deployment_name(*platform);
   workload.description = "the deployment alone: its step model gives the latencies and shares";
   workload.source =
       "Deployment " + workload.name +
@@ -306,41 +301,40 @@ std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {
   return file;
 }
 
-void attach_step_model(engine::EstimateOptions& options,
-                       const std::optional<io::CalibrationFile>& calibration,
-                       const engine::Workload& workload) {
-  if (!options.platform) return;
-  // A profiler trace's steps already hold the all-reduce kernels: no modelled term on top.
-  options.step_model = workload.profiled_steps.empty() || calibration
-                           ? engine::modelled_step_model_with_tp_comm(*options.platform)
-                           : engine::modelled_step_model(*options.platform);
-  if (calibration && calibration->fitted) {
-    options.step_model = *calibration->fitted;  // --deployment: fitted by kspeed calibrate
-  } else if (calibration) {
-    options.step_model = engine::calibrate_to_run(*options.step_model, calibration->points,
-                                                  calibration->cached_tokens,
-                                                  calibration->decode_points, calibration->source);
-  } else if (!workload.profiled_steps.empty()) {
-    options.step_model = engine::calibrate_to_steps(
-        *options.step_model, engine::step_observations(workload.profiled_steps),
-        workload.profiled_from);
+engine::DeploymentRequest deployment_request(const PlatformFlags& flags,
+                                             const std::optional<io::CalibrationFile>& calibration,
+                                             const engine::Workload& workload,
+                                             const PlatformDefaults& defaults) {
+  engine::DeploymentRequest request;
+  request.platform = resolve_platform(flags, defaults);
+  if (calibration) {
+    request.calibration =
+        engine::CalibrationRun{calibration->source,        calibration->ttft_note,
+                               calibration->points,        calibration->cached_tokens,
+                               calibration->decode_points, calibration->fitted};
   }
+  request.profiled_steps = workload.profiled_steps;
+  request.profiled_from = workload.profiled_from;
+  return request;
 }
 
-void resolve_deployment(const EstimateFlags& flags,
-                        const std::optional<io::CalibrationFile>& calibration,
-                        engine::Workload& workload, engine::EstimateOptions& options) {
+engine::Deployment deploy(const EstimateFlags& flags,
+                          const std::optional<io::CalibrationFile>& calibration,
+                          engine::Workload& workload, engine::EstimateOptions& options) {
   // With --ncu, --gpu and --precision give the profiled GPU's roof: they need no --model.
   PlatformFlags platform = flags.platform;
   if (!flags.ncu.file.empty() && platform.model.empty()) {
     platform.gpu.clear();
     platform.precision.clear();
   }
-  options.platform =
-      resolve_platform(platform, {workload.model, workload.gpu, workload.batch, workload.tp,
-                                  workload.kv_dtype, engine::workload_model_label(workload)});
-  name_after_deployment(workload, options.platform);
-  attach_step_model(options, calibration, workload);
+  const engine::Deployment deployment = engine::resolve_deployment(
+      deployment_request(platform, calibration, workload,
+                         {workload.model, workload.gpu, workload.batch, workload.tp,
+                          workload.kv_dtype, engine::workload_model_label(workload)}));
+  name_after_deployment(workload, deployment.platform);
+  options.platform = deployment.platform;
+  options.step_model = deployment.step;
+  return deployment;
 }
 
 void check_input_provenance(const EstimateFlags& flags, const engine::Sweep& sweep) {

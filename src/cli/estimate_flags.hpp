@@ -10,6 +10,7 @@
 #include "kspeed/engine/chain/gates.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/sweep.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
@@ -71,12 +72,10 @@ engine::GateThresholds to_gates(const EstimateFlags& flags);
 engine::Workload load_estimate_workload(const EstimateFlags& flags,
                                         const std::optional<io::CalibrationFile>& calibration);
 
-/// "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm": the deployment, by name.
-std::string deployment_name(const engine::Platform& platform);
-
 /// The workload of an answer the deployment gives alone (load_estimate_workload's lengths-only
-/// workload, which comes back unnamed): named after the deployment, its citation saying what
-/// answers, so no other model's workload is named in the answer. Any other workload is kept.
+/// workload, which comes back unnamed): named after the deployment (report::deployment_name), its
+/// citation saying what answers, so no other model's workload is named in the answer. Any other
+/// workload is kept.
 void name_after_deployment(engine::Workload& workload,
                            const std::optional<engine::Platform>& platform);
 
@@ -86,21 +85,20 @@ std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags);
 /// out from it (deployment_flag.cpp). Throws InputError on a flag that contradicts the file.
 io::CalibrationFile read_deployment_flag(EstimateFlags& flags);
 
-/// With a platform, its step model (engine/deployment/step_calibration.hpp) answers what the flags
-/// and the workload leave open: modelled from the roofline at the cited default efficiencies, then
-/// fitted to --calibrate's file, or else to the profiled steps `workload` carries (kspeed
-/// profile --emit-workload: provenance measured, source the trace files). Throws InputError for
-/// --calibrate without a platform.
-void attach_step_model(engine::EstimateOptions& options,
-                       const std::optional<io::CalibrationFile>& calibration,
-                       const engine::Workload& workload);
+/// The deployment the flags ask for (engine::resolve_deployment decides it): the platform from
+/// the flags, `defaults` where they say nothing; --calibrate's run; the profiled steps
+/// `workload` carries (kspeed profile --emit-workload).
+engine::DeploymentRequest deployment_request(const PlatformFlags& flags,
+                                             const std::optional<io::CalibrationFile>& calibration,
+                                             const engine::Workload& workload,
+                                             const PlatformDefaults& defaults);
 
-/// estimate's and sweep's deployment: the platform from the flags, the workload's where they say
-/// nothing (with --ncu and no --model, --gpu and --precision give only the profiled GPU's roof,
-/// so no platform); then the workload named after it and its step model attached.
-void resolve_deployment(const EstimateFlags& flags,
-                        const std::optional<io::CalibrationFile>& calibration,
-                        engine::Workload& workload, engine::EstimateOptions& options);
+/// estimate's and sweep's deployment, resolved: the platform from the flags, the workload's where
+/// they say nothing (with --ncu and no --model, --gpu and --precision give only the profiled
+/// GPU's roof, so no platform); the workload named after it and `options` priced on it.
+engine::Deployment deploy(const EstimateFlags& flags,
+                          const std::optional<io::CalibrationFile>& calibration,
+                          engine::Workload& workload, engine::EstimateOptions& options);
 
 /// --strict and --fail-on: throws InputError (exit 2) naming the refused inputs of `scenario`.
 void check_input_provenance(const EstimateFlags& flags, const engine::Scenario& scenario);

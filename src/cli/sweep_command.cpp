@@ -138,7 +138,7 @@ class SweepCommand final : public Command {
 
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags);
     engine::Workload workload = load_estimate_workload(flags, calibration);
-    resolve_deployment(flags, calibration, workload, options);
+    deploy(flags, calibration, workload, options);
     if (measured_kernel) price_measured_kernel(flags, options);
     std::optional<engine::KernelSpeedupTable> speedup_table;
     if (!flags_.speedup_table_path.empty()) {

@@ -46,7 +46,7 @@ bool deployment_answers(const Estimate& estimate) {
 }
 
 // "llama-3.1-8b on h100-sxm", with tp and batch when they are not 1.
-std::string deployment_name(const engine::Platform& platform) {
+std::string headline_name(const engine::Platform& platform) {
   std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
   if (platform.tensor_parallel.value > 1)
     name += " tp " + human_count(platform.tensor_parallel.value);
@@ -67,7 +67,7 @@ std::string estimate_subject(const Estimate& estimate) {
             ? "; prefill share calibrated on " +
                   engine::borrowed_table(s.prefill_share_borrowed_from) + ", borrowed"
             : std::string();
-    return "deployment " + deployment_name(*s.platform) + " (" + calibration_phrase(*s.step_model) +
+    return "deployment " + headline_name(*s.platform) + " (" + calibration_phrase(*s.step_model) +
            borrowed + ")";
   }
   if (estimate.workload.request.illustrative) {

@@ -3,7 +3,7 @@
 // with the same columns, so a dashboard can plot any of them.
 #include <cmath>
 
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
@@ -262,7 +262,7 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                        {"ms_per_prefill_pair", step.ms_per_prefill_pair},
                        {"ms_per_kv_token", step.ms_per_kv_token},
                        {"ms_per_sequence", step.ms_per_sequence},
-                       {"source", r.step_model_source}};
+                       {"source", step_model_source(*r.deployment)}};
   if (step.tp_ms_per_token > 0 || step.tp_fixed_ms > 0) {  // tensor parallelism's all-reduces
     out["step_model"]["tp_ms_per_token"] = step.tp_ms_per_token;
     out["step_model"]["tp_fixed_ms"] = step.tp_fixed_ms;
@@ -281,7 +281,7 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                       {"chunked_prefill", sched.chunked_prefill},
                       {"block_tokens", sched.block_tokens},
                       {"kv_blocks", or_null(sched.kv_blocks)},
-                      {"kv_blocks_source", r.kv_blocks_source},
+                      {"kv_blocks_source", kv_capacity_source(*r.deployment)},
                       {"request_overhead_ms", sched.request_overhead_ms}};
   const engine::ArrivalOptions& arrivals = setup.arrivals;
   out["arrivals"] = {{"mode", arrivals.concurrency > 0 ? "closed_loop" : "open_loop"},

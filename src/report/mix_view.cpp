@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "kspeed/engine/chain/answer_inputs.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
@@ -515,7 +515,7 @@ std::string scheduler_text(const engine::MixResult& r) {
       "scheduler: {}, ≤ {} tokens and ≤ {} sequences a step, chunked prefill {}, KV {} in "
       "{}-token blocks (preemption by recompute), {} ms per request outside the engine (not "
       "queued); routing {}",
-      r.step_model_source, coefficient(m.fixed_ms), coefficient(m.weights_ms),
+      step_model_source(*r.deployment), coefficient(m.fixed_ms), coefficient(m.weights_ms),
       // MoE: the routed experts, of which a step reads the union of its tokens' choices
       (m.experts.experts > 0 ? " + routed experts " + coefficient(m.experts.all_experts_ms) +
                                    " ms × the share its tokens choose"
@@ -535,7 +535,7 @@ std::string scheduler_text(const engine::MixResult& r) {
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
-      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + r.kv_blocks_source + ")"
+      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + kv_capacity_source(*r.deployment) + ")"
                   : std::string("unlimited"),
       s.block_tokens, coefficient(s.request_overhead_ms),
       setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"

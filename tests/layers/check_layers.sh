@@ -7,6 +7,13 @@
 #   io       readers: engine, profile
 #   report   views and documents: engine, profile (never a reader's type)
 #   cli      flags to options, wiring: everything
+# Inside the engine, the rooms (docs/architecture.md, "Rooms") follow their own rules: a file in
+# src/engine/<room>/ or include/kspeed/engine/<room>/ must never include a room its rule names,
+# and the vocabulary (the files directly in src/engine/ and include/kspeed/engine/) includes no
+# room at all: it is below every one of them.
+#   deployment  never chain, serving   (the deployment is below the chain; it knows no simulator)
+#   serving     never chain            (the simulator prices steps, not the Amdahl chain)
+#   verify      never serving, deployment (statistics stand apart)
 # Usage: check_layers.sh [SOURCE_DIR]   (a missing layer folder is an error: the check must see
 # the tree it guards). With --self-test it also proves it catches a planted crossing.
 set -euo pipefail
@@ -20,6 +27,38 @@ declare -A allowed=(
   [report]="engine profile report"
   [cli]="engine profile io report cli"
 )
+
+declare -A room_never=(
+  [vocabulary]="chain deployment roofline serving verify"
+  [deployment]="chain serving"
+  [serving]="chain"
+  [verify]="serving deployment"
+)
+
+# Prints each include that breaks a room's rule; returns the number found (at most 255).
+check_rooms() {
+  local tree=$1 crossings=0 hit file line room target rest
+  local dirs=()
+  for dir in "$tree/src/engine" "$tree/include/kspeed/engine"; do
+    [[ -d $dir ]] && dirs+=("$dir")
+  done
+  ((${#dirs[@]} > 0)) || return 0
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    line=${hit#*:}
+    line=${line%%:*}
+    rest=${file#"$tree"/src/engine/}
+    [[ $rest == "$file" ]] && rest=${file#"$tree"/include/kspeed/engine/}
+    if [[ $rest == */* ]]; then room=${rest%%/*}; else room=vocabulary; fi
+    target=$(sed -E 's/.*#include "kspeed\/engine\/([a-z_]+)\/.*/\1/' <<<"$hit")
+    [[ $target == "$room" ]] && continue
+    if [[ " ${room_never[$room]:-} " == *" $target "* ]]; then
+      echo "${file#"$tree"/}:$line: engine room $room includes engine/$target/ ($room never includes: ${room_never[$room]})"
+      crossings=$((crossings + 1))
+    fi
+  done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"kspeed/engine/[a-z_]+/' "${dirs[@]}" || true)
+  return $((crossings > 255 ? 255 : crossings))
+}
 
 check_tree() {
   local tree=$1 crossings=0 layer dir file line target
@@ -42,8 +81,11 @@ check_tree() {
       done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"kspeed/[a-z_]+/' "$dir" || true)
     done
   done
+  local rooms=0
+  check_rooms "$tree" || rooms=$?
+  crossings=$((crossings + rooms))
   if ((crossings > 0)); then
-    echo "check_layers: $crossings include(s) cross the layers; move the shared type below both" >&2
+    echo "check_layers: $crossings include(s) cross the layers or the engine's rooms; move the shared type below both" >&2
     return 1
   fi
   return 0
@@ -70,6 +112,28 @@ if [[ ${2:-} == --self-test ]]; then
   out=$(check_tree "$scratch" 2>/dev/null) && { echo "self-test: engine -> profile passed" >&2; exit 1; }
   [[ $out == *"src/engine/bad.cpp:1: engine includes kspeed/profile/"* ]] ||
     { echo "self-test: unexpected message: $out" >&2; exit 1; }
+  rm "$scratch/src/engine/bad.cpp"
+  # The rooms: chain may include serving; serving must not include chain; the vocabulary no room.
+  mkdir -p "$scratch/src/engine/chain" "$scratch/src/engine/serving" "$scratch/include/kspeed/engine/verify"
+  printf '#include "kspeed/engine/serving/replay.hpp"\n#include "kspeed/engine/phase.hpp"\n' \
+    >"$scratch/src/engine/chain/fine.cpp"
+  check_tree "$scratch" >/dev/null || { echo "self-test: chain -> serving failed" >&2; exit 1; }
+  printf '#include "kspeed/engine/chain/amdahl.hpp"\n' >"$scratch/src/engine/serving/bad.cpp"
+  out=$(check_tree "$scratch" 2>/dev/null) && { echo "self-test: serving -> chain passed" >&2; exit 1; }
+  [[ $out == *"src/engine/serving/bad.cpp:1: engine room serving includes engine/chain/"* ]] ||
+    { echo "self-test: unexpected message: $out" >&2; exit 1; }
+  rm "$scratch/src/engine/serving/bad.cpp"
+  printf '\n#include "kspeed/engine/deployment/step_calibration.hpp"\n' \
+    >"$scratch/include/kspeed/engine/verify/bad.hpp"
+  out=$(check_tree "$scratch" 2>/dev/null) && { echo "self-test: verify -> deployment passed" >&2; exit 1; }
+  [[ $out == *"include/kspeed/engine/verify/bad.hpp:2: engine room verify includes engine/deployment/"* ]] ||
+    { echo "self-test: unexpected message: $out" >&2; exit 1; }
+  rm "$scratch/include/kspeed/engine/verify/bad.hpp"
+  printf '#include "kspeed/engine/chain/workload.hpp"\n' >"$scratch/include/kspeed/engine/word.hpp"
+  out=$(check_tree "$scratch" 2>/dev/null) && { echo "self-test: vocabulary -> chain passed" >&2; exit 1; }
+  [[ $out == *"include/kspeed/engine/word.hpp:1: engine room vocabulary includes engine/chain/"* ]] ||
+    { echo "self-test: unexpected message: $out" >&2; exit 1; }
+  rm "$scratch/include/kspeed/engine/word.hpp"
 fi
 
 check_tree "$root"

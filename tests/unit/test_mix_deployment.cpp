@@ -1,6 +1,7 @@
 // mix --replay on the user's deployment: the KV capacity its GPU memory leaves beside the
-// weights, and the step model modelled from --model/--gpu or fitted to --calibrate's file, run
-// through the command itself. The AccelMark result (../shared/data) is used when present.
+// weights, and the step model modelled from --model/--gpu or fitted to --calibrate's file, built
+// directly (fixtures.hpp, engine::resolve_deployment) and worded by the report; the command
+// itself where the test is of the command. The AccelMark result is used when present.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,14 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "fixtures.hpp"
 #include "kspeed/cli/app.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
+#include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -27,13 +31,7 @@ namespace {
 const std::string kShared = std::string(KSPEED_SOURCE_DIR) + "/../shared/data/";
 const std::string kLog = std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/mix/azure-sample.csv";
 
-Platform platform_for(const std::string& model, const std::string& gpu, std::int64_t tp = 1) {
-  PlatformChoice choice;
-  choice.model = {io::load_model(model), Provenance::given};
-  choice.gpu = {io::load_gpu(gpu), Provenance::given};
-  choice.tensor_parallel = {tp, Provenance::given};
-  return make_platform(choice);
-}
+using test::platform_for;
 
 // Runs `kspeed mix` with JSON to a file; returns the document and the exit code.
 nlohmann::json run_mix(std::vector<std::string> args, int& exit_code) {
@@ -81,51 +79,44 @@ TEST_CASE("KV capacity splits weights and KV heads over tensor parallelism; no r
 
 TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's KV blocks",
           "[mix][kv_capacity]") {
-  int exit_code = -1;
-  const nlohmann::json doc =
-      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"}, exit_code);
-  REQUIRE(exit_code == 0);
-  const nlohmann::json& replay = doc["replay"];
+  const Deployment deployment = test::deployment_for("llama-3.1-8b", "h100-sxm", 1, true);
   const CalibratedStepModel modelled =
       modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
-  CHECK(replay["step_model"]["weights_ms"].get<double>() == Approx(modelled.model.weights_ms));
-  CHECK(replay["step_model"]["ms_per_kv_token"].get<double>() ==
-        Approx(modelled.model.ms_per_kv_token));
-  CHECK(replay["step_model"]["source"].get<std::string>().rfind("modelled: llama-3.1-8b on", 0) ==
-        0);
-  CHECK(replay["scheduler"]["kv_blocks"] == 26674);
-  CHECK(replay["scheduler"]["kv_blocks_source"].get<std::string>().rfind(
-            "modelled: (80 GB × 0.9 (vLLM's default) − 16.06 GB weights)", 0) == 0);
-  CHECK(replay["scheduler"]["request_overhead_ms"] == 0);
+  CHECK(deployment.step->model.weights_ms == Approx(modelled.model.weights_ms));
+  CHECK(deployment.step->model.ms_per_kv_token == Approx(modelled.model.ms_per_kv_token));
+  CHECK(report::step_model_source(deployment) ==
+        "modelled: llama-3.1-8b on h100-sxm roofline at the cited default efficiencies");
+  CHECK(deployment.scheduler.kv_blocks == 26674);
+  CHECK(report::kv_capacity_source(deployment)
+            .rfind("modelled: (80 GB × 0.9 (vLLM's default) − 16.06 GB weights)", 0) == 0);
+  CHECK(deployment.scheduler.request_overhead_ms == 0);
 
-  // --kv-blocks and --step-model override, each labelled given
-  const nlohmann::json given =
-      run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--kv-blocks", "500",
-               "--step-model",
-               "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,"
-               "ms_per_kv_token=3.9e-5"},
-              exit_code);
-  REQUIRE(exit_code == 0);
-  CHECK(given["replay"]["scheduler"]["kv_blocks"] == 500);
-  CHECK(given["replay"]["scheduler"]["kv_blocks_source"] == "given: --kv-blocks");
-  CHECK(given["replay"]["step_model"]["source"] == "given: --step-model");
-  CHECK(given["replay"]["step_model"]["weights_ms"] == 4.8);
+  // Stated blocks and coefficients override, each labelled given
+  DeploymentRequest request = test::request_for(platform_for("llama-3.1-8b", "h100-sxm"), true);
+  request.scheduler.kv_blocks = 500;
+  StepModel stated;
+  stated.fixed_ms = 2;
+  stated.weights_ms = 4.8;
+  stated.ms_per_token = 0.023;
+  stated.ms_per_prefill_pair = 7.5e-7;
+  stated.ms_per_kv_token = 3.9e-5;
+  request.step_model = StatedStepModel{stated, "--step-model"};
+  const Deployment given = resolve_deployment(request);
+  CHECK(given.scheduler.kv_blocks == 500);
+  CHECK(report::kv_capacity_source(given) == "given: --kv-blocks");
+  CHECK(report::step_model_source(given) == "given: --step-model");
+  CHECK(given.step->model.weights_ms == 4.8);
 }
 
 TEST_CASE("mix --replay refuses what it cannot run, naming flags it takes", "[mix]") {
   int exit_code = -1;
-  // No step model: exit 2 and nothing written
+  // No step model: exit 2 and nothing written (the deployment's refusals: test_deployment.cpp)
   CHECK(run_mix({"--replay"}, exit_code).is_null());
   CHECK(exit_code == 2);
-  // Weights that leave no KV cache
+  // Weights that leave no KV cache (0 blocks: test_deployment.cpp), worded by the command
   CHECK(
       run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm"}, exit_code).is_null());
   CHECK(exit_code == 2);
-  // ... that --tp 4 splits: the run proceeds
-  CHECK_FALSE(
-      run_mix({"--replay", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "4"}, exit_code)
-          .is_null());
-  CHECK(exit_code == 0);
   // --strict: the default workload's illustrative reference latencies reach the answer ...
   CHECK(run_mix({"--strict"}, exit_code).is_null());
   CHECK(exit_code == 2);
@@ -156,28 +147,23 @@ TEST_CASE("mix --replay --calibrate: AccelMark's H100 run fits the step model an
     WARN("skipped: " << path << " is not present (../shared/data holds the real files)");
     return;
   }
-  int exit_code = -1;
-  const nlohmann::json doc = run_mix(
-      {"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibrate", path}, exit_code);
-  REQUIRE(exit_code == 0);
-  const CalibratedStepModel fit =
-      calibrate_to_latencies(modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm")),
-                             io::read_calibration_file(path).points, path);
-  const nlohmann::json& replay = doc["replay"];
-  CHECK(replay["step_model"]["source"].get<std::string>().rfind("fitted: llama-3.1-8b on", 0) == 0);
-  CHECK(replay["step_model"]["weights_ms"].get<double>() == Approx(fit.model.weights_ms));
+  const io::CalibrationFile file = io::read_calibration_file(path);
+  DeploymentRequest request = test::request_for(platform_for("llama-3.1-8b", "h100-sxm"), true);
+  request.calibration =
+      CalibrationRun{file.source, file.ttft_note, file.points, file.decode_points};
+  const Deployment deployment = resolve_deployment(request);
+  const CalibratedStepModel fit = calibrate_to_latencies(
+      modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm")), file.points, path);
+  CHECK(deployment.step->calibration == Provenance::fitted);
+  CHECK(report::step_model_source(deployment).rfind("fitted: llama-3.1-8b on h100-sxm to ", 0) ==
+        0);
+  CHECK(deployment.step->model.weights_ms == Approx(fit.model.weights_ms));
   // The overhead the fit found (12.3 ms: test_calibration_files) is outside the queue
   CHECK(fit.request_overhead_ms == Approx(20.08 - 7.711 - 0.028).epsilon(1e-3));
-  CHECK(replay["scheduler"]["request_overhead_ms"].get<double>() ==
-        Approx(fit.request_overhead_ms));
-  // --step-model and --calibrate both set the step model: refused
-  CHECK(run_mix({"--replay", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--calibrate", path,
-                 "--step-model",
-                 "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,"
-                 "ms_per_kv_token=3.9e-5"},
-                exit_code)
-            .is_null());
-  CHECK(exit_code == 2);
+  CHECK(deployment.scheduler.request_overhead_ms == Approx(fit.request_overhead_ms));
+  // Stated coefficients and the calibration both set the step model: refused
+  request.step_model = StatedStepModel{deployment.step->model, "--step-model"};
+  CHECK_THROWS_AS(resolve_deployment(request), InputError);
 }
 
 TEST_CASE("mix on a deployment prices each request by its step model, alone", "[mix][deployment]") {

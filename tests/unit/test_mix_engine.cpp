@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 
 using namespace kspeed::engine;
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
 

@@ -19,7 +19,7 @@
 
 #include "kspeed/engine/serving/batch_replay.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"

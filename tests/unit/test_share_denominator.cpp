@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"

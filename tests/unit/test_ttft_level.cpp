@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "kspeed/engine/chain/estimate.hpp"
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"

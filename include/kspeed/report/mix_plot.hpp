@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/serving/mix.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/report/chart/cdf_chart.hpp"
 
 namespace kspeed::report {

@@ -6,7 +6,7 @@
 #include "kspeed/engine/verify/bench_diff.hpp"
 #include "kspeed/engine/verify/conditions_audit.hpp"
 #include "kspeed/engine/verify/measured_analysis.hpp"
-#include "kspeed/engine/serving/mix_result.hpp"
+#include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/sweep.hpp"

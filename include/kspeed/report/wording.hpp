@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
@@ -31,6 +32,21 @@ std::string worded_error(const std::string& message);
 /// How a deployment's step model was calibrated, for a headline (the source is part of the
 /// answer): "fitted to FILE", "measured from FILE", "modelled at default efficiencies".
 std::string calibration_phrase(const engine::CalibratedStepModel& model);
+
+/// The deployment's one name: "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm".
+std::string deployment_name(const engine::Platform& platform);
+
+/// Where a deployment's step model came from, led by its provenance: "given: --step-model",
+/// "fitted: llama-3.1-8b on h100-sxm to result.json", "measured: ... calibrated on the steps of
+/// FILE", "modelled: ... roofline at the cited default efficiencies".
+std::string step_model_source(const engine::Deployment& deployment);
+
+/// Where its KV capacity came from: "given: --kv-blocks", "default: unlimited", or "modelled:
+/// (80 GB × 0.9 (vLLM's default) − 16.06 GB weights) / 131,072 bytes per token / 16 tokens".
+std::string kv_capacity_source(const engine::Deployment& deployment);
+
+/// The error for a served deployment whose weights leave no KV cache (kv.modelled->blocks 0).
+std::string no_kv_room_error(const engine::Deployment& deployment);
 
 /// A run condition for people: the workload's text, "8 × h100-sxm", "fp8 weights, bf16 KV
 /// cache, bf16 compute", "2 tokens verified per step, 1.8 accepted on average".

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 
 namespace kspeed::engine {
 
@@ -126,7 +126,7 @@ void resample(std::mt19937_64& generator, const std::vector<double>& values,
   for (double& value : out) value = values[uniform_index(generator, values.size())];
 }
 
-// Percentile of sorted values, numpy's linear rule (mix_stats.hpp).
+// Percentile of sorted values, numpy's linear rule (distribution.hpp).
 double sorted_percentile(const std::vector<double>& sorted, double q) {
   const double h = (static_cast<double>(sorted.size()) - 1) * q;
   const auto low = static_cast<std::size_t>(std::floor(h));

@@ -10,6 +10,7 @@
 
 #include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/engine/phase.hpp"
+#include "kspeed/engine/profiled_step.hpp"
 #include "kspeed/engine/chain/share_table.hpp"
 
 namespace kspeed::engine {
@@ -57,34 +58,6 @@ struct MeasuredStep {
 enum class StepMeasures {
   ttft,  ///< a prefill request's share of the step
   tpot,  ///< the whole step: every decode sequence waits for it
-};
-
-/// One engine step of a profiler trace, as kspeed profile writes it (workload format 2): its
-/// batch composition and its times, so the request and the shares can be recomputed from it and
-/// the spread over steps carried to the estimate's prediction interval.
-struct ProfiledStep {
-  std::string label;                  ///< the step's annotation
-  Phase phase = Phase::prefill;       ///< prefill, decode or mixed (chunked prefill)
-  std::int64_t prefill_requests = 0;  ///< requests computing prompt tokens in the step
-  std::int64_t prefill_tokens = 0;    ///< prompt tokens computed (all requests)
-  std::int64_t decode_requests = 0;   ///< sequences producing a token
-  std::int64_t decode_kv_tokens = 0;  ///< keys those sequences read, summed (0: unstated)
-  double kernel_ms = 0;               ///< sum of kernel durations
-  double busy_ms = 0;                 ///< union of kernel intervals
-  double wall_ms = 0;                 ///< first kernel start to last kernel end
-  /// The step's largest idle stretch when it alone exceeds the step's GPU-busy time: the GPU
-  /// waited longer than all the step's work, which its own launches cannot explain (the host
-  /// held by the profiler). 0 when there is none, or when the user kept the gaps.
-  double profiler_gap_ms = 0;
-  /// The step's time and its attention time under the workload's share_denominator (wall time
-  /// less profiler_gap_ms for wall-time): attention_ms / time_ms is the step's share.
-  double time_ms = 0;
-  double attention_ms = 0;
-  double attention_kernel_ms = 0;  ///< attention kernels' summed durations (for a calibration)
-  /// Whether the step is averaged into request.ttft_ms / request.tpot_ms (the steps at the
-  /// request's context); a mixed step can be both.
-  bool measures_ttft = false;
-  bool measures_tpot = false;
 };
 
 /// What one request sees of a profiled step, under the share's denominator: a prefill request
@@ -137,5 +110,6 @@ std::vector<std::string> missing_conditions(const Workload& workload);
 /// shares, points, KV type and conditions were measured on another deployment, so they go: the
 /// deployment's step model answers instead.
 Workload request_lengths_only(const Workload& workload);
+
 
 }  // namespace kspeed::engine

@@ -17,10 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/chain/workload.hpp"
 #include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/deployment/step_model.hpp"
+#include "kspeed/engine/profiled_step.hpp"
 #include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/residual.hpp"
 
 namespace kspeed::engine {
 
@@ -62,31 +63,6 @@ struct StepModelOrigins {
   CoefficientOrigin per_sequence{Provenance::default_value,
                                  "0: a roofline has no per-sequence engine cost; calibrate to "
                                  "measurements at more than one number of running sequences"};
-};
-
-/// Which time a measured point is: a request's TTFT or TPOT, or one engine step's wall time.
-enum class LatencyKind { ttft, tpot, step };
-
-constexpr std::string_view to_string(LatencyKind kind) {
-  switch (kind) {
-    case LatencyKind::ttft:
-      return "ttft";
-    case LatencyKind::tpot:
-      return "tpot";
-    case LatencyKind::step:
-      return "step";
-  }
-  return "unknown";
-}
-
-/// One calibration point, measured against what the model predicts for it.
-struct PointResidual {
-  std::string label;  ///< which point: "ttft p50 (result/interactive/result.json)"
-  LatencyKind kind = LatencyKind::ttft;
-  double measured_ms = 0;
-  double predicted_ms = 0;  ///< by the calibrated model
-  double residual_ms() const { return measured_ms - predicted_ms; }
-  double relative_residual() const { return residual_ms() / measured_ms; }
 };
 
 /// A step model for one deployment, with the origin of every coefficient.

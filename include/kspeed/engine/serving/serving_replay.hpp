@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kspeed/engine/serving/batch_replay.hpp"
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/warning.hpp"
 

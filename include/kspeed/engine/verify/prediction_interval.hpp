@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/verify/bench_diff.hpp"
 #include "kspeed/engine/chain/estimate.hpp"
-#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/residual.hpp"
+#include "kspeed/engine/verify/bench_diff.hpp"
 
 namespace kspeed::engine {
 

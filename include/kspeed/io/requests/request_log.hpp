@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::io {

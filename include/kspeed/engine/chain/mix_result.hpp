@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::engine {
@@ -24,8 +25,9 @@ struct MixResult {
   engine::MixSummary summary;
   MixGrouping grouping = MixGrouping::bucket;
   std::optional<engine::MixReplay> replay;  ///< with --replay
-  std::string step_model_source;  ///< where the replay's step model came from (its provenance)
-  std::string kv_blocks_source;   ///< where the replay's KV capacity came from (its provenance)
+  /// The deployment the replay ran on (with --replay): its step model and KV capacity, each
+  /// with its provenance.
+  std::optional<engine::Deployment> deployment;
   engine::Slo slo;
 };
 

@@ -1,4 +1,4 @@
-#include "kspeed/engine/serving/mix.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -762,6 +762,19 @@ MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
   }
   run.release_outcomes();
   return replay_built(requests, logged, setup, nullptr);
+}
+
+void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
+                         const EstimateOptions& given) {
+  model.step_model = step;
+  // By what was given, not the provenance: a stated step model's latencies are "given" too.
+  if (given.ttft_points.empty()) model.ttft_fit.reset();
+  if (!given.ttft_ms) model.reference.reset();
+  if (model.tpot_ms && !given.tpot_ms && given.tpot_points.empty()) model.tpot_ms.reset();
+  if (!given.decode_share) model.decode_share.reset();
+  model.prefill_shares.clear();
+  model.decode_shares.clear();
+  model.share_origin = step.calibration;
 }
 
 }  // namespace kspeed::engine

@@ -18,7 +18,7 @@
 #include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
 #include "kspeed/engine/serving/mix_cache.hpp"
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
@@ -148,6 +148,13 @@ struct MixModel {
 MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
                         Extrapolation extrapolation,
                         const std::vector<LatencyPoint>& tpot_points = {});
+
+/// The chain's latencies and shares from the deployment's step model, request by request
+/// (MixRun::add), when the deployment answers alone: what `given` states (TTFT, TTFT points, TPOT,
+/// TPOT points, the decode share) still wins, and nothing the scenario took for its one reference
+/// request is kept (its shares, its reference and fitted latencies).
+void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
+                         const EstimateOptions& given);
 
 /// Where a request's TTFT came from.
 enum class LatencySource : std::uint8_t {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/serving/mix_stats.hpp"
+#include "kspeed/engine/distribution.hpp"
 
 #include <algorithm>
 #include <cmath>

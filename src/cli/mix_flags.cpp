@@ -1,0 +1,487 @@
+// The flags of `kspeed mix` (mix_flags.hpp): registration and parsing.
+#include "mix_flags.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "choice.hpp"
+#include "command.hpp"
+#include "kspeed/error.hpp"
+#include "kspeed/io/ranges.hpp"
+#include "kspeed/io/units.hpp"
+#include "kspeed/report/human.hpp"
+
+namespace kspeed::cli {
+
+namespace {
+
+
+template <class T, class Parse>
+std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
+  if (text.empty()) return std::nullopt;
+  return parse(text, flag);
+}
+
+}  // namespace
+
+// "50,90,99,99.9": points in [0, 100], at least one.
+std::vector<double> parse_percentiles(const std::string& text) {
+  std::vector<double> points;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    const double point = io::parse_number(item, "--percentiles", "a percentile from 0 to 100");
+    if (point < 0 || point > 100) {
+      throw InputError("--percentiles: '" + item +
+                       "' is not a percentile from 0 to 100 (e.g. --percentiles 50,90,99,99.9)");
+    }
+    points.push_back(point);
+    start = end + 1;
+  }
+  // In rising order, each once: "1,25,5" reads p1, p5, p25 in every output
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  return points;
+}
+
+engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
+  engine::PrefixCacheOptions cache;
+  const bool lru = flags.prefix_cache != "off";
+  if (lru && !flags.prefix_cache_hit.empty()) {
+    throw InputError(
+        "--prefix-cache and --prefix-cache-hit both describe the cache: --prefix-cache SIZE "
+        "simulates an LRU over the log's block ids (Mooncake hash_ids), --prefix-cache-hit R "
+        "states a hit fraction for logs without them; pass one");
+  }
+  if (lru) {
+    cache.mode = engine::PrefixCacheOptions::Mode::lru;
+    cache.capacity_tokens = io::parse_token_count(flags.prefix_cache, "--prefix-cache");
+    if (cache.capacity_tokens < cache.block_tokens) {
+      throw InputError("--prefix-cache: " + flags.prefix_cache +
+                       " tokens hold no 512-token block; pass at least 512 (e.g. 1m), or off");
+    }
+  } else if (!flags.prefix_cache_hit.empty()) {
+    cache.mode = engine::PrefixCacheOptions::Mode::hit_fraction;
+    cache.hit_fraction = io::parse_share(flags.prefix_cache_hit, "--prefix-cache-hit");
+    if (cache.hit_fraction >= 1) {
+      throw InputError("--prefix-cache-hit: '" + flags.prefix_cache_hit +
+                       "' is not a fraction from 0 to below 1 (the last prompt token is always "
+                       "computed); e.g. 0.3 or 30%");
+    }
+  }
+  return cache;
+}
+
+namespace {
+
+// A whole number from 1 to `max` for `flag`, described as `what`.
+std::int64_t parse_whole(const std::string& text, const char* flag, const char* what, double max) {
+  const double value = io::parse_number(text, flag, what);
+  if (!(value >= 1 && value <= max) || value != std::floor(value)) {
+    throw InputError(std::string(flag) + ": '" + text + "' is not " + what +
+                     " (a whole number from 1 to " +
+                     report::human_count(static_cast<std::int64_t>(max)) + ")");
+  }
+  return static_cast<std::int64_t>(value);
+}
+
+// "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5":
+// the step model's coefficients (step_model.hpp), each >= 0, all five named; ms_per_sequence
+// (the per-running-sequence cost) may follow, 0 when absent.
+engine::StepModel parse_step_model(const std::string& text) {
+  engine::StepModel model;
+  const std::pair<const char*, double*> keys[] = {
+      {"fixed_ms", &model.fixed_ms},
+      {"weights_ms", &model.weights_ms},
+      {"ms_per_token", &model.ms_per_token},
+      {"ms_per_prefill_pair", &model.ms_per_prefill_pair},
+      {"ms_per_kv_token", &model.ms_per_kv_token},
+      {"ms_per_sequence", &model.ms_per_sequence}};
+  const std::string example =
+      " (e.g. --step-model fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
+      "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5)";
+  int seen = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    const std::size_t equals = item.find('=');
+    const std::string key = item.substr(0, equals);
+    double* target = nullptr;
+    for (const auto& [name, field] : keys) {
+      if (key == name) target = field;
+    }
+    if (equals == std::string::npos || target == nullptr) {
+      throw InputError("--step-model: '" + item + "' is not KEY=MS with KEY one of fixed_ms, " +
+                       "weights_ms, ms_per_token, ms_per_prefill_pair, ms_per_kv_token, " +
+                       "ms_per_sequence" + example);
+    }
+    *target = io::parse_number(item.substr(equals + 1), "--step-model", "milliseconds >= 0");
+    if (!(*target >= 0) || std::isinf(*target)) {
+      throw InputError("--step-model: " + key + " must be a finite number of ms >= 0" + example);
+    }
+    io::check_range("--step-model KEY", *target, item);
+    if (key != "ms_per_sequence") ++seen;
+    start = end + 1;
+  }
+  if (seen != 5) {
+    throw InputError("--step-model: name all five coefficients once each" + example);
+  }
+  return model;
+}
+
+void add_log_flags(CLI::App& app, MixFlags& flags) {
+  app.add_option("log", flags.log,
+                 "A request log; the format is detected by content (gzip too): Azure LLM "
+                 "inference trace CSV, BurstGPT CSV, Mooncake JSONL, vllm bench serve "
+                 "--save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM benchmarks.json "
+                 "(one benchmark with its requests), InferenceX trace-replay CSV, "
+                 "LLMServingSim's vLLM requests.jsonl, or any CSV with --columns")
+      ->type_name("FILE");
+  app.add_option("--columns", flags.columns,
+                 "Which CSV column holds each field: prompt=COL,response=COL[,arrival=COL:s|"
+                 "ms|us|ns|datetime][,cached=COL[:BLOCK]][,ttft=COL:s|ms][,tpot=..][,itl=..]"
+                 "[,e2e=..][,model=COL][,success=COL]")
+      ->type_name("MAP");
+  app.add_flag("--strict", flags.strict,
+               "Stop at the first bad row (exit 2, file:line) instead of skipping and "
+               "counting it; and exit 2, writing nothing, when an input that reaches the "
+               "answer is illustrative, clamped, extrapolated or borrowed (stderr names them)");
+}
+
+void add_cache_flags(CLI::App& app, MixFlags& flags) {
+  app.add_option("--prefix-cache", flags.prefix_cache,
+                 "Simulate an LRU prefix cache of SIZE tokens over the log's block ids "
+                 "(Mooncake hash_ids, 512-token blocks): 1m, 8m; or off")
+      ->type_name("SIZE|off")
+      ->capture_default_str();
+  app.add_option("--prefix-cache-hit", flags.prefix_cache_hit,
+                 "For logs without block ids: this fraction of every prompt is cached "
+                 "(0.3 or 30%; labelled given)")
+      ->type_name("R");
+}
+
+void add_replay_flags(CLI::App& app, MixFlags& flags) {
+  app.add_flag("--replay", flags.replay,
+               "Replay the log through a continuous-batching engine, step by step, before and "
+               "after: queues, batches, TTFT/TPOT/ITL/E2E under load, SLO attainment, "
+               "capacity (docs/mix.md)");
+  app.add_option("--step-model", flags.step_model,
+                 "The deployment's step time (ms): fixed_ms=..,weights_ms=..,ms_per_token=..,"
+                 "ms_per_prefill_pair=..,ms_per_kv_token=..[,ms_per_sequence=..] (with --replay; "
+                 "instead of the one --model and --gpu model or --calibrate fits)")
+      ->type_name("COEFFS");
+  app.add_option("--replicas", flags.replicas, "Engine replicas (with --replay). Default: 1")
+      ->type_name("N");
+  app.add_option("--routing", flags.routing,
+                 "How requests reach replicas: round-robin, least-outstanding, or "
+                 "shared-queue (wait at the router for a free sequence slot)")
+      ->type_name("POLICY")
+      ->capture_default_str();
+  app.add_option("--rate-scale", flags.rate_scale,
+                 "Arrivals at X times the log's rate (with --replay; 2 = twice as fast). "
+                 "Default: 1")
+      ->type_name("X");
+  app.add_option("--concurrency", flags.concurrency,
+                 "A closed loop of N clients instead of the log's arrival times, each sending "
+                 "the next request when its last returns (vllm bench serve --max-concurrency)")
+      ->type_name("N");
+  app.add_option("--scheduler", flags.scheduler,
+                 "mixed: vLLM V1 (decodes and prefill chunks share each step); prefill-first: "
+                 "SGLang's default and vLLM V0 (prefill steps stall decodes)")
+      ->type_name("POLICY")
+      ->capture_default_str();
+  app.add_option("--max-batched-tokens", flags.max_batched_tokens,
+                 "Tokens per step (vLLM --max-num-batched-tokens). Default: 8192, vLLM's for "
+                 "vllm serve on GPUs of 70 GiB or more (2048 below)")
+      ->type_name("TOKENS");
+  app.add_option("--max-seqs", flags.max_seqs,
+                 "Sequences per step (vLLM --max-num-seqs). Default: 1024 (vLLM's on GPUs of "
+                 "70 GiB or more; 256 below)")
+      ->type_name("N");
+  app.add_option("--chunked-prefill", flags.chunked_prefill,
+                 "on: a long prompt spans steps (vLLM V1 default); off: it waits to fit whole")
+      ->type_name("on|off")
+      ->capture_default_str();
+  app.add_option("--kv-blocks", flags.kv_blocks,
+                 "KV cache per replica in blocks (vLLM logs 'GPU KV cache size'); full: the "
+                 "latest request is preempted and recomputed. Default: what --model on --gpu "
+                 "leaves beside the weights (--gpu-memory-utilization), else unlimited")
+      ->type_name("N");
+  app.add_option("--block-size", flags.block_size,
+                 "Tokens per KV block (vLLM --block-size). Default: 16")
+      ->type_name("TOKENS");
+  app.add_option("--request-overhead", flags.request_overhead,
+                 "Time per request outside the engine (HTTP, tokenization), added to TTFT and "
+                 "E2E, never queued. Default: 0")
+      ->type_name("DURATION");
+  app.add_option("--slo-ttft", flags.slo_ttft,
+                 "TTFT objective (with --replay): SLO attainment and capacity before and "
+                 "after: 2s, 2500ms")
+      ->type_name("DURATION");
+  app.add_option("--slo-tpot", flags.slo_tpot, "TPOT objective (with --replay): 60ms")
+      ->type_name("DURATION");
+  app.add_option("--attainment", flags.attainment,
+                 "Capacity's target: the fraction of requests that must meet both SLOs "
+                 "(0.9 or 90%). Default: 90%")
+      ->type_name("P");
+}
+
+// The deployment the replay runs on, registered by the code estimate and sweep use.
+void add_deployment_flags(CLI::App& app, MixFlags& flags) {
+  add_platform_flags(app, flags.deployment.platform);
+  add_calibration_flags(app, flags.deployment);
+  app.add_option("--gpu-memory-utilization", flags.gpu_memory_utilization,
+                 "With --replay on --model/--gpu and no --kv-blocks: the fraction of each "
+                 "GPU's memory the engine takes; the KV cache is what the weights leave of it "
+                 "(vLLM --gpu-memory-utilization). Default: 0.9, vLLM's")
+      ->type_name("F");
+  add_fail_on_flag(app, flags.deployment);
+}
+
+void add_mix_change_flags(CLI::App& app, MixFlags& flags) {
+  flags.workload_option =
+      app.add_option("--workload,-w", flags.workload,
+                     "Share tables and reference latencies: a workload JSON file or a built-in "
+                     "name (kspeed workloads lists them). With --model and --gpu and no "
+                     "--workload, the deployment's step model prices every request instead")
+          ->type_name("FILE|NAME")
+          ->capture_default_str();
+  // The change flags estimate and sweep take, registered and parsed by their code.
+  add_change_flags(app, flags.deployment);
+  app.add_option("--kernel-speedup-table", flags.speedup_table_path,
+                 "The kernel speedup measured at several contexts (CSV 'context,speedup', or "
+                 "JSON), read at each request's prompt: interpolated in log-log between "
+                 "rows, held at the nearest row outside; with --replay, on that request's "
+                 "attention in every step it shares")
+      ->type_name("FILE");
+  app.add_option("--ttft", flags.deployment.ttft,
+                 "A measured TTFT at --ctx tokens, to which requests without a measured TTFT "
+                 "are scaled. Default: the workload's")
+      ->type_name("DURATION");
+  app.add_option("--ttft-point", flags.deployment.ttft_points,
+                 "A measured TTFT at a prompt length, PROMPT=TTFT (repeatable): 8k=474ms. "
+                 "Two or more fit TTFT = T0 + a·n·(1 + odds(2c + n)) for every request "
+                 "without a measured TTFT. Default: the workload's points")
+      ->type_name("L=D");
+  app.add_option("--ttft-overhead", flags.deployment.ttft_overhead,
+                 "Time in TTFT no attention kernel touches (scheduling, KV transfer, "
+                 "chunking gaps), for every request without a measured TTFT: TTFT's fixed "
+                 "term, which dilutes the prefill speedup (a TTFT below it is all fixed "
+                 "term); 0 for none. Default: the fitted T0, or the step model's overhead "
+                 "and fixed step cost")
+      ->type_name("DURATION");
+  app.add_option("--tpot-point", flags.deployment.tpot_points,
+                 "A measured TPOT at a context length, CONTEXT=TPOT (repeatable): "
+                 "--tpot-point 1k=50ms --tpot-point 128k=95ms. Two or more fit TPOT = c + b·L, "
+                 "taken at each request's prompt L; one is held like --tpot. --tpot wins")
+      ->type_name("L=D");
+  app.add_option("--ctx", flags.deployment.ctx,
+                 "The prompt length --ttft was measured at: 1k, 4096")
+      ->type_name("TOKENS");
+  app.add_option("--tpot", flags.deployment.tpot,
+                 "TPOT for requests without a measured one: 50ms. Default: the workload's")
+      ->type_name("DURATION");
+}
+
+void add_report_flags(CLI::App& app, MixFlags& flags) {
+  app.add_option("--percentiles", flags.percentiles, "Which percentiles to report")
+      ->type_name("LIST")
+      ->capture_default_str();
+  app.add_option("--by", flags.by,
+                 "Group the table by prompt-length bucket or by model (logs that name "
+                 "models)")
+      ->type_name("bucket|model")
+      ->capture_default_str();
+  app.add_option("--per-request", flags.per_request,
+                 "Also write one JSON object per request (NDJSON) to FILE, atomically")
+      ->type_name("FILE");
+  add_plot_option(app, flags.plot_path,
+                  "Also draw the CDF of TTFT and E2E over the requests, before and after, "
+                  "into FILE");
+  add_title_option(app, flags.plot_title);
+}
+
+}  // namespace
+
+void add_mix_flags(CLI::App& app, MixFlags& flags) {
+  add_log_flags(app, flags);
+  add_cache_flags(app, flags);
+  add_replay_flags(app, flags);
+  add_deployment_flags(app, flags);
+  add_mix_change_flags(app, flags);
+  add_report_flags(app, flags);
+  add_output_options(app, flags.output);
+  app.footer(mix_footer());
+}
+
+engine::Slo parse_slo(const MixFlags& flags) {
+  engine::Slo slo;
+  slo.ttft_ms = optional_value<double>(flags.slo_ttft, "--slo-ttft", io::parse_duration_ms);
+  slo.tpot_ms = optional_value<double>(flags.slo_tpot, "--slo-tpot", io::parse_duration_ms);
+  if (!flags.attainment.empty()) {
+    slo.attainment_target = io::parse_share(flags.attainment, "--attainment");
+    if (slo.attainment_target <= 0) {
+      throw InputError("--attainment: '" + flags.attainment +
+                       "' is no target: pass the fraction of requests that must meet the SLOs, "
+                       "e.g. 90% or 0.99");
+    }
+  }
+  return slo;
+}
+
+static engine::SchedulerOptions parse_scheduler(const MixFlags& flags) {
+  engine::SchedulerOptions scheduler;
+  scheduler.policy = parse_choice<engine::SchedulerPolicy>(
+      flags.scheduler, "--scheduler", "policy",
+      {{"mixed", engine::SchedulerPolicy::mixed},
+       {"prefill-first", engine::SchedulerPolicy::prefill_first}});
+  scheduler.chunked_prefill = parse_choice<bool>(flags.chunked_prefill, "--chunked-prefill",
+                                                 "setting", {{"on", true}, {"off", false}});
+  if (!flags.max_batched_tokens.empty()) {
+    scheduler.max_batched_tokens = parse_whole(flags.max_batched_tokens, "--max-batched-tokens",
+                                               "a token budget per step", 1e9);
+  }
+  if (!flags.max_seqs.empty()) {
+    scheduler.max_seqs =
+        parse_whole(flags.max_seqs, "--max-seqs", "a number of sequences per step", 1e7);
+  }
+  if (!flags.block_size.empty()) {
+    scheduler.block_tokens =
+        parse_whole(flags.block_size, "--block-size", "tokens per KV block", 1e6);
+  }
+  if (!flags.kv_blocks.empty()) {
+    scheduler.kv_blocks =
+        parse_whole(flags.kv_blocks, "--kv-blocks", "a number of KV blocks", 1e12);
+  }
+  return scheduler;
+}
+
+// Flags that only the replay reads, given without --replay.
+void reject_replay_flags_without_replay(const MixFlags& flags) {
+  if (flags.replay) return;
+  const PlatformFlags& platform = flags.deployment.platform;
+  for (const auto& [flag, value] : {std::pair{"--replicas", &flags.replicas},
+                                    {"--rate-scale", &flags.rate_scale},
+                                    {"--concurrency", &flags.concurrency},
+                                    {"--step-model", &flags.step_model},
+                                    {"--max-batched-tokens", &flags.max_batched_tokens},
+                                    {"--max-seqs", &flags.max_seqs},
+                                    {"--kv-blocks", &flags.kv_blocks},
+                                    {"--block-size", &flags.block_size},
+                                    {"--request-overhead", &flags.request_overhead},
+                                    {"--slo-ttft", &flags.slo_ttft},
+                                    {"--slo-tpot", &flags.slo_tpot},
+                                    {"--attainment", &flags.attainment},
+                                    {"--batch", &platform.batch},
+                                    {"--gpu-memory-utilization", &flags.gpu_memory_utilization}}) {
+    if (!value->empty()) {
+      throw InputError(std::string(flag) +
+                       " describes the batching replay: add --replay (SLO attainment and "
+                       "capacity come from replaying the log's requests)");
+    }
+  }
+}
+void add_replay_request(const MixFlags& flags, engine::DeploymentRequest& request) {
+  request.serves = true;
+  request.scheduler = parse_scheduler(flags);
+  if (!flags.step_model.empty()) {
+    request.step_model =
+        engine::StatedStepModel{parse_step_model(flags.step_model), "--step-model"};
+  }
+  if (!flags.request_overhead.empty()) {
+    request.request_overhead_ms =
+        io::parse_duration_ms(flags.request_overhead, "--request-overhead");
+  }
+  if (!flags.gpu_memory_utilization.empty()) {
+    request.gpu_memory_utilization =
+        io::parse_share(flags.gpu_memory_utilization, "--gpu-memory-utilization");
+    if (*request.gpu_memory_utilization <= 0) {
+      throw InputError("--gpu-memory-utilization: '" + flags.gpu_memory_utilization +
+                       "' leaves the engine no memory: pass a fraction above 0 and at most 1, "
+                       "e.g. 0.9 or 90%");
+    }
+  }
+}
+
+engine::ArrivalOptions parse_arrivals(const MixFlags& flags) {
+  engine::ArrivalOptions arrivals;
+  if (!flags.replicas.empty()) {
+    arrivals.replicas =
+        parse_whole(flags.replicas, "--replicas", "a number of engine replicas",
+                    io::flag_range("--replicas").max);
+  }
+  if (!flags.rate_scale.empty()) {
+    arrivals.rate_scale = io::parse_positive_number(flags.rate_scale, "--rate-scale");
+  }
+  if (!flags.concurrency.empty()) {
+    if (!flags.rate_scale.empty()) {
+      throw InputError(
+          "--concurrency and --rate-scale both set the arrivals: a closed loop of N clients "
+          "ignores the log's times; pass one");
+    }
+    arrivals.concurrency =
+        parse_whole(flags.concurrency, "--concurrency", "a number of clients", 1e7);
+  }
+  arrivals.routing =
+      parse_choice<engine::Routing>(flags.routing, "--routing", "routing",
+                                    {{"round-robin", engine::Routing::round_robin},
+                                     {"least-outstanding", engine::Routing::least_outstanding},
+                                     {"shared-queue", engine::Routing::shared_queue}});
+  return arrivals;
+}
+
+// --share-model analytic|calibrated: each request's prefill share from the model's
+// architecture (estimate's, at each request's own prompt); table: none.
+std::optional<engine::ModelledPrefillShare> modelled_share(
+    engine::ShareModel mode, const std::optional<engine::Platform>& platform,
+    const engine::Workload& workload, bool workload_given) {
+  if (mode == engine::ShareModel::table) return std::nullopt;
+  if (!platform || !platform->model.value.shapes) {
+    throw InputError(
+        "--share-model computes each request's prefill share from the model's shapes: pass "
+        "--model NAME (a built-in or a config.json) and --gpu NAME, or leave it at table");
+  }
+  engine::ModelledPrefillShare share{platform->model.value, std::nullopt};
+  if (mode == engine::ShareModel::calibrated) {
+    if (workload.prefill_shares.empty()) {
+      throw InputError(
+          "--share-model calibrated fits the analytic curve to the workload's prefill share "
+          "table, and workload '" +
+          workload.name + "' has none: use --share-model analytic");
+    }
+    share.calibration =
+        engine::calibrate_share(share.model, *share.model.shapes, workload.prefill_shares);
+    // Without --workload the table is the built-in example's: another deployment's.
+    if (!workload_given) share.borrowed_table = workload.name;
+  }
+  return share;
+}
+
+std::string mix_footer() {
+  return "\nExamples:\n"
+         "  kspeed mix azure-2023-conv.csv                   percentiles, buckets, histogram\n"
+         "  kspeed mix mooncake.jsonl --prefix-cache 8m      with an LRU prefix cache\n"
+         "  kspeed mix azure.csv --replay --step-model "
+         "fixed_ms=2,weights_ms=4.8,ms_per_token=0.023,"
+         "ms_per_prefill_pair=7.5e-7,ms_per_kv_token=3.9e-5 --slo-ttft 2.5s --slo-tpot 60ms\n"
+         "                                                   batching, SLO attainment, capacity\n"
+         "  kspeed mix azure.csv --replay --model llama-3.1-8b --gpu h100-sxm --slo-ttft 2s\n"
+         "                                                   the deployment's step model and KV\n"
+         "  kspeed mix azure.csv --replay --model llama-3.1-8b --gpu h100-sxm --calibrate "
+         "result.json\n"
+         "                                                   ... fitted to latencies measured on "
+         "it\n"
+         "  kspeed mix profile_export.jsonl --format json    a log with measured latencies\n"
+         "  kspeed mix results.csv --columns prompt=input_tokens,response=output_tokens_actual,"
+         "ttft=ttft:s\n"
+         "  kspeed mix burstgpt.csv --by model --per-request out.ndjson\n"
+         "See docs/mix.md for the model (weighting, buckets, batching replay, capacity, prefix "
+         "cache).\n" +
+         exit_codes_help();
+}
+
+}  // namespace kspeed::cli

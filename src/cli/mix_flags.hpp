@@ -1,0 +1,69 @@
+#pragma once
+// The flags of `kspeed mix`: registered once, parsed by kspeed's own parsers (every error names
+// its flag) into the engine's values: the request for the replay's deployment
+// (engine::DeploymentRequest), the scheduler, the arrivals, the SLOs, the cache.
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimate_flags.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/engine/chain/mix.hpp"
+#include "output_options.hpp"
+
+namespace kspeed::cli {
+
+// Flag values exactly as typed; parsed by kspeed's own parsers so every error names its flag.
+struct MixFlags {
+  std::string log;
+  std::string columns;
+  bool strict = false;
+  std::string prefix_cache = "off";
+  std::string prefix_cache_hit;
+  bool replay = false;
+  std::string replicas, rate_scale, slo_ttft, slo_tpot, attainment;
+  std::string concurrency, routing = "round-robin", scheduler = "mixed", max_batched_tokens,
+                           max_seqs, chunked_prefill = "on", kv_blocks, block_size,
+                           request_overhead, step_model;
+  std::string speedup_table_path;  ///< --kernel-speedup-table FILE
+  std::string percentiles = "50,90,99";
+  std::string by = "bucket";
+  std::string per_request;
+  std::string plot_path;
+  std::string plot_title;
+  std::string workload = kDefaultWorkload;
+  /// Parsed by estimate's code (to_options, resolve_platform): the change flags
+  /// (--kernel-speedup, --phase, --share, --decode-share, --extrapolate), --ttft, --ctx, --tpot,
+  /// the deployment (--model, --gpu, --tp, --kv-dtype, ...), --calibrate and --fail-on.
+  EstimateFlags deployment;
+  /// --workload's option, set by add_mix_flags: tells a given workload from the default.
+  CLI::Option* workload_option = nullptr;
+  std::string gpu_memory_utilization;
+  OutputOptions output;
+};
+
+/// Registers every flag of mix on `app`, with its footer.
+void add_mix_flags(CLI::App& app, MixFlags& flags);
+/// mix --help's examples and exit codes.
+std::string mix_footer();
+
+/// "50,90,99,99.9": points in [0, 100], at least one, in rising order, each once.
+std::vector<double> parse_percentiles(const std::string& text);
+engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags);
+engine::Slo parse_slo(const MixFlags& flags);
+/// Flags that only the replay reads, given without --replay: InputError.
+void reject_replay_flags_without_replay(const MixFlags& flags);
+/// The replay's part of the deployment request: it serves, with the scheduler's settings, the
+/// stated step model (--step-model), --request-overhead and --gpu-memory-utilization.
+void add_replay_request(const MixFlags& flags, engine::DeploymentRequest& request);
+/// --replicas, --rate-scale, --concurrency, --routing.
+engine::ArrivalOptions parse_arrivals(const MixFlags& flags);
+/// --share-model analytic|calibrated: each request's prefill share from the model's
+/// architecture (estimate's, at each request's own prompt); table: none.
+std::optional<engine::ModelledPrefillShare> modelled_share(
+    engine::ShareModel mode, const std::optional<engine::Platform>& platform,
+    const engine::Workload& workload, bool workload_given);
+
+}  // namespace kspeed::cli

@@ -1,0 +1,65 @@
+// The deployment in words: where its step model and its KV capacity came from, each led by its
+// provenance ("fitted: llama-3.1-8b on h100-sxm to result.json").
+#include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/report/human.hpp"
+#include "kspeed/report/wording.hpp"
+
+#include <cmath>
+
+namespace kspeed::report {
+
+std::string deployment_name(const engine::Platform& platform) {
+  const std::int64_t gpus = platform.tensor_parallel.value;
+  return platform.model.value.name + " on " +
+         (gpus > 1 ? std::to_string(gpus) + "× " : std::string()) + platform.gpu.value.name;
+}
+
+std::string step_model_source(const engine::Deployment& deployment) {
+  const engine::CalibratedStepModel& step = *deployment.step;
+  if (step.calibration == engine::Provenance::given) return "given: " + step.calibration_source;
+  const std::string name = deployment_name(*deployment.platform);
+  if (step.calibration == engine::Provenance::fitted) {
+    return "fitted: " + name + " to " + step.calibration_source +
+           (deployment.calibration_note.empty() ? std::string()
+                                                : " (" + deployment.calibration_note + ")");
+  }
+  if (step.calibration == engine::Provenance::measured) {
+    return "measured: " + name + " calibrated on the steps of " + step.calibration_source;
+  }
+  return "modelled: " + name + " roofline at the cited default efficiencies";
+}
+
+namespace {
+
+// "80 GB × 0.9 (vLLM's default)": the memory the engine takes.
+std::string kv_budget(const engine::Deployment& deployment) {
+  const engine::WithProvenance<double>& utilization = deployment.kv.memory_utilization;
+  return human_plain(deployment.platform->gpu.value.memory_gb) + " GB × " +
+         human_plain(utilization.value) +
+         (utilization.provenance == engine::Provenance::given ? " (given)" : " (vLLM's default)");
+}
+
+std::string weights_gb(const engine::KvCapacity& kv) {
+  return human_fixed(kv.weight_bytes / 1e9, 2) + " GB";
+}
+
+}  // namespace
+
+std::string kv_capacity_source(const engine::Deployment& deployment) {
+  const engine::KvCapacityChoice& kv = deployment.kv;
+  if (kv.provenance == engine::Provenance::given) return "given: --kv-blocks";
+  if (!kv.modelled) return "default: unlimited";
+  return "modelled: (" + kv_budget(deployment) + " − " + weights_gb(*kv.modelled) + " weights) / " +
+         human_count(std::llround(kv.modelled->kv_bytes_per_token)) + " bytes per token / " +
+         std::to_string(kv.modelled->block_tokens) + " tokens";
+}
+
+std::string no_kv_room_error(const engine::Deployment& deployment) {
+  return "--replay: " + deployment.platform->model.value.name + "'s weights take " +
+         weights_gb(*deployment.kv.modelled) + " per GPU, leaving no KV cache in " +
+         kv_budget(deployment) +
+         ": split them with --tp N, raise --gpu-memory-utilization, or state the cache with "
+         "--kv-blocks N";
+}
+
+}  // namespace kspeed::report

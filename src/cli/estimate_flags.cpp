@@ -308,10 +308,9 @@ engine::DeploymentRequest deployment_request(const PlatformFlags& flags,
   engine::DeploymentRequest request;
   request.platform = resolve_platform(flags, defaults);
   if (calibration) {
-    request.calibration =
-        engine::CalibrationRun{calibration->source,        calibration->ttft_note,
-                               calibration->points,        calibration->cached_tokens,
-                               calibration->decode_points, calibration->fitted};
+    request.calibration = engine::CalibrationRun{
+        calibration->source,        calibration->ttft_note,     calibration->points,
+        calibration->cached_tokens, calibration->decode_points, calibration->fitted};
   }
   request.profiled_steps = workload.profiled_steps;
   request.profiled_from = workload.profiled_from;

@@ -97,6 +97,8 @@ const std::map<std::string, const char*>& option_groups() {
       {"gpu", "Deployment"},
       {"batch", "Deployment"},
       {"tp", "Deployment"},
+      {"ep", "Deployment"},
+      {"deployment", "Deployment"},
       {"kv-dtype", "Deployment"},
       {"precision", "Deployment"},
       {"kv-layout", "Deployment"},

@@ -15,7 +15,6 @@ namespace kspeed::cli {
 
 namespace {
 
-
 template <class T, class Parse>
 std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
   if (text.empty()) return std::nullopt;
@@ -410,9 +409,8 @@ void add_replay_request(const MixFlags& flags, engine::DeploymentRequest& reques
 engine::ArrivalOptions parse_arrivals(const MixFlags& flags) {
   engine::ArrivalOptions arrivals;
   if (!flags.replicas.empty()) {
-    arrivals.replicas =
-        parse_whole(flags.replicas, "--replicas", "a number of engine replicas",
-                    io::flag_range("--replicas").max);
+    arrivals.replicas = parse_whole(flags.replicas, "--replicas", "a number of engine replicas",
+                                    io::flag_range("--replicas").max);
   }
   if (!flags.rate_scale.empty()) {
     arrivals.rate_scale = io::parse_positive_number(flags.rate_scale, "--rate-scale");

@@ -535,8 +535,9 @@ std::string scheduler_text(const engine::MixResult& r) {
       s.policy == engine::SchedulerPolicy::mixed ? "vLLM V1 mixed steps (decodes first)"
                                                  : "prefill first (SGLang default, vLLM V0)",
       human_count(s.max_batched_tokens), human_count(s.max_seqs), s.chunked_prefill ? "on" : "off",
-      s.kv_blocks ? human_count(*s.kv_blocks) + " blocks (" + kv_capacity_source(*r.deployment) + ")"
-                  : std::string("unlimited"),
+      s.kv_blocks
+          ? human_count(*s.kv_blocks) + " blocks (" + kv_capacity_source(*r.deployment) + ")"
+          : std::string("unlimited"),
       s.block_tokens, coefficient(s.request_overhead_ms),
       setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"
       : setup.arrivals.routing == engine::Routing::least_outstanding ? "least outstanding"

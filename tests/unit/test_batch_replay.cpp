@@ -485,11 +485,12 @@ TEST_CASE("without per-request values the replay reports each request as it fini
   // keep_timing false: the capacity searches' replays keep no 20-byte value a request; the
   // completion callback sees exactly the values a kept replay stores, so attainment counted as
   // requests finish equals attainment over the kept values.
-  const StepModel step{.fixed_ms = 2,
-                       .weights_ms = 4.8,
-                       .ms_per_token = 0.023,
-                       .ms_per_prefill_pair = 7.5e-7,
-                       .ms_per_kv_token = 3.9e-5};
+  StepModel step;
+  step.fixed_ms = 2;
+  step.weights_ms = 4.8;
+  step.ms_per_token = 0.023;
+  step.ms_per_prefill_pair = 7.5e-7;
+  step.ms_per_kv_token = 3.9e-5;
   std::vector<ReplayRequest> log;
   for (int i = 0; i < 400; ++i) {
     log.push_back({0.01 * i, 100 + 37 * (i % 13), 1 + (i % 7) * 20, 0});

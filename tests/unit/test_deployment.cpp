@@ -98,7 +98,7 @@ TEST_CASE("resolve_deployment refuses what it cannot decide", "[deployment]") {
   // Stated coefficients and a calibration run both set the step model
   DeploymentRequest both = test::request_for(test::platform_for("llama-3.1-8b", "h100-sxm"), true);
   both.step_model = StatedStepModel{kStated, "test"};
-  both.calibration = CalibrationRun{"run.json", "", {}, {}};
+  both.calibration = CalibrationRun{"run.json", "", {}, {}, {}, std::nullopt};
   CHECK_THROWS_AS(resolve_deployment(both), InputError);
   // A utilization with no GPU to take it from
   DeploymentRequest no_gpu;

@@ -14,8 +14,10 @@ namespace {
 // 131,072 bytes a token. The link: 1 ms and 10^9 bytes/s.
 DisaggSetup hand_setup() {
   DisaggSetup setup;
-  setup.prefill.step = StepModel{.fixed_ms = 10, .ms_per_token = 0.01};
-  setup.decode.step = StepModel{.fixed_ms = 5, .ms_per_token = 0.01};
+  setup.prefill.step.fixed_ms = 10;
+  setup.prefill.step.ms_per_token = 0.01;
+  setup.decode.step.fixed_ms = 5;
+  setup.decode.step.ms_per_token = 0.01;
   setup.link = {0.001, 1e9};
   setup.kv_bytes_per_token = 131072;
   return setup;

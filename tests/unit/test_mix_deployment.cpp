@@ -13,9 +13,9 @@
 
 #include "fixtures.hpp"
 #include "kspeed/cli/app.hpp"
+#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
-#include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/gpu_reader.hpp"
@@ -149,8 +149,8 @@ TEST_CASE("mix --replay --calibrate: AccelMark's H100 run fits the step model an
   }
   const io::CalibrationFile file = io::read_calibration_file(path);
   DeploymentRequest request = test::request_for(platform_for("llama-3.1-8b", "h100-sxm"), true);
-  request.calibration =
-      CalibrationRun{file.source, file.ttft_note, file.points, file.decode_points};
+  request.calibration = CalibrationRun{file.source,        file.ttft_note,     file.points,
+                                       file.cached_tokens, file.decode_points, file.fitted};
   const Deployment deployment = resolve_deployment(request);
   const CalibratedStepModel fit = calibrate_to_latencies(
       modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm")), file.points, path);

@@ -61,7 +61,8 @@ TEST_CASE("a toy FCFS policy registered by name serves one request at a time", "
   // Three requests at t = 0, 100-token prompts, 3 tokens each; every step takes 10 ms (the
   // fixed term alone). One at a time, request k waits for k requests of 3 steps each:
   // queue 30k ms, TTFT 30k + 10 ms, E2E 30k + 30 ms, TPOT 10 ms.
-  const StepModel step{.fixed_ms = 10};
+  StepModel step;
+  step.fixed_ms = 10;
   const std::vector<ReplayRequest> log{{0, 100, 3, 0}, {0, 100, 3, 0}, {0, 100, 3, 0}};
   const BatchReplay toy = replay_batches(log, step, {}, fcfs_one(), {});
   for (std::size_t k = 0; k < 3; ++k) {

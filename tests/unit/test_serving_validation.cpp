@@ -1183,12 +1183,14 @@ TEST_CASE(
              .arch,
          "rtx-pro-6000", 1, 2});
     check_measured(c.measured, 138.77, 53.27, 32344.62);
-    // Each replica reads all 128 experts' weights a step (58 ms), where expert parallelism
-    // splits them over the two GPUs: the prior is slow; the decode line fitted to the records
-    // is fast and empties the queue.
+    // Each replica reads nearly all 128 experts' weights a step (the union a batch of ~59
+    // sequences chooses, top-8 each), where expert parallelism splits them over the two GPUs:
+    // the prior is slow; the decode line fitted to the records is fast and empties the queue.
+    // Since the experts are priced per step as that union (issue 28) the errors moved by 1-16
+    // points (docs/validation.md section 4 gives before and after).
     check_errors("prior", errors_of(c.prior, c.measured),
-                 {-0.234, 2.02, 1.214, 0.44, 0.38, 0.361, 0.514});
+                 {-0.269, 1.912, 1.206, 0.433, 0.378, 0.360, 0.472});
     check_errors("calibrated", errors_of(c.calibrated, c.measured),
-                 {-0.572, -0.98, -0.748, -0.17, -0.205, -0.216, -0.169});
+                 {-0.592, -0.984, -0.904, -0.180, -0.208, -0.215, -0.197});
   }
 }

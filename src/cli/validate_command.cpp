@@ -1,6 +1,6 @@
 // `kspeed validate RUN... --model NAME --gpu NAME --fit-levels L1[,L2]`: the step model fitted
 // through the batching replay on the chosen load levels of each measured run, and every other
-// level predicted (engine/verify/replay_validation.hpp). Reads inference-perf stage folders
+// level predicted (engine/serving/replay_validation.hpp). Reads inference-perf stage folders
 // (stage_N_lifecycle_metrics.json); each level's load is rebuilt from its stated rate, duration and
 // mean lengths.
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "calibration_commands.hpp"
 #include "choice.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
-#include "kspeed/engine/verify/replay_validation.hpp"
+#include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"

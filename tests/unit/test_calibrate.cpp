@@ -242,7 +242,7 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                     Catch::Contains("kspeed-deployment"));
 }
 
-#include "kspeed/engine/verify/replay_validation.hpp"
+#include "kspeed/engine/serving/replay_validation.hpp"
 
 namespace {
 

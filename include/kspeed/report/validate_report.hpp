@@ -1,11 +1,11 @@
 #pragma once
 // `kspeed validate`: the replay fitted on chosen load levels of a measured run and every other
-// level predicted (engine/verify/replay_validation.hpp), for people and for programs.
+// level predicted (engine/serving/replay_validation.hpp), for people and for programs.
 
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/verify/replay_validation.hpp"
+#include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/report/render.hpp"
 
 namespace kspeed::report {

@@ -1,4 +1,4 @@
-#include "kspeed/engine/verify/replay_validation.hpp"
+#include "kspeed/engine/serving/replay_validation.hpp"
 
 #include <algorithm>
 #include <cmath>

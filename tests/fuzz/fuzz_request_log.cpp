@@ -44,7 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         [&run](const kspeed::engine::Request& request) { run.add(request); });
     const kspeed::engine::MixSummary summary = kspeed::engine::summarise(run);
     kspeed::engine::ServingSetup setup;
-    setup.step = {1, 1, 0.01, 1e-6, 1e-5};
+    setup.step.fixed_ms = 1;
+    setup.step.weights_ms = 1;
+    setup.step.ms_per_token = 0.01;
+    setup.step.ms_per_prefill_pair = 1e-6;
+    setup.step.ms_per_kv_token = 1e-5;
     setup.arrivals.replicas = 2;
     (void)kspeed::engine::replay_run(run, setup);
     (void)summary;

@@ -3,6 +3,7 @@
 // --denominator, --emit-share, --format, --color): an exact match, or an error that names the
 // flag, the word, what was expected and the closest choice.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,14 @@ Value parse_choice(const std::string& text, const std::string& flag, const std::
   }
   throw InputError(flag + ": unknown " + what + " '" + text + "'" +
                    io::suggestion_suffix(text, names) + hint);
+}
+
+/// An optional flag's value: nothing when the flag was not given (its text is empty), else
+/// `parse(text, flag)`, whose errors name the flag.
+template <class T, class Parse>
+std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
+  if (text.empty()) return std::nullopt;
+  return parse(text, flag);
 }
 
 }  // namespace kspeed::cli

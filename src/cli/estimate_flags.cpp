@@ -18,14 +18,6 @@ namespace kspeed::cli {
 
 namespace {
 
-template <class T, class Parse>
-std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
-  if (text.empty()) {
-    return std::nullopt;
-  }
-  return parse(text, flag);
-}
-
 engine::Phase parse_phase(const std::string& text) {
   return parse_choice<engine::Phase>(text, "--phase", "phase",
                                      {{"prefill", engine::Phase::prefill},

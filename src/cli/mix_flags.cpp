@@ -13,16 +13,6 @@
 
 namespace kspeed::cli {
 
-namespace {
-
-template <class T, class Parse>
-std::optional<T> optional_value(const std::string& text, const char* flag, Parse parse) {
-  if (text.empty()) return std::nullopt;
-  return parse(text, flag);
-}
-
-}  // namespace
-
 // "50,90,99,99.9": points in [0, 100], at least one.
 std::vector<double> parse_percentiles(const std::string& text) {
   std::vector<double> points;

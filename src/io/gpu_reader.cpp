@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {
+const std::vector<std::string> kGpuTopKeys = {
     "name",      "description", "source",      "peak_dense_tflops", "hbm_bandwidth_tbs",
     "memory_gb", "sources",     "interconnect"};
 const std::vector<std::string> kInterconnectKeys = {"name", "per_direction_gbs",
@@ -87,7 +87,7 @@ engine::Interconnect read_interconnect(const JsonReader& reader, const json& obj
 engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
   const json document = parse_json_document(text, source);
   const JsonReader reader{std::string(source)};
-  reader.expect_object(document, "", kTopKeys);
+  reader.expect_object(document, "", kGpuTopKeys);
   engine::Gpu gpu;
   gpu.name = optional_string(reader, document, "name");
   gpu.description = optional_string(reader, document, "description");

@@ -18,10 +18,11 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {"name",         "description", "source",
-                                           "layers",       "attention",   "parameters",
-                                           "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
-                                           "sources",      "shapes"};
+const std::vector<std::string> kModelTopKeys = {
+    "name",         "description", "source",
+    "layers",       "attention",   "parameters",
+    "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
+    "sources",      "shapes"};
 const std::vector<std::string> kAttentionKeys = {
     "type",          "query_heads",      "kv_heads",         "head_dim",
     "kv_lora_rank",  "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
@@ -257,7 +258,7 @@ void read_dtypes(const JsonReader& reader, const json& document, engine::ModelAr
 engine::ModelArch parse_model(std::string_view text, std::string_view source) {
   const json document = parse_json_document(text, source);
   const JsonReader reader{std::string(source)};
-  reader.expect_object(document, "", kTopKeys);
+  reader.expect_object(document, "", kModelTopKeys);
   engine::ModelArch model;
   model.name = optional_string(reader, document, "name");
   model.description = optional_string(reader, document, "description");

@@ -8,7 +8,7 @@ namespace kspeed::io {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"replace_builtin", "patterns"};
+const std::vector<std::string> kPatternTopKeys = {"replace_builtin", "patterns"};
 const std::vector<std::string> kRuleKeys = {"class", "regex", "library"};
 
 }  // namespace
@@ -16,7 +16,7 @@ const std::vector<std::string> kRuleKeys = {"class", "regex", "library"};
 PatternFile parse_pattern_file(std::string_view text, std::string_view source) {
   const nlohmann::json document = parse_json_document(text, source);
   const JsonReader reader{std::string(source)};
-  reader.expect_object(document, "", kTopKeys);
+  reader.expect_object(document, "", kPatternTopKeys);
   PatternFile file;
   if (document.contains("replace_builtin")) {
     if (!document["replace_builtin"].is_boolean()) {

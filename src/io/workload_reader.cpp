@@ -17,12 +17,13 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kTopKeys = {"name",           "description", "source",
-                                           "share_origin",   "request",     "attention_share",
-                                           "conditions",     "model",       "gpu",
-                                           "batch",          "tp",          "share_denominator",
-                                           "measured_steps", "kv_dtype",    "format_version",
-                                           "profiled_from",  "steps"};
+const std::vector<std::string> kWorkloadTopKeys = {
+    "name",           "description", "source",
+    "share_origin",   "request",     "attention_share",
+    "conditions",     "model",       "gpu",
+    "batch",          "tp",          "share_denominator",
+    "measured_steps", "kv_dtype",    "format_version",
+    "profiled_from",  "steps"};
 const std::vector<std::string> kProfiledStepKeys = {"label",
                                                     "phase",
                                                     "prefill_requests",
@@ -363,7 +364,7 @@ void read_deployment(const JsonReader& reader, const json& document, engine::Wor
 engine::Workload parse_workload(std::string_view text, std::string_view source) {
   const json document = parse_json_document(text, source);
   const JsonReader reader{std::string(source)};
-  reader.expect_object(document, "", kTopKeys);
+  reader.expect_object(document, "", kWorkloadTopKeys);
   if (document.contains("format_version")) check_format_version(reader, document["format_version"]);
   engine::Workload workload;
   workload.name = optional_string(reader, document, "name");

@@ -5,6 +5,8 @@
 
 #include "kspeed/io/bench_result.hpp"
 
+namespace unit_aiperf_aggregate {
+
 using namespace kspeed;
 
 namespace {
@@ -57,3 +59,5 @@ TEST_CASE("AIPerf 1.x: model, concurrency and warm-up stated", "[verify][aiperf]
   CHECK(condition(result, "metric_definitions").value == "streaming true, warm-up 10 requests");
   CHECK(condition(result, "metric_definitions").missing == "whether TTFT includes queueing");
 }
+
+}  // namespace unit_aiperf_aggregate

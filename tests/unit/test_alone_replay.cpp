@@ -12,6 +12,8 @@
 #include "kspeed/engine/serving/alone_replay.hpp"
 #include "kspeed/engine/serving/batch_replay.hpp"
 
+namespace unit_alone_replay {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -207,3 +209,5 @@ TEST_CASE("alone: what the closed form does not model falls back to the step-by-
   CHECK(alone.totals.steps == steps.totals.steps);
   CHECK(alone.totals.busy_ms == steps.totals.busy_ms);
 }
+
+}  // namespace unit_alone_replay

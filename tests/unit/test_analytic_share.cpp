@@ -10,6 +10,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/hf_config.hpp"
 
+namespace unit_analytic_share {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -68,3 +70,5 @@ TEST_CASE("analytic share: calibration needs usable points", "[analytic_share]")
              }),
              Catch::Contains("the point at 4,096 tokens has share 1: expected"));
 }
+
+}  // namespace unit_analytic_share

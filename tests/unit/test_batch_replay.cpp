@@ -10,6 +10,8 @@
 #include "kspeed/engine/serving/batch_replay.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
 
+namespace unit_batch_replay {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -522,3 +524,5 @@ TEST_CASE("without per-request values the replay reports each request as it fini
   CHECK(static_cast<double>(met) / static_cast<double>(log.size()) ==
         *slo_attainment(kept.timing, slo));
 }
+
+}  // namespace unit_batch_replay

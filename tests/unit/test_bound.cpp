@@ -3,6 +3,8 @@
 
 #include "kspeed/engine/roofline/bound.hpp"
 
+namespace unit_bound {
+
 using namespace kspeed::engine;
 
 TEST_CASE("bound: the efficiency-adjusted ridge decides (the issue's A100 case)", "[bound]") {
@@ -30,3 +32,5 @@ TEST_CASE("bound: bandwidth efficiency raises the ridge; near means within 1.5x"
   CHECK_FALSE(near_ridge(226.0, 150.0, 1.0, 1.0));
   CHECK_FALSE(near_ridge(8.0, 295.3, 1.0, 1.0));  // GQA BF16 decode: far below
 }
+
+}  // namespace unit_bound

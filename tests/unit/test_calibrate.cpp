@@ -12,11 +12,14 @@
 #include <string>
 
 #include "kspeed/engine/deployment/prefix_calibration.hpp"
+#include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/deployment_file.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
+
+namespace unit_calibrate {
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -242,8 +245,6 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                     Catch::Contains("kspeed-deployment"));
 }
 
-#include "kspeed/engine/serving/replay_validation.hpp"
-
 namespace {
 
 // A level of `count` requests at `rate` req/s (evenly spaced) whose "measured" statistics are the
@@ -311,3 +312,5 @@ TEST_CASE(
     return note.find("cannot separate") != std::string::npos;
   }));
 }
+
+}  // namespace unit_calibrate

@@ -13,6 +13,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_calibration_files {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -120,3 +122,5 @@ TEST_CASE("AIPerf's per-request sample: 89 points at the aggregate's concurrency
   CHECK_THAT(run.origins.per_sequence.source, Catch::Contains("do not grow"));
   CHECK(run.model.fixed_ms == Approx(fit.model.fixed_ms));
 }
+
+}  // namespace unit_calibration_files

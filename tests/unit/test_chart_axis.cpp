@@ -3,6 +3,8 @@
 
 #include "kspeed/report/chart/axis.hpp"
 
+namespace unit_chart_axis {
+
 using namespace kspeed::report::chart;
 
 namespace {
@@ -120,3 +122,5 @@ TEST_CASE("tick labels for each unit", "[chart]") {
   CHECK(format_tick(-0.0001, TickFormat::plain, 0.1) == "0.0");
   CHECK(format_tick(-1, TickFormat::plain, 0.5) == "-1.0");
 }
+
+}  // namespace unit_chart_axis

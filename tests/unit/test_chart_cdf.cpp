@@ -4,6 +4,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/cdf_chart.hpp"
 
+namespace unit_chart_cdf {
+
 using namespace kspeed::report::chart;
 using chart_test::AxisMap;
 
@@ -72,3 +74,5 @@ TEST_CASE("CDF SVG: hostile metric names stay text; empty series draw nothing", 
   REQUIRE(points.size() == 2);
   CHECK(points[0]->at("data-series") == "<TTFT & \"x\"> before");
 }
+
+}  // namespace unit_chart_cdf

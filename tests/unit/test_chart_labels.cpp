@@ -10,15 +10,17 @@
 #include <vector>
 
 #include "chart_xml.hpp"
-#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/sweep.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/chart/cdf_chart.hpp"
 #include "kspeed/report/chart/svg.hpp"
 #include "kspeed/report/reports.hpp"
+
+namespace unit_chart_labels {
 
 using namespace kspeed;
 
@@ -215,3 +217,5 @@ TEST_CASE("charts: no label overprints another or leaves its area", "[chart][lab
     CHECK(label_problems(report::chart::render_cdf_svg(chart)) == std::vector<std::string>{});
   }
 }
+
+}  // namespace unit_chart_labels

@@ -4,6 +4,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/roofline_chart.hpp"
 
+namespace unit_chart_roofline {
+
 using namespace kspeed::report::chart;
 using chart_test::AxisMap;
 
@@ -95,3 +97,5 @@ TEST_CASE("roofline SVG: hostile names stay text", "[chart]") {
   CHECK(root.find_all("circle", "point")[0]->at("data-kernel") ==
         "<script>x</script>&\"\xEF\xBF\xBD");
 }
+
+}  // namespace unit_chart_roofline

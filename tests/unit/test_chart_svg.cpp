@@ -4,6 +4,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/svg.hpp"
 
+namespace unit_chart_svg {
+
 using namespace kspeed::report::chart;
 
 TEST_CASE("text and attributes are escaped", "[chart]") {
@@ -82,3 +84,5 @@ TEST_CASE("line paths break at gaps and skip sub-pixel steps", "[chart]") {
   CHECK(line_path({{0, 0}, {0.1, 0}, {0.3, 0}, {0.4, 0}}) == "M0 0 L0.3 0 L0.4 0");
   CHECK(line_path({}).empty());
 }
+
+}  // namespace unit_chart_svg

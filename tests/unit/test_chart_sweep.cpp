@@ -8,6 +8,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
 
+namespace unit_chart_sweep {
+
 using namespace kspeed::report::chart;
 using chart_test::AxisMap;
 
@@ -181,3 +183,5 @@ TEST_CASE("sweep SVG: hostile series names stay text", "[chart]") {
   CHECK(root.find_all("circle", "point")[0]->at("data-series") == "a&b \"q\" \xEF\xBF\xBD");
   CHECK(root.find_all("title")[0]->text == "<script>alert(1)</script>");
 }
+
+}  // namespace unit_chart_sweep

@@ -3,6 +3,8 @@
 
 #include "kspeed/report/chart/sweep_chart.hpp"
 
+namespace unit_chart_terminal {
+
 using namespace kspeed::report::chart;
 
 TEST_CASE("terminal chart: braille lines, y labels, token axis, names at the ends", "[chart]") {
@@ -30,3 +32,5 @@ TEST_CASE("terminal chart: nothing to draw draws nothing", "[chart]") {
   flat.series = {{"flat", {{4096, 1.0}}}};
   CHECK_FALSE(render_terminal_chart(flat).empty());
 }
+
+}  // namespace unit_chart_terminal

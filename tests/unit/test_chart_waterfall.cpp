@@ -4,6 +4,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/chart/waterfall_chart.hpp"
 
+namespace unit_chart_waterfall {
+
 using namespace kspeed::report::chart;
 using chart_test::AxisMap;
 
@@ -87,3 +89,5 @@ TEST_CASE("waterfall SVG: hostile names and non-finite times stay well-formed", 
   const auto after = root.find_all("rect", "after");
   CHECK(after[0]->at("width").find("nan") == std::string::npos);
 }
+
+}  // namespace unit_chart_waterfall

@@ -11,6 +11,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
+namespace unit_conservation {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -122,3 +124,5 @@ TEST_CASE("a TPOT scaled from the illustrative one stays illustrative", "[conser
   CHECK_THROWS_WITH(refuse_inputs(s, strict_filter(), "--strict"),
                     Catch::Contains("TPOT (illustrative)"));
 }
+
+}  // namespace unit_conservation

@@ -15,6 +15,8 @@
 
 #include "kspeed/cli/app.hpp"
 
+namespace unit_conservation_property {
+
 namespace {
 
 constexpr int kConservationCases = 400;
@@ -120,3 +122,5 @@ TEST_CASE("saved = attention × (1 − 1/s) ≤ the phase's latency, over genera
   // Most lines are answered; a refusal (a missing input, a contradiction) is exit 2.
   CHECK(answered > kConservationCases / 2);
 }
+
+}  // namespace unit_conservation_property

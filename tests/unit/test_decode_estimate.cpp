@@ -4,13 +4,15 @@
 
 #include <algorithm>
 
-#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"
+
+namespace unit_decode_estimate {
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -241,3 +243,5 @@ TEST_CASE("--spec-accept shows what it moves: the modelled decode time per token
   const DecodeStepTime step = decode_step_time(p, 8192);
   CHECK(b.number("step_ms") == Approx(step.attention_ms + step.other_ms));
 }
+
+}  // namespace unit_decode_estimate

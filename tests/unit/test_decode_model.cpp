@@ -7,6 +7,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_decode_model {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -134,3 +136,5 @@ TEST_CASE("memory needed: each part of the weights in its own storage type (issu
   CHECK(decode_memory_needed_gb(platform, 0) == Approx(weights_gb).epsilon(1e-3));
   CHECK(kv_gb > 0);
 }
+
+}  // namespace unit_decode_model

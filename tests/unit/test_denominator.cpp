@@ -4,6 +4,8 @@
 
 #include "kspeed/engine/denominator.hpp"
 
+namespace unit_denominator {
+
 using namespace kspeed::engine;
 
 using KernelShare = Share<TimeBase::kernel>;
@@ -50,3 +52,5 @@ TEST_CASE("converting a kernel-time share to wall time uses the step's two times
   CHECK(convert_share(KernelShare{0.9}, KernelTime{30}, WallTime{20}).fraction == 1);
   CHECK(to_string(TimeBase::busy) == "busy-time");
 }
+
+}  // namespace unit_denominator

@@ -14,6 +14,8 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_deployment {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -169,3 +171,5 @@ TEST_CASE("one Deployment runs an estimate, a sweep and a replay without the com
         Approx(step_time(step.model, prefill, 2.0).total_ms()).epsilon(1e-6));
   CHECK(replay.after.ttft_ms.mean < replay.before.ttft_ms.mean);
 }
+
+}  // namespace unit_deployment

@@ -18,6 +18,8 @@
 #include "kspeed/io/trace/trace_reader.hpp"
 #include "kspeed/profile/trace_diff.hpp"
 
+namespace unit_diff_audit {
+
 using namespace kspeed;
 using profile::PhaseChange;
 using profile::TraceDiff;
@@ -432,3 +434,5 @@ TEST_CASE("bench diff: AIPerf's own aggregates equal kspeed's statistics of its 
     CHECK(change.no_interval == engine::NoInterval::aggregate);
   }
 }
+
+}  // namespace unit_diff_audit

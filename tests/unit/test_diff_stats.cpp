@@ -8,6 +8,8 @@
 
 #include "kspeed/engine/verify/bench_diff.hpp"
 
+namespace unit_diff_stats {
+
 using namespace kspeed;
 using engine::LatencyMetric;
 
@@ -109,3 +111,5 @@ TEST_CASE("diff: several judged rows, the family-wise rate and the Bonferroni co
   const AaRates corrected = simulate_aa(60, metrics, 1 - 0.05 / 6, 400);
   CHECK(corrected.family <= 0.05 + 0.025);
 }
+
+}  // namespace unit_diff_stats

@@ -5,6 +5,8 @@
 
 #include "kspeed/engine/serving/disagg_replay.hpp"
 
+namespace unit_disagg_replay {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -65,3 +67,5 @@ TEST_CASE("a second prompt queues at the prefill pool, not behind the decodes", 
   // The decode pool: 2 replicas each busy 20.04 ms over a span of 40.04 ms (152.072 to 192.112).
   CHECK(replay.decode.utilisation == Approx(2 * 20.04 / (2 * 40.04)).epsilon(1e-6));
 }
+
+}  // namespace unit_disagg_replay

@@ -22,6 +22,8 @@
 #include "kspeed/io/trace/byte_source.hpp"
 #include "kspeed/report/human.hpp"
 
+namespace unit_edges {
+
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 using kspeed::InputError;
@@ -320,3 +322,5 @@ TEST_CASE("a staged output written in pieces replaces the file only when committ
                StartsWith("--plot '/dev/full': writing failed: No space left on device"));
   }
 }
+
+}  // namespace unit_edges

@@ -10,6 +10,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_engine {
+
 using namespace kspeed::engine;
 using Catch::Matchers::WithinRel;
 
@@ -350,3 +352,5 @@ TEST_CASE("a decode-only workload estimates decode and needs no prefill share", 
     CHECK(message.find("request.ttft_ms") != std::string::npos);
   }
 }
+
+}  // namespace unit_engine

@@ -11,6 +11,8 @@
 #include "kspeed/engine/chain/estimate.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 
+namespace unit_engine_invariants {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -131,3 +133,5 @@ TEST_CASE("random levers: every lever >= 1 gives a kernel speedup >= 1", "[invar
     CHECK(outcome.speedup <= largest * (1 + kTolerance));
   }
 }
+
+}  // namespace unit_engine_invariants

@@ -15,6 +15,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_ep_comm {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -85,3 +87,5 @@ TEST_CASE("--ep needs a MoE model whose experts the ranks divide", "[ep]") {
   CHECK_THROWS_AS(make("gpt-oss-120b", "h100-sxm", 1, 3), InputError);  // 128 experts
   CHECK_NOTHROW(make("gpt-oss-120b", "h100-sxm", 1, 8));
 }
+
+}  // namespace unit_ep_comm

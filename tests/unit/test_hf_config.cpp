@@ -12,6 +12,8 @@
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_hf_config {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -219,3 +221,5 @@ TEST_CASE("config.json: a file is named after its folder", "[hf_config]") {
   CHECK_THROWS_WITH(io::load_hf_config((folder / "config.json").string()),
                     Catch::Contains("config.json' does not exist"));
 }
+
+}  // namespace unit_hf_config

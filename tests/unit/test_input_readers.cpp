@@ -22,6 +22,8 @@
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
+namespace unit_input_readers {
+
 using namespace kspeed::io;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -255,3 +257,5 @@ TEST_CASE("the same input file twice is refused, by path or by content", "[io]")
       Catch::Contains("is the same file as"));
   std::filesystem::remove_all(folder);
 }
+
+}  // namespace unit_input_readers

@@ -7,6 +7,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_kv_layout {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -46,3 +48,5 @@ TEST_CASE("KV layouts: bytes per token per layer for MLA and GQA", "[kv_layout]"
              Catch::Contains("--kv-layout fp8-ds-mla: a packed entry for MLA") &&
                  Catch::Contains("llama-3.1-70b is not such a model: use fp8 or bf16"));
 }
+
+}  // namespace unit_kv_layout

@@ -10,6 +10,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_latency_model {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -150,3 +152,5 @@ TEST_CASE("TTFT model: a share of 1 is the share's error, not the points' (issue
   CHECK(message.find("nan") == std::string::npos);
   CHECK(message.find("TTFT points") == std::string::npos);
 }
+
+}  // namespace unit_latency_model

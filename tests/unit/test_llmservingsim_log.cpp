@@ -12,6 +12,8 @@
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 
+namespace unit_llmservingsim_log {
+
 using namespace kspeed::io;
 using Catch::Matchers::Contains;
 using kspeed::InputError;
@@ -144,3 +146,5 @@ TEST_CASE("the RTX PRO 6000 Llama-3.1-8B run reads as a request log", "[llmservi
   CHECK(ttft / 300 == Approx(7097.157).epsilon(1e-6));
   CHECK(queue / 300 == Approx(6975.22).epsilon(1e-6));
 }
+
+}  // namespace unit_llmservingsim_log

@@ -10,6 +10,8 @@
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"
 
+namespace unit_measured_analysis {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -179,3 +181,5 @@ TEST_CASE("measured analysis: an export of another GPU than the roof's is a warn
   CHECK(w.text("export_preset") == "b200");
   CHECK(w.text("gpu_cc") == "9.0");
 }
+
+}  // namespace unit_measured_analysis

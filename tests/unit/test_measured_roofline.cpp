@@ -11,6 +11,8 @@
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/profile/classify.hpp"
 
+namespace unit_measured_roofline {
+
 using namespace kspeed::engine;
 using kspeed::io::NcuReport;
 using kspeed::profile::builtin_patterns;
@@ -323,3 +325,5 @@ TEST_CASE("lever pricing: no change is worth 1×, and 40% of bandwidth prices ha
   CHECK_FALSE(price_levers(kernel, Roof{100, 0.3}, MeasuredLevers{1, 2, std::nullopt}));
   CHECK(place_on_roof(kernel, Roof{100, 0.3}).above_roof);
 }
+
+}  // namespace unit_measured_roofline

@@ -23,6 +23,8 @@
 #include "kspeed/io/workload_reader.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_mix_deployment {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -499,3 +501,5 @@ TEST_CASE("mix --replay --step-model on a deployment: one step model for the tab
   CHECK(without["summary"]["ttft_ms"]["before"]["p50"].get<double>() !=
         Approx(65.78589424999998).epsilon(1e-3));
 }
+
+}  // namespace unit_mix_deployment

@@ -5,6 +5,8 @@
 
 #include "kspeed/engine/chain/mix.hpp"
 
+namespace unit_mix_engine {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -237,3 +239,5 @@ TEST_CASE("clamped shares are warned about per side of the table", "[mix]") {
   CHECK(warnings[1].number("requests") == 2);
   CHECK(warnings[1].number("edge_tokens") == 131072.0);
 }
+
+}  // namespace unit_mix_engine

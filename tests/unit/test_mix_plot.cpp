@@ -7,6 +7,8 @@
 #include "chart_xml.hpp"
 #include "kspeed/report/mix_plot.hpp"
 
+namespace unit_mix_plot {
+
 using namespace kspeed;
 using chart_test::AxisMap;
 
@@ -56,3 +58,5 @@ TEST_CASE("mix plot: TTFT and E2E before and after, each point at (latency, rank
   CHECK(x.within_a_pixel(points[7]->number("cx"), 6000));
   CHECK(y.within_a_pixel(points[7]->number("cy"), 1.0));
 }
+
+}  // namespace unit_mix_plot

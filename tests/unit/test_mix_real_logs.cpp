@@ -10,6 +10,8 @@
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
+namespace unit_mix_real_logs {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -300,3 +302,5 @@ TEST_CASE("real results with aggregates only: mix names the per-request output i
                           Catch::Contains("kspeed diff and kspeed audit read this file"));
   }
 }
+
+}  // namespace unit_mix_real_logs

@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "hf_configs.hpp"
+#include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
-#include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"
+
+namespace unit_model_presets {
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -186,3 +188,5 @@ TEST_CASE("the run's conditions follow --model and --gpu", "[presets][conditions
   CHECK(report::condition_text(own[0]) == "DeepSeek-R1");
   CHECK(own[0].provenance == Provenance::workload);
 }
+
+}  // namespace unit_model_presets

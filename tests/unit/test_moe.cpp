@@ -12,6 +12,8 @@
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_moe {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -113,3 +115,5 @@ TEST_CASE("speculation raises the tokens a MoE step serves, and the union with i
   CHECK(expected_distinct_experts(128, 4, 32) == Approx(81.6569).epsilon(1e-5));
   CHECK(spec.other_ms > plain.other_ms);
 }
+
+}  // namespace unit_moe

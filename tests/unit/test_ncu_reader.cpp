@@ -9,6 +9,8 @@
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 
+namespace unit_ncu_reader {
+
 using Catch::Matchers::Contains;
 using kspeed::InputError;
 using kspeed::engine::ProfiledKernel;
@@ -272,3 +274,5 @@ TEST_CASE("real legacy raw export: metrics read by name", "[ncu][reader][real]")
   CHECK(first.find("inst_executed")->elements.size() == 24);
   CHECK(report.kernels[2].number("dram__read_bytes") == 2'176);
 }
+
+}  // namespace unit_ncu_reader

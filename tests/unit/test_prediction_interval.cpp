@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "kspeed/engine/chain/estimate.hpp"
-#include "kspeed/engine/verify/prediction_interval.hpp"
 #include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/verify/prediction_interval.hpp"
+
+namespace unit_prediction_interval {
 
 using namespace kspeed::engine;
 
@@ -269,3 +271,5 @@ TEST_CASE("prediction interval: a fitted calibration's residuals, computed a sec
     CHECK(none.reason == NoPredictionInterval::exact_fit);
   }
 }
+
+}  // namespace unit_prediction_interval

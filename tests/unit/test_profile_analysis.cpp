@@ -12,6 +12,8 @@
 #include "kspeed/profile/workload.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_profile_analysis {
+
 using namespace kspeed::profile;
 using Catch::Matchers::Contains;
 
@@ -338,3 +340,5 @@ TEST_CASE("emitted workloads: TTFT is a request's share of its batched step, mix
   CHECK(*mixed.request.ttft_ms == Approx(1.16 * 512 / 1054));
   CHECK(mixed.source.find("prefill measured in mixed") != std::string::npos);
 }
+
+}  // namespace unit_profile_analysis

@@ -6,6 +6,8 @@
 #include "kspeed/io/pattern_reader.hpp"
 #include "kspeed/profile/classify.hpp"
 
+namespace unit_profile_classify {
+
 using kspeed::profile::KernelClass;
 using kspeed::profile::KernelClassifier;
 
@@ -174,3 +176,5 @@ TEST_CASE("SageAttention, XQA and CUTLASS MLA kernels (issue 9)", "[profile]") {
   CHECK(builtin_class("massage_gemm_kernel") == KernelClass::other);
   CHECK(builtin_class("maxqa_reduce") == KernelClass::other);
 }
+
+}  // namespace unit_profile_classify

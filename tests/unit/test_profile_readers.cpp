@@ -12,6 +12,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/trace/trace_reader.hpp"
 
+namespace unit_profile_readers {
+
 using namespace kspeed::io::trace;
 using Catch::Matchers::Contains;
 
@@ -440,3 +442,5 @@ TEST_CASE("Kineto: kernel names that differ in one byte are told apart", "[profi
     CHECK(trace.kernels[i].name_id == i % names.size());
   }
 }
+
+}  // namespace unit_profile_readers

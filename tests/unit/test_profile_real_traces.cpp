@@ -8,6 +8,8 @@
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/workload.hpp"
 
+namespace unit_profile_real_traces {
+
 using namespace kspeed::profile;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("real traces: the emitted workloads carry the measured request", "[pro
         std::vector<SetupField>{SetupField::device, SetupField::engine, SetupField::world_size});
   CHECK(setup_differences({decode.files[0], decode.files[0]}).empty());
 }
+
+}  // namespace unit_profile_real_traces

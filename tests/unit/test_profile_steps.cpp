@@ -4,6 +4,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/profile/steps.hpp"
 
+namespace unit_profile_steps {
+
 using namespace kspeed::profile;
 
 TEST_CASE("vLLM >= 0.14 annotations give phase and tokens", "[profile]") {
@@ -101,3 +103,5 @@ TEST_CASE("a count past 2^40 or past int64 is refused, never read as 0", "[profi
   CHECK(parse_step_label("execute_context_1(1099511627776)_generation_0(0)")->context_tokens ==
         1099511627776);
 }
+
+}  // namespace unit_profile_steps

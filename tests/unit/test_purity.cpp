@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace unit_purity {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -90,3 +92,5 @@ TEST_CASE("the purity rules catch what they are meant to", "[engine][profile]") 
   CHECK(calls_a_formatter("  return std::to_string(tokens) + \" tokens\";"));
   CHECK_FALSE(calls_a_formatter("  return to_string(phase);  // std::to_string( in a comment"));
 }
+
+}  // namespace unit_purity

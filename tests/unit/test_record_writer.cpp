@@ -10,6 +10,8 @@
 #include "kspeed/report/record_writer.hpp"
 #include "kspeed/report/reports.hpp"
 
+namespace unit_record_writer {
+
 using namespace kspeed;
 
 namespace {
@@ -109,3 +111,5 @@ TEST_CASE("write_sweep: byte for byte the json, jsonl and csv of sweep_document"
   CHECK(write(report::RecordFormat::csv) == rendered(report, "csv"));
   CHECK(report.document.records.size() == 6);
 }
+
+}  // namespace unit_record_writer

@@ -6,6 +6,8 @@
 #include "kspeed/profile/classify.hpp"
 #include "kspeed/profile/regex.hpp"
 
+namespace unit_regex {
+
 using Catch::Matchers::Contains;
 using kspeed::profile::Regex;
 
@@ -48,3 +50,5 @@ TEST_CASE("huge patterns and repetition bounds are refused before regcomp", "[re
 TEST_CASE("the built-in kernel rules pass the same checks", "[regex]") {
   CHECK_NOTHROW(kspeed::profile::KernelClassifier(kspeed::profile::builtin_patterns()));
 }
+
+}  // namespace unit_regex

@@ -23,6 +23,8 @@
 #include "kspeed/io/ranges.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 
+namespace unit_reliability {
+
 using Catch::Matchers::Contains;
 using kspeed::InputError;
 namespace fs = std::filesystem;
@@ -290,3 +292,5 @@ TEST_CASE("a number beyond a double names its field", "[rel][messages]") {
              }),
              Contains("n2.jsonl:2: the number 1e309 (field timestamp) is beyond the range"));
 }
+
+}  // namespace unit_reliability

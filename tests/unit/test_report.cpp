@@ -10,6 +10,8 @@
 #include "kspeed/report/table.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_report {
+
 using namespace kspeed::report;
 
 TEST_CASE("numbers for people", "[report]") {
@@ -135,3 +137,5 @@ TEST_CASE("errors from the engine get their flags and numbers worded", "[report]
   CHECK(worded_error("share " + kspeed::number_mark(0.18) + ", " + kspeed::number_mark(-1)) ==
         "share 0.18, -1");
 }
+
+}  // namespace unit_report

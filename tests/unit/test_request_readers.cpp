@@ -8,6 +8,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 
+namespace unit_request_readers {
+
 using namespace kspeed::io;
 using Catch::Matchers::Contains;
 using kspeed::InputError;
@@ -484,3 +486,5 @@ TEST_CASE("a datetime beyond 64-bit nanoseconds is a counted bad row, not an ove
   CHECK(r.report.skipped[0].count == 1);
   CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{3});
 }
+
+}  // namespace unit_request_readers

@@ -12,6 +12,8 @@
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/report/wording.hpp"
 
+namespace unit_roofline {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -373,3 +375,5 @@ TEST_CASE("lever invariants hold across the roofline", "[roofline]") {
     }
   }
 }
+
+}  // namespace unit_roofline

@@ -5,6 +5,8 @@
 #include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
+namespace unit_roofline_inputs {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -41,3 +43,5 @@ TEST_CASE("roofline --strict refuses illustrative levers only", "[answer_inputs]
       Catch::Contains("peak TFLOP/s (given), HBM bandwidth (given), arithmetic "
                       "intensity (given), levers (given)"));
 }
+
+}  // namespace unit_roofline_inputs

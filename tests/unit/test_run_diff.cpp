@@ -11,6 +11,8 @@
 #include "kspeed/engine/verify/t_test.hpp"
 #include "kspeed/io/bench_result.hpp"
 
+namespace unit_run_diff {
+
 using namespace kspeed;
 using engine::LatencyMetric;
 using engine::LatencyStatistic;
@@ -136,3 +138,5 @@ TEST_CASE("runs as the unit: an A/A from the shared AIPerf sample is within nois
                                     << ", " << *mean.ci_high_ms << "]");
   CHECK_FALSE(*mean.within_noise);
 }
+
+}  // namespace unit_run_diff

@@ -17,17 +17,19 @@
 #include <numbers>
 #include <random>
 
-#include "kspeed/engine/serving/batch_replay.hpp"
 #include "kspeed/engine/deployment/kv_capacity.hpp"
-#include "kspeed/engine/distribution.hpp"
-#include "kspeed/engine/serving/serving_replay.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
+#include "kspeed/engine/distribution.hpp"
+#include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/serving/serving_replay.hpp"
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
+
+namespace unit_serving_validation {
 
 using namespace kspeed;
 using namespace kspeed::engine;
@@ -1194,3 +1196,5 @@ TEST_CASE(
                  {-0.592, -0.984, -0.904, -0.180, -0.208, -0.215, -0.197});
   }
 }
+
+}  // namespace unit_serving_validation

@@ -14,6 +14,8 @@
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/workload.hpp"
 
+namespace unit_share_denominator {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -235,3 +237,5 @@ TEST_CASE("mix refuses a kernel-time share on a measured latency without the ste
       make_mix_model(decode_workload("wall-time", false), scenario, Extrapolation::clamp));
   CHECK(wall_run.add(measured).tpot_after_ms == Approx(474 * ((1 - 0.2179) + 0.2179 / 2)));
 }
+
+}  // namespace unit_share_denominator

@@ -12,6 +12,8 @@
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
+namespace unit_step_calibration {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -498,3 +500,5 @@ TEST_CASE("a run's calibration: latencies, then the per-sequence cost where its 
   CHECK(latencies_only.model.ms_per_sequence == 0);
   CHECK(latencies_only.origins.per_sequence.provenance == Provenance::default_value);
 }
+
+}  // namespace unit_step_calibration

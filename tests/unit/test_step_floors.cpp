@@ -23,6 +23,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_step_floors {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -215,3 +217,5 @@ TEST_CASE("the busiest expert-parallel rank: the binomial maximum against a simu
         Approx(expected_distinct_experts(128, 4, 64)));
   CHECK(expected_busiest_rank_experts(256, 8, 8, 1e5) == Approx(32.0));
 }
+
+}  // namespace unit_step_floors

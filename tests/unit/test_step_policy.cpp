@@ -13,6 +13,8 @@
 #include "kspeed/engine/serving/step_policy.hpp"
 #include "kspeed/engine/serving/step_timer.hpp"
 
+namespace unit_step_policy {
+
 using namespace kspeed::engine;
 
 namespace {
@@ -146,3 +148,5 @@ TEST_CASE("routers: round robin, least outstanding, shared queue", "[step_policy
   shared->outstanding_changed(1, 1);
   CHECK(shared->route(1) == 2);  // every replica full: waits at the router
 }
+
+}  // namespace unit_step_policy

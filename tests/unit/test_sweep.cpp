@@ -15,6 +15,8 @@
 #include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 
+namespace unit_sweep {
+
 using namespace kspeed;
 
 namespace {
@@ -322,3 +324,5 @@ TEST_CASE(
   CHECK(chart->subtitle.find("shares modelled (analytic)") != std::string::npos);
   CHECK(chart->measured.empty());  // the table's shares are not the ones plotted
 }
+
+}  // namespace unit_sweep

@@ -9,6 +9,8 @@
 #include "kspeed/engine/verify/power.hpp"
 #include "kspeed/engine/verify/t_test.hpp"
 
+namespace unit_t_test {
+
 using namespace kspeed;
 
 TEST_CASE("Student's t and the chi-square against mpmath", "[verify][t_test]") {
@@ -138,3 +140,5 @@ TEST_CASE("plan: between runs, the stated power is what simulated t tests detect
         Approx(12.909944 * std::sqrt(3 / 0.215795282)).epsilon(1e-6));
   CHECK(*plan.between_runs->needed_high > needed);
 }
+
+}  // namespace unit_t_test

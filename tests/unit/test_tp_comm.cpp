@@ -7,6 +7,8 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 
+namespace unit_tp_comm {
+
 using namespace kspeed;
 using namespace kspeed::engine;
 
@@ -122,3 +124,5 @@ TEST_CASE("TP communication: a GPU file's interconnect is checked", "[tp_comm]")
                                 "g.json"),
                   InputError);
 }
+
+}  // namespace unit_tp_comm

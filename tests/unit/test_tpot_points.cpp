@@ -9,6 +9,8 @@
 #include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"
 
+namespace unit_tpot_points {
+
 using namespace kspeed::engine;
 using Catch::Matchers::WithinRel;
 
@@ -138,3 +140,5 @@ TEST_CASE("one --tpot-point is the reference the scaling rules carry to --ctx", 
   workload.request.tpot_ms.reset();
   CHECK_THAT(resolve_scenario(workload, options).tpot_ms.value, WithinRel(96.0, 1e-12));
 }
+
+}  // namespace unit_tpot_points

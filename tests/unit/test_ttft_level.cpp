@@ -11,6 +11,8 @@
 #include "kspeed/report/wording.hpp"
 #include "worded_throw.hpp"
 
+namespace unit_ttft_level {
+
 using namespace kspeed::engine;
 using Catch::Matchers::WithinRel;
 
@@ -211,3 +213,5 @@ TEST_CASE("estimate at 1,023 / 1,024 / 1,025 given tokens: one curve, no step at
   // The bare estimate (no --ctx) is still the illustrative request itself: 500 ms.
   CHECK(run_estimate(builtin(), EstimateOptions{}).scenario.ttft_ms.value == 500);
 }
+
+}  // namespace unit_ttft_level

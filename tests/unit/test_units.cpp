@@ -4,6 +4,8 @@
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/io/units.hpp"
 
+namespace unit_units {
+
 using namespace kspeed::io;
 using kspeed::InputError;
 
@@ -77,3 +79,5 @@ TEST_CASE("limits keep every sum finite and every loop short", "[units]") {
   CHECK_THROWS_AS(parse_positive_number("1e-320", "-s"), InputError);
   CHECK_THROWS_AS(parse_positive_number("1e10", "-s"), InputError);
 }
+
+}  // namespace unit_units

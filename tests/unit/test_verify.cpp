@@ -26,6 +26,8 @@
 #include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/reports.hpp"
 
+namespace unit_verify {
+
 using namespace kspeed;
 namespace json_scan = io::trace::json_scan;
 
@@ -854,3 +856,5 @@ TEST_CASE("llm-d reports kspeed cannot read say why", "[verify][llm-d]") {
                     Catch::Contains("not a benchmark result kspeed reads") &&
                         Catch::Contains("it looks like YAML: write the report as JSON"));
 }
+
+}  // namespace unit_verify

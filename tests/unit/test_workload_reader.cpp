@@ -4,6 +4,8 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/workload_reader.hpp"
 
+namespace unit_workload_reader {
+
 using namespace kspeed::io;
 using kspeed::InputError;
 
@@ -198,3 +200,5 @@ TEST_CASE("workload format 2: bad steps and unknown versions are refused by name
                              "time_ms": 1, "attention_ms": 0.5, "attention_kernel_ms": 0.5}]})"),
                     Catch::Contains("steps[0].prefill_requests"));
 }
+
+}  // namespace unit_workload_reader

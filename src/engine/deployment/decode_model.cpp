@@ -6,14 +6,11 @@
 #include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
+#include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
 
 namespace {
-
-double as_double(std::int64_t value) {
-  return static_cast<double>(value);
-}
 
 constexpr double kBillion = 1e9;
 

@@ -2,14 +2,13 @@
 
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
+#include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
 
 namespace {
 // A dispatch and a combine per MoE layer.
 constexpr double kAllToAllsPerLayer = 2;
-constexpr double kBytesPerGb = 1e9;
-constexpr double kMsPerSecond = 1e3;
 constexpr double kMsPerUs = 1e-3;
 }  // namespace
 

@@ -4,13 +4,10 @@
 #include <cmath>
 
 #include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/numeric.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
-
-namespace {
-constexpr double kBytesPerGb = 1e9;
-}  // namespace
 
 KvCapacity kv_cache_capacity(const Platform& platform, double memory_utilization,
                              std::int64_t block_tokens) {

@@ -1,12 +1,9 @@
 #include "kspeed/engine/deployment/model_shapes.hpp"
+#include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
 
 namespace {
-
-double as_double(std::int64_t value) {
-  return static_cast<double>(value);
-}
 
 // Projection parameters of one attention layer.
 double attention_params(const ModelArch& m, const ModelShapes& s) {

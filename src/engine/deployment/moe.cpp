@@ -4,17 +4,10 @@
 #include <cmath>
 #include <string>
 
+#include "kspeed/engine/numeric.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
-
-namespace {
-
-double as_double(std::int64_t value) {
-  return static_cast<double>(value);
-}
-
-}  // namespace
 
 double expected_distinct_experts(std::int64_t experts, std::int64_t top_k, double tokens) {
   if (experts <= 0 || tokens <= 0) {

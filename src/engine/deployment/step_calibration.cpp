@@ -9,16 +9,13 @@
 #include "kspeed/engine/deployment/decode_model.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/engine/deployment/prefix_calibration.hpp"
+#include "kspeed/engine/numeric.hpp"
 #include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
 
 namespace {
-
-double as_double(std::int64_t value) {
-  return static_cast<double>(value);
-}
 
 // TFLOP/s and TB/s are 10^12 per second; a millisecond is 10^-3 s: t_ms = x / (rate · 10^9).
 constexpr double kTeraPerMs = 1e9;

@@ -1,14 +1,13 @@
 #include "kspeed/engine/deployment/tp_comm.hpp"
 
 #include "kspeed/engine/deployment/ep_comm.hpp"
+#include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
 
 namespace {
 // Two all-reduces per layer: after attention and after the MLP (Megatron-LM, section 3).
 constexpr double kAllReducesPerLayer = 2;
-constexpr double kBytesPerGb = 1e9;
-constexpr double kMsPerSecond = 1e3;
 constexpr double kMsPerUs = 1e-3;
 }  // namespace
 

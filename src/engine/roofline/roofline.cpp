@@ -3,14 +3,11 @@
 #include "kspeed/engine/roofline/bound.hpp"
 
 #include <algorithm>
+#include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
 
 namespace {
-
-double as_double(std::int64_t value) {
-  return static_cast<double>(value);
-}
 
 // TFLOP/s and TB/s are 10^12 per second; a millisecond is 10^-3 s: t_ms = x / (rate · 10^9).
 constexpr double kTeraPerMs = 1e9;
@@ -28,7 +25,7 @@ double kv_heads_per_rank(const AttentionShape& shape) {
 
 // Causal (query, key) pairs of a prompt of L tokens: L^2 / 2 with full attention; with a window
 // W < L, each query sees at most W keys: L·W - W^2 / 2.
-double causal_pairs(double prompt_tokens, double window_tokens) {
+double windowed_causal_pairs(double prompt_tokens, double window_tokens) {
   if (window_tokens <= 0 || prompt_tokens <= window_tokens) {
     return prompt_tokens * prompt_tokens / 2.0;
   }
@@ -144,9 +141,9 @@ KernelCost decode_attention_cost(const AttentionShape& shape, std::int64_t conte
 KernelCost prefill_attention_cost(const AttentionShape& shape, std::int64_t prompt_tokens) {
   const ModelArch& m = *shape.model;
   const double prompt = as_double(prompt_tokens);
-  const KernelCost full = prefill_layer_cost(shape, prompt, causal_pairs(prompt, 0));
-  const KernelCost windowed =
-      prefill_layer_cost(shape, prompt, causal_pairs(prompt, as_double(m.sliding_window_tokens)));
+  const KernelCost full = prefill_layer_cost(shape, prompt, windowed_causal_pairs(prompt, 0));
+  const KernelCost windowed = prefill_layer_cost(
+      shape, prompt, windowed_causal_pairs(prompt, as_double(m.sliding_window_tokens)));
   const double n_full = as_double(full_attention_layers(m));
   const double n_window = as_double(m.sliding_window_layers);
   const double batch = as_double(shape.batch);

@@ -4,12 +4,13 @@
 #include <cstdint>
 #include <limits>
 
+#include "kspeed/engine/serving/kv_blocks.hpp"
+
 namespace kspeed::engine {
 
 namespace {
 
 // The step-by-step replay's bound on a request's lengths (batch_replay.cpp).
-constexpr std::int32_t kMaxTokens = 1 << 28;
 
 // A request's lengths as the replay clamps them.
 struct AloneLengths {
@@ -20,14 +21,10 @@ struct AloneLengths {
 
 AloneLengths lengths_of(const ReplayRequest& request) {
   AloneLengths out;
-  out.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxTokens);
-  out.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxTokens);
+  out.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxReplayTokens);
+  out.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxReplayTokens);
   out.cached = std::clamp<std::int64_t>(request.cached_tokens, 0, out.prompt - 1);
   return out;
-}
-
-std::int64_t blocks_for(std::int64_t tokens, std::int64_t block_tokens) {
-  return (tokens + block_tokens - 1) / block_tokens;
 }
 
 // Whether the step-by-step replay runs `request` alone without dropping or preempting it: its

@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "kspeed/engine/serving/event_queue.hpp"
+#include "kspeed/engine/serving/kv_blocks.hpp"
 #include "kspeed/engine/serving/router.hpp"
 #include "kspeed/engine/serving/step_policy.hpp"
 #include "kspeed/engine/serving/step_timer.hpp"
@@ -24,7 +25,6 @@ const double kItlLogRatio = std::log(kItlRatio);
 constexpr std::size_t kItlBins = 4200;  // 1e-3 · 1.005^4200 ≈ 1.3e6 ms
 
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
-constexpr std::int32_t kMaxTokens = 1 << 28;
 
 // A request inside one replica (running or waiting).
 struct Sequence {
@@ -62,10 +62,6 @@ struct Replica {
 
   bool has_work() const { return !running.empty() || !waiting.empty(); }
 };
-
-std::int32_t blocks_for(std::int64_t tokens, std::int64_t block_tokens) {
-  return static_cast<std::int32_t>((tokens + block_tokens - 1) / block_tokens);
-}
 
 float to_float_ms(double seconds) {
   return static_cast<float>(seconds * 1000.0);
@@ -192,8 +188,8 @@ class Simulator final : private StepForming {
     sequence.arrival_s = arrival_s;
     sequence.index = static_cast<std::int32_t>(next_request_);
     // Lengths held below 2^28 so that prompt + response stays far from int32's limit.
-    sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxTokens);
-    sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxTokens);
+    sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxReplayTokens);
+    sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxReplayTokens);
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     sequence.kernel_speedup = request.kernel_speedup;
@@ -245,7 +241,9 @@ class Simulator final : private StepForming {
 
   // Blocks to add so that `sequence` holds `tokens`.
   std::int32_t extra_blocks(const Sequence& sequence, std::int64_t tokens) const {
-    return std::max<std::int32_t>(0, blocks_for(tokens, scheduler_.block_tokens) - sequence.blocks);
+    return std::max<std::int32_t>(
+        0,
+        static_cast<std::int32_t>(blocks_for(tokens, scheduler_.block_tokens)) - sequence.blocks);
   }
 
   // StepForming, over the replica whose step is being formed (current_).

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "kspeed/engine/distribution.hpp"
+#include "kspeed/engine/verify/resampling.hpp"
 
 namespace kspeed::engine {
 
@@ -112,26 +113,10 @@ Pairing pair_requests(const BenchSide& before, const BenchSide& after) {
 
 namespace {
 
-// A uniform index in [0, n): the top 53 bits of the generator as a double in [0, 1), times n.
-// Deterministic across platforms (mt19937_64's sequence is fixed by the standard).
-std::size_t uniform_index(std::mt19937_64& generator, std::size_t n) {
-  constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;
-  const double unit = static_cast<double>(generator() >> 11U) * kTwoToMinus53;
-  return std::min(n - 1, static_cast<std::size_t>(unit * static_cast<double>(n)));
-}
-
 void resample(std::mt19937_64& generator, const std::vector<double>& values,
               std::vector<double>& out) {
   out.resize(values.size());
   for (double& value : out) value = values[uniform_index(generator, values.size())];
-}
-
-// Percentile of sorted values, numpy's linear rule (distribution.hpp).
-double sorted_percentile(const std::vector<double>& sorted, double q) {
-  const double h = (static_cast<double>(sorted.size()) - 1) * q;
-  const auto low = static_cast<std::size_t>(std::floor(h));
-  const std::size_t high = std::min(low + 1, sorted.size() - 1);
-  return sorted[low] + (h - std::floor(h)) * (sorted[high] - sorted[low]);
 }
 
 // Bootstrap differences (after - before) of mean, p50 and p99 for one metric; each resample

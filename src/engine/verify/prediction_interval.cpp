@@ -1,4 +1,5 @@
 #include "kspeed/engine/verify/prediction_interval.hpp"
+#include "kspeed/engine/verify/resampling.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -73,13 +74,6 @@ Statistic statistic(const StepValues& values, const std::vector<std::size_t>& pi
   return {time > 0 ? attention / time : 0.0, n > 0 ? latency / n : 0.0};
 }
 
-// A uniform index in [0, n): bench_diff's rule (the top 53 bits as a double in [0, 1), times n).
-std::size_t uniform_index(std::mt19937_64& generator, std::size_t n) {
-  constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;
-  const double unit = static_cast<double>(generator() >> 11U) * kTwoToMinus53;
-  return std::min(n - 1, static_cast<std::size_t>(unit * static_cast<double>(n)));
-}
-
 void draw(std::mt19937_64& generator, std::size_t n, std::vector<std::size_t>& picks) {
   picks.resize(n);
   for (std::size_t& pick : picks) pick = uniform_index(generator, n);
@@ -98,13 +92,6 @@ PhaseInput moved(PhaseInput input, bool share, double share_ratio, bool latency,
   if (share) input.attention_share = std::clamp(input.attention_share * share_ratio, 0.0, 1.0);
   if (latency) input.time_before_ms *= latency_ratio;
   return input;
-}
-
-double sorted_percentile(const std::vector<double>& sorted, double q) {
-  const double h = (static_cast<double>(sorted.size()) - 1) * q;
-  const auto low = static_cast<std::size_t>(std::floor(h));
-  const std::size_t high = std::min(low + 1, sorted.size() - 1);
-  return sorted[low] + (h - std::floor(h)) * (sorted[high] - sorted[low]);
 }
 
 // The interval's bounds from the resampled speedups.

@@ -64,7 +64,7 @@ std::string error_text(const nlohmann::json& error) {
   return type != nullptr && type->is_string() ? type->get<std::string>() : "error";
 }
 
-void read_record(LogInput& input, std::string_view text, std::int64_t line) {
+void read_aiperf_record(LogInput& input, std::string_view text, std::int64_t line) {
   ++input.report->records;
   RowProblem problem;
   const std::optional<nlohmann::json> object = parse_json_text(text, problem);
@@ -151,7 +151,7 @@ bool read_aiperf_jsonl(LogInput& input) {
   const std::optional<nlohmann::json> head = json_object_or_none(input.head);
   if (!head || !is_aiperf(*head)) return false;
   input.report->format = RequestFormat::aiperf_jsonl;
-  read_jsonl_records(input, read_record);
+  read_jsonl_records(input, read_aiperf_record);
   return true;
 }
 

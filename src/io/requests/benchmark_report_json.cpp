@@ -30,7 +30,7 @@ namespace kspeed::io::requests {
 
 namespace {
 
-constexpr double kMsPerS = 1000;
+constexpr double kBenchmarkReportMsPerS = 1000;
 
 bool is_guidellm_report(const nlohmann::json& document) {
   const nlohmann::json* benchmarks = member(document, {"benchmarks"});
@@ -75,7 +75,7 @@ bool read_request_stats(const nlohmann::json& stats, engine::Request& request,
   }
   return read_latency(stats, "time_to_first_token_ms", 1, request.ttft_ms, problem) &&
          read_latency(stats, "inter_token_latency_ms", 1, request.tpot_ms, problem) &&
-         read_latency(stats, "request_latency", kMsPerS, request.e2e_ms, problem);
+         read_latency(stats, "request_latency", kBenchmarkReportMsPerS, request.e2e_ms, problem);
 }
 
 const nlohmann::json* request_list(const nlohmann::json& benchmark, const char* status) {

@@ -12,7 +12,7 @@ namespace kspeed::io::requests {
 
 namespace {
 
-void read_record(LogInput& input, std::string_view text, std::int64_t line) {
+void read_llmservingsim_record(LogInput& input, std::string_view text, std::int64_t line) {
   ++input.report->records;
   RowProblem problem;
   const std::optional<nlohmann::json> object = parse_json_text(text, problem);
@@ -52,7 +52,7 @@ bool read_llmservingsim_jsonl(LogInput& input) {
   const std::optional<nlohmann::json> head = json_object_or_none(input.head);
   if (!head || !is_llmservingsim_record(*head)) return false;
   input.report->format = RequestFormat::llmservingsim_jsonl;
-  read_jsonl_records(input, read_record);
+  read_jsonl_records(input, read_llmservingsim_record);
   return true;
 }
 

@@ -15,7 +15,7 @@ bool is_mooncake(const nlohmann::json& object) {
          member(object, {"output_length"}) != nullptr;
 }
 
-bool read_record(LogInput& input, std::string_view text, std::int64_t line) {
+bool read_mooncake_record(LogInput& input, std::string_view text, std::int64_t line) {
   ++input.report->records;
   RowProblem problem;
   const std::optional<nlohmann::json> object = parse_json_text(text, problem);
@@ -77,7 +77,7 @@ bool read_mooncake_jsonl(LogInput& input) {
   const std::optional<nlohmann::json> head = json_object_or_none(input.head);
   if (!head || !is_mooncake(*head)) return false;
   input.report->format = RequestFormat::mooncake_jsonl;
-  read_jsonl_records(input, read_record);
+  read_jsonl_records(input, read_mooncake_record);
   return true;
 }
 

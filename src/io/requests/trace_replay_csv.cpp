@@ -9,7 +9,7 @@ namespace kspeed::io::requests {
 
 namespace {
 constexpr double kBlockTokens = 64;  // InferenceX's vLLM runs use 64-token KV-cache blocks
-constexpr double kMsPerS = 1000;
+constexpr double kTraceReplayMsPerS = 1000;
 constexpr double kNsPerS = 1e9;
 }  // namespace
 
@@ -18,14 +18,14 @@ bool read_trace_replay_csv(LogInput& input) {
   ColumnMapping mapping;
   mapping.prompt = {"input_tokens"};
   mapping.response = {"output_tokens_actual"};
-  mapping.ttft = ColumnSpec{"ttft", kMsPerS};
+  mapping.ttft = ColumnSpec{"ttft", kTraceReplayMsPerS};
   const auto optional_column = [&](const char* name, double scale) -> std::optional<ColumnSpec> {
     if (!header_has(input, {name})) return std::nullopt;
     return ColumnSpec{name, scale};
   };
   mapping.cached = optional_column("cache_hit_blocks", kBlockTokens);
-  mapping.e2e = optional_column("ttlt", kMsPerS);
-  mapping.itl = optional_column("itl", kMsPerS);
+  mapping.e2e = optional_column("ttlt", kTraceReplayMsPerS);
+  mapping.itl = optional_column("itl", kTraceReplayMsPerS);
   mapping.arrival = optional_column("request_start_time", kNsPerS);
   mapping.success = optional_column("success", 1);
   read_mapped_csv(input, mapping, true);

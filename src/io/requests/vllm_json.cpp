@@ -10,7 +10,7 @@ namespace kspeed::io::requests {
 
 namespace {
 
-constexpr double kMsPerS = 1000;
+constexpr double kVllmMsPerS = 1000;
 
 const nlohmann::json* array_member(const nlohmann::json& document, const char* key,
                                    std::size_t size, const LogInput& input) {
@@ -46,7 +46,7 @@ void read_request(LogInput& input, const nlohmann::json& document, std::size_t i
   const std::optional<std::int64_t> response =
       prompt ? json_tokens(&document["output_lens"][i], "output_lens", 0, problem) : std::nullopt;
   if (ttfts != nullptr && prompt && response) {
-    request.ttft_ms = json_duration(&(*ttfts)[i], "ttfts", kMsPerS, problem);
+    request.ttft_ms = json_duration(&(*ttfts)[i], "ttfts", kVllmMsPerS, problem);
   }
   if (!prompt || !response || (ttfts != nullptr && !request.ttft_ms)) {
     problem.detail = where + problem.detail;
@@ -60,7 +60,7 @@ void read_request(LogInput& input, const nlohmann::json& document, std::size_t i
   if (itls != nullptr && (*itls)[i].is_array() && request.ttft_ms) {
     double gaps_ms = 0;
     for (const nlohmann::json& gap : (*itls)[i]) {
-      const std::optional<double> ms = json_duration(&gap, "itls", kMsPerS, problem);
+      const std::optional<double> ms = json_duration(&gap, "itls", kVllmMsPerS, problem);
       if (!ms) {
         problem.detail = where + problem.detail;
         input.skip(input.head_line, problem);

@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::size_t kEveryPointUpTo = 100;  // beyond, points at the percentile ranks
 constexpr std::size_t kVisibleMarkersUpTo = 30;
-constexpr double kInnerPadding = 6;
+constexpr double kCdfInnerPadding = 6;
 
 std::string series_name(const CdfSeries& series) {
   return series.metric + (series.when == CdfWhen::before ? " before" : " after");
@@ -61,13 +61,13 @@ Scale x_scale(const CdfChart& chart, const Frame& frame) {
       lo = middle / std::sqrt(10.0);
       hi = middle * std::sqrt(10.0);
     }
-    return {ScaleKind::log10, lo, hi, frame.plot_left + kInnerPadding,
-            frame.plot_right - kInnerPadding};
+    return {ScaleKind::log10, lo, hi, frame.plot_left + kCdfInnerPadding,
+            frame.plot_right - kCdfInnerPadding};
   }
   lo = std::min(lo, 0.0);
   if (hi <= lo) hi = lo + 1;
   widen_to_nice(lo, hi, 6);
-  return {ScaleKind::linear, lo, hi, frame.plot_left, frame.plot_right - kInnerPadding};
+  return {ScaleKind::linear, lo, hi, frame.plot_left, frame.plot_right - kCdfInnerPadding};
 }
 
 // The ranks (1-based) that get a point: every one, or those at each percentile.

@@ -14,7 +14,7 @@ namespace kspeed::report::chart {
 namespace {
 
 constexpr std::string_view kRoofColour = "#1f2328";
-constexpr double kInnerPadding = 6;
+constexpr double kRooflineInnerPadding = 6;
 
 // A number for a label: three significant digits, thousands grouped ("295", "3.35", "1,979").
 std::string short_number(double value) {
@@ -335,8 +335,8 @@ std::string render_roofline_svg(const RooflineChart& input) {
   const auto legend = legend_of(chart);
   const Frame frame = layout_frame(chart.width, chart.height, chart.subtitle, legend,
                                    widest_label(y_ticks, kTickSize));
-  const Scale x{ScaleKind::log10, domain.x_min, domain.x_max, frame.plot_left + kInnerPadding,
-                frame.plot_right - kInnerPadding};
+  const Scale x{ScaleKind::log10, domain.x_min, domain.x_max,
+                frame.plot_left + kRooflineInnerPadding, frame.plot_right - kRooflineInnerPadding};
   const Scale y{ScaleKind::log10, domain.y_min, domain.y_max, frame.plot_bottom, frame.plot_top};
 
   SvgDocument svg(chart.width, chart.height, chart.title,

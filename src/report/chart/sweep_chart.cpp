@@ -17,7 +17,7 @@ constexpr std::size_t kLargeMarkers = 40;   // more points than this get small m
 constexpr std::size_t kSmallMarkers = 150;  // more than this: markers would merge into a band
 constexpr std::size_t kMaxMarkers = 500;    // at most about this many markers per series
 constexpr double kEndLabelWidth = 52;       // room right of the plot for "1.74×"
-constexpr double kInnerPadding = 10;        // keeps edge markers off the axes
+constexpr double kSweepInnerPadding = 10;   // keeps edge markers off the axes
 // The ceiling joins the y domain only while it stays within this many times the series' own
 // rise above 1.0×; beyond that it would squash the series, so it is clipped instead.
 constexpr double kCeilingHeadroom = 2.5;
@@ -48,8 +48,8 @@ Scale x_scale(const SweepChart& chart, const Frame& frame) {
   }
   if (tokens.empty()) tokens = {1024, 131072};
   if (tokens.min == tokens.max) tokens = {tokens.min / 2, tokens.max * 2};
-  return {ScaleKind::log10, tokens.min, tokens.max, frame.plot_left + kInnerPadding,
-          frame.plot_right - kInnerPadding};
+  return {ScaleKind::log10, tokens.min, tokens.max, frame.plot_left + kSweepInnerPadding,
+          frame.plot_right - kSweepInnerPadding};
 }
 
 // The speedup domain: 1.0× always shows (the line of no change); the ceiling joins while it

@@ -26,6 +26,8 @@ done
 # $KSPEED_SHARED_DATA: the repository's ../shared/data, never copied into the repository. They
 # are skipped, with a warning, when it is absent.
 shared_data=$(realpath -m "$cases_dir/../../../../shared/data")
+# The source tree, for cases that run a script of the repository (the build tree may be anywhere).
+source_dir=$(realpath -m "$cases_dir/../../..")
 skipped=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -44,7 +46,7 @@ for name in "${selected[@]}"; do
   (
     cd "$work" || exit 99
     env -i PATH="$PATH" HOME="$scratch" LC_ALL=C.UTF-8 TERM=dumb NO_COLOR=1 COLUMNS=100 \
-      KSPEED="$kspeed" KSPEED_SHARED_DATA="$shared_data" KSPEED_TEST_VMEM_KB="${KSPEED_TEST_VMEM_KB:-2000000}" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
+      KSPEED="$kspeed" KSPEED_SOURCE_DIR="$source_dir" KSPEED_SHARED_DATA="$shared_data" KSPEED_TEST_VMEM_KB="${KSPEED_TEST_VMEM_KB:-2000000}" bash -c "$(cat cmd)" >"$scratch/$name.out" 2>"$scratch/$name.err" </dev/null
     echo $? >"$scratch/$name.exit"
   )
   if [ "$regen" = 1 ]; then

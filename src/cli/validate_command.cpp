@@ -149,11 +149,7 @@ class ValidateCommand final : public Command {
     if (!platform) throw InputError("--model and --gpu did not resolve to a deployment");
     engine::ServingSetup setup;
     report::ValidateContext context;
-    context.deployment = platform->model.value.name + " on " +
-                         (platform->tensor_parallel.value > 1
-                              ? std::to_string(platform->tensor_parallel.value) + "× "
-                              : std::string()) +
-                         platform->gpu.value.name;
+    context.deployment = engine::deployment_name(*platform);
     setup.scheduler.chunked_prefill =
         flags_.chunked_prefill.empty()
             ? true

@@ -8,16 +8,10 @@
 
 namespace kspeed::report {
 
-std::string deployment_name(const engine::Platform& platform) {
-  const std::int64_t gpus = platform.tensor_parallel.value;
-  return platform.model.value.name + " on " +
-         (gpus > 1 ? std::to_string(gpus) + "× " : std::string()) + platform.gpu.value.name;
-}
-
 std::string step_model_source(const engine::Deployment& deployment) {
   const engine::CalibratedStepModel& step = *deployment.step;
   if (step.calibration == engine::Provenance::given) return "given: " + step.calibration_source;
-  const std::string name = deployment_name(*deployment.platform);
+  const std::string& name = deployment.name;
   if (step.calibration == engine::Provenance::fitted) {
     return "fitted: " + name + " to " + step.calibration_source +
            (deployment.calibration_note.empty() ? std::string()

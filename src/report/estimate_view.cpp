@@ -45,13 +45,9 @@ bool deployment_answers(const Estimate& estimate) {
   return estimate.scenario.step_model && !estimate.scenario.deployment_inputs.empty();
 }
 
-// "llama-3.1-8b on h100-sxm", with tp and batch when they are not 1.
+// The deployment's name, with the batch when it is not 1: "llama-3.1-8b on h100-sxm batch 32".
 std::string headline_name(const engine::Platform& platform) {
-  std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
-  if (platform.tensor_parallel.value > 1)
-    name += " tp " + human_count(platform.tensor_parallel.value);
-  if (platform.expert_parallel.value > 1)
-    name += " ep " + human_count(platform.expert_parallel.value);
+  std::string name = engine::deployment_name(platform);
   if (platform.batch.value > 1) name += " batch " + human_count(platform.batch.value);
   return name;
 }

@@ -52,7 +52,7 @@ TEST_CASE("resolve_deployment: the modelled step model and the memory's KV block
       modelled_step_model_with_tp_comm(test::platform_for("llama-3.1-8b", "h100-sxm"));
   CHECK(deployment.step->model.weights_ms == modelled.model.weights_ms);
   CHECK(deployment.step->model.ms_per_kv_token == modelled.model.ms_per_kv_token);
-  CHECK(report::deployment_name(*deployment.platform) == "llama-3.1-8b on h100-sxm");
+  CHECK(deployment.name == "llama-3.1-8b on h100-sxm");
   // (80 GB · 0.9 - 16,059,990,016 bytes of weights) / (131,072 bytes · 16 tokens) = 26,674.3
   CHECK(deployment.kv.provenance == Provenance::modelled);
   CHECK(deployment.kv.memory_utilization.provenance == Provenance::default_value);
@@ -62,7 +62,7 @@ TEST_CASE("resolve_deployment: the modelled step model and the memory's KV block
 
   // tp 8: the name says so, the all-reduces join the step
   const Deployment tp8 = test::deployment_for("llama-3.1-70b", "h100-sxm", 8);
-  CHECK(report::deployment_name(*tp8.platform) == "llama-3.1-70b on 8× h100-sxm");
+  CHECK(tp8.name == "llama-3.1-70b on h100-sxm tp 8");
   CHECK(tp8.step->model.tp_ms_per_token > 0);
   CHECK(tp8.kv.provenance == Provenance::default_value);  // it serves no replay: no KV decided
 }

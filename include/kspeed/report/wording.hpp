@@ -33,9 +33,6 @@ std::string worded_error(const std::string& message);
 /// answer): "fitted to FILE", "measured from FILE", "modelled at default efficiencies".
 std::string calibration_phrase(const engine::CalibratedStepModel& model);
 
-/// The deployment's one name: "llama-3.1-8b on h100-sxm", "llama-3.1-70b on 8× h100-sxm".
-std::string deployment_name(const engine::Platform& platform);
-
 /// Where a deployment's step model came from, led by its provenance: "given: --step-model",
 /// "fitted: llama-3.1-8b on h100-sxm to result.json", "measured: ... calibrated on the steps of
 /// FILE", "modelled: ... roofline at the cited default efficiencies".

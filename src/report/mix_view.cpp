@@ -206,8 +206,8 @@ std::string borrowed_share_text(const engine::MixResult& r) {
 
 // Capacity below the log's own rate while the replicas are far from saturated (issue 30: "13%
 // load" and a capacity under the rate, unexplained): why, from the attainments the replay has.
-// Either requests miss the SLO alone (long prompts: no rate meets it), or they meet it alone
-// and miss it at the log's rate (queueing and batching inside the log's bursts).
+// Either requests miss the SLO alone (their own prefill or decode: no rate meets it), or they
+// meet it alone and miss it at the log's rate (queueing and batching inside the log's bursts).
 std::string capacity_below_rate_text(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   const std::optional<engine::Capacity>& c = s.capacity_before;
@@ -216,8 +216,8 @@ std::string capacity_below_rate_text(const engine::MixResult& r) {
   if (c && c->status == engine::CapacityStatus::unreachable && alone_misses) {
     return fmt::format(
         " No rate meets the SLO: each request alone (no queue) meets it for {} of requests, "
-        "under the {} target, so the requests themselves (long prompts) miss it; a faster step "
-        "or a looser SLO can restore it, a lower rate cannot.",
+        "under the {} target: a request's own prefill or decode misses it with no queue; a "
+        "faster step or a looser SLO can restore it, a lower rate cannot.",
         human_percent(*s.alone_before.attainment), human_percent(target));
   }
   if (!c || c->status != engine::CapacityStatus::found || c->rate_scale >= 1 ||
@@ -232,8 +232,8 @@ std::string capacity_below_rate_text(const engine::MixResult& r) {
   if (alone_misses) {
     return head + fmt::format(
                       "each request alone (no queue) meets the SLO for {} of requests, under "
-                      "the {} target, so the requests themselves (long prompts) miss it at any "
-                      "rate; a lower rate cannot restore it, a faster step or a looser SLO can.",
+                      "the {} target: a request's own prefill or decode misses it with no queue; "
+                      "a lower rate cannot restore it, a faster step or a looser SLO can.",
                       human_percent(*s.alone_before.attainment), human_percent(target));
   }
   return head +

@@ -29,8 +29,8 @@ bool registry_present(const std::string& path) {
   return false;
 }
 
-std::optional<double> stated(const io::BenchResult& result, LatencyMetric metric,
-                             LatencyStatistic statistic) {
+std::optional<double> registry_stated(const io::BenchResult& result, LatencyMetric metric,
+                                      LatencyStatistic statistic) {
   return result.latencies.stated.at(static_cast<std::size_t>(metric))
       .at(static_cast<std::size_t>(statistic));
 }
@@ -56,11 +56,11 @@ TEST_CASE("readers: inference-perf lifecycle metrics are a run audit, diff and p
   CHECK(r.latencies.requests == 60);
   // seconds in the file: time_to_first_token mean 0.031127 s, p99 0.039697 s; request_latency
   // median 0.479609 s
-  CHECK(*stated(r, LatencyMetric::ttft, LatencyStatistic::mean) ==
+  CHECK(*registry_stated(r, LatencyMetric::ttft, LatencyStatistic::mean) ==
         Approx(31.12733216).epsilon(1e-9));
-  CHECK(*stated(r, LatencyMetric::ttft, LatencyStatistic::p99) ==
+  CHECK(*registry_stated(r, LatencyMetric::ttft, LatencyStatistic::p99) ==
         Approx(39.69692797).epsilon(1e-9));
-  CHECK(*stated(r, LatencyMetric::e2e, LatencyStatistic::p50) ==
+  CHECK(*registry_stated(r, LatencyMetric::e2e, LatencyStatistic::p50) ==
         Approx(479.60949445).epsilon(1e-9));
   CHECK(condition_value(r, "concurrency").find("constant 1.0") == 0);  // requested_rate 1.0
 }
@@ -75,10 +75,10 @@ TEST_CASE("readers: an AccelMark result.json is one run per load level, named so
   const io::BenchResult& first = results.front();
   CHECK(first.source == path + ":metrics.online.results_by_qps[0]");
   CHECK(first.format == "accelmark-result");
-  CHECK(*stated(first, LatencyMetric::ttft, LatencyStatistic::p50) == 26.79);
-  CHECK(*stated(first, LatencyMetric::ttft, LatencyStatistic::p99) == 42.46);
-  CHECK(*stated(first, LatencyMetric::tpot, LatencyStatistic::p50) == 9.52);
-  CHECK_FALSE(stated(first, LatencyMetric::ttft, LatencyStatistic::mean).has_value());
+  CHECK(*registry_stated(first, LatencyMetric::ttft, LatencyStatistic::p50) == 26.79);
+  CHECK(*registry_stated(first, LatencyMetric::ttft, LatencyStatistic::p99) == 42.46);
+  CHECK(*registry_stated(first, LatencyMetric::tpot, LatencyStatistic::p50) == 9.52);
+  CHECK_FALSE(registry_stated(first, LatencyMetric::ttft, LatencyStatistic::mean).has_value());
   CHECK(condition_value(first, "model") == "meta-llama/Meta-Llama-3-8B-Instruct");
   CHECK(condition_value(first, "hardware") == "1 × NVIDIA H100 80GB HBM3");
   CHECK(condition_value(first, "engine") == "vLLM 0.7.3");
@@ -101,7 +101,7 @@ TEST_CASE("readers: per-request logs mix reads are runs when they carry latencie
   CHECK(replay.front().latencies.per_request);
   CHECK(replay.front().latencies.samples[0].size() == 45);  // 45 successful requests' TTFT
   // the median of the 45 ttft values (seconds) is 0.772210598 s
-  CHECK(*stated(replay.front(), LatencyMetric::ttft, LatencyStatistic::p50) ==
+  CHECK(*registry_stated(replay.front(), LatencyMetric::ttft, LatencyStatistic::p50) ==
         Approx(772.2105979919).epsilon(1e-9));
 
   const std::string sim = registry_data(

@@ -274,8 +274,10 @@ class DiffCommand final : public Command {
     if (results.size() != 1) {
       throw InputError(path + " holds " + std::to_string(results.size()) +
                        " benchmark runs (SGLang: one a line; GuideLLM: one per benchmarks[] "
-                       "entry, named in audit): kspeed diff compares one run with one run; put "
-                       "the two runs into files of their own");
+                       "entry; AccelMark: one per load level): kspeed diff compares one run with "
+                       "one run; name each by what kspeed audit prints for it (FILE:LINE, "
+                       "FILE:benchmarks[i], FILE:metrics.online.results_by_qps[i]), or put the "
+                       "two runs into files of their own");
     }
     return std::move(results.front());
   }

@@ -161,6 +161,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"output", "Output"},
       {"plot", "Output"},
       {"title", "Output"},
+      {"plot-x", "Output"},
       {"color", "Output"},
       {"per-request", "Output"},
       {"percentiles", "Output"},

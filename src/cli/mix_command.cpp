@@ -160,8 +160,7 @@ class MixCommand final : public Command {
       result.replay =
           flags_.per_request.empty() && flags_.plot_path.empty()
               ? engine::replay_run_releasing(run, serving)
-              : engine::replay_run(run, serving,
-                                   flags_.per_request.empty() ? nullptr : &per_request_replay_,
+              : engine::replay_run(run, serving, &per_request_replay_,
                                    flags_.per_request.empty() ? nullptr : &replay_order_);
       engine::note_replayed_decode(result.summary.warnings, serving.speedup);
       if (result.replay->requests == 0) {
@@ -180,7 +179,8 @@ class MixCommand final : public Command {
     }
     const std::string svg = flags_.plot_path.empty()
                                 ? std::string()
-                                : report::mix_svg(result, run.outcomes(), flags_.plot_title);
+                                : report::mix_svg(result, run.outcomes(), flags_.plot_title,
+                                                  result.replay ? &per_request_replay_ : nullptr);
     stage_plot(flags_.plot_path, svg);
     render_and_emit(report::make_report(result, report::mix_view, report::mix_document),
                     flags_.output);
@@ -350,7 +350,7 @@ class MixCommand final : public Command {
 
   CLI::App* app_;
   MixFlags flags_;
-  engine::PerRequestReplay per_request_replay_;  // with --replay and --per-request
+  engine::PerRequestReplay per_request_replay_;  // with --replay and --per-request or --plot
   std::vector<std::int32_t> replay_order_;       // replayed request i is outcome replay_order_[i]
 };
 

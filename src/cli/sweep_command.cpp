@@ -45,6 +45,7 @@ struct SweepFlags {
   std::string points = kDefaultPoints;
   std::string plot_path;
   std::string plot_title;
+  std::string plot_x;
   std::string speedup_table_path;
   bool no_chart = false;
 };
@@ -109,9 +110,15 @@ class SweepCommand final : public Command {
                      "interpolated in log-log between rows, held at the nearest row outside")
         ->type_name("FILE");
     add_plot_option(*app_, flags_.plot_path,
-                    "Also draw the sweep into FILE: speedup against context, the ceiling "
-                    "1/(1-p), the measured shares");
+                    "Also draw the sweep into FILE: speedup against context (else the batch, "
+                    "else the swept input), the ceiling 1/(1-p), the measured shares");
     add_title_option(*app_, flags_.plot_title);
+    app_->add_option(
+            "--plot-x", flags_.plot_x,
+            "With --plot: the swept input on the x axis (prompt_tokens, batch, kernel_speedup, "
+            "compute_speedup, bytes_reduction, prefill_attention_share, "
+            "response_tokens); the others make the series")
+        ->type_name("INPUT");
     app_->add_flag("--no-chart", flags_.no_chart,
                    "No terminal chart under the table (it is drawn only on a terminal)");
     add_provenance_flags(*app_, flags_.estimate);
@@ -132,6 +139,11 @@ class SweepCommand final : public Command {
       io::check_output_path(flags_.plot_path, "--plot");
     }
     check_title_option(flags_.plot_title, flags_.plot_path);
+    if (!flags_.plot_x.empty() && flags_.plot_path.empty()) {
+      throw InputError("--plot-x " + flags_.plot_x +
+                       ": it chooses the --plot chart's x axis, and no chart is drawn: add "
+                       "--plot FILE.svg");
+    }
     check_ncu_flags_need_file(flags.ncu);
     const bool measured_kernel = !flags.ncu.file.empty();
     if (measured_kernel) check_measured_axes(axes, flags_.speedup_table_path);
@@ -147,8 +159,9 @@ class SweepCommand final : public Command {
     if (!flags.fail_on.empty()) (void)engine::parse_input_filter(flags.fail_on, "--fail-on");
     const engine::Sweep sweep = engine::run_sweep(workload, options, axes, speedup_table);
     check_input_provenance(flags, sweep);
-    const std::string svg =
-        flags_.plot_path.empty() ? std::string() : report::sweep_svg(sweep, flags_.plot_title);
+    const std::string svg = flags_.plot_path.empty()
+                                ? std::string()
+                                : report::sweep_svg(sweep, flags_.plot_title, flags_.plot_x);
     stage_plot(flags_.plot_path, svg);
     if (const auto records = record_format(parse_output_format(flags.output))) {
       stream_and_emit(

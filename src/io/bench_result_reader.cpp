@@ -19,6 +19,7 @@
 #include "kspeed/io/files.hpp"
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "requests/request_json.hpp"
 
@@ -879,6 +880,89 @@ std::vector<BenchResult> read_guidellm_report(const json& document, const std::s
   return results;
 }
 
+// ---- measured load levels: inference-perf lifecycle metrics, AccelMark result.json ----------
+// The readers `kspeed validate` uses (io/serving: inference_perf.cpp, accelmark.cpp) give each
+// load level's TTFT, TPOT and E2E statistics; here each level becomes one result, so audit, diff
+// and plan read the files validate reads (issue 30: one reader per format, every command).
+
+bool is_inference_perf_lifecycle(const json& document) {
+  return document.is_object() && document.contains("load_summary") &&
+         document.contains("successes");
+}
+
+bool is_accelmark_result(const json& document) {
+  return document.is_object() && document.contains("metrics") && document.contains("chip") &&
+         document.contains("implementation_id");
+}
+
+void state_measured_load(BenchResult& result, const MeasuredLoad& load) {
+  using engine::LatencyStatistic;
+  const std::array<std::pair<LatencyMetric, const MeasuredStat*>, 3> stats = {
+      {{LatencyMetric::ttft, &load.ttft},
+       {LatencyMetric::tpot, &load.tpot},
+       {LatencyMetric::e2e, &load.e2e}}};
+  for (const auto& [metric, stat] : stats) {
+    const std::string name(to_string(metric));
+    state_stat(result, metric, LatencyStatistic::mean, stat->mean_ms, name + " mean");
+    state_stat(result, metric, LatencyStatistic::p50, stat->p50_ms, name + " p50");
+    state_stat(result, metric, LatencyStatistic::p99, stat->p99_ms, name + " p99");
+  }
+  if (load.requests > 0) result.latencies.requests = load.requests;
+  std::string arrivals = load.label;
+  if (load.achieved_rate_per_s) {
+    arrivals += " (achieved " + number_text(*load.achieved_rate_per_s) + " req/s)";
+  }
+  state(result, "concurrency", arrivals);
+  state_token_means(result, load.prompt_tokens_mean, load.output_tokens_mean);
+}
+
+std::vector<BenchResult> read_inference_perf_lifecycle(std::string_view text,
+                                                       const std::string& source) {
+  BenchResult result = blank_result(source, "inference-perf-lifecycle");
+  state_measured_load(result, parse_inference_perf_stage(text, source));
+  return {result};
+}
+
+// AccelMark: one result per load level of the file's scenarios (metrics.interactive, then each
+// metrics.online.results_by_qps[i]), named FILE:metrics.online.results_by_qps[i] when there are
+// several; the deployment from model, chip and software.
+std::vector<BenchResult> read_accelmark_levels(std::string_view text, const json& document,
+                                               const std::string& source) {
+  const std::vector<MeasuredLoad> loads = parse_accelmark_result(text, source);
+  std::vector<BenchResult> results;
+  std::size_t online = 0;
+  for (const MeasuredLoad& load : loads) {
+    const bool interactive = load.arrivals == ArrivalPattern::one_at_a_time;
+    const std::string name =
+        loads.size() == 1 ? source
+        : interactive     ? source + ":metrics.interactive"
+                      : source + ":metrics.online.results_by_qps[" + std::to_string(online++) + "]";
+    BenchResult result = blank_result(name, "accelmark-result");
+    const json model_object = document.value("model", json::object());
+    if (const json* model = non_null(model_object, {"model_id"})) {
+      state(result, "model", json_text(*model));
+    }
+    if (const json* precision = non_null(model_object, {"precision"})) {
+      state(result, "precision", json_text(*precision));
+    }
+    const json chip = document.value("chip", json::object());
+    if (const json* chip_name = non_null(chip, {"name"})) {
+      const std::optional<double> count = number(chip, {"count"});
+      state(result, "hardware",
+            (count ? number_text(*count) + " × " : std::string()) + json_text(*chip_name));
+    }
+    const json software = document.value("software", json::object());
+    if (const json* framework = non_null(software, {"framework"})) {
+      const json* version = non_null(software, {"framework_version"});
+      state(result, "engine",
+            json_text(*framework) + (version ? " " + json_text(*version) : std::string()));
+    }
+    state_measured_load(result, load);
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
 // ---- llm-d benchmark report -----------------------------------------------------------------
 // llm-d-benchmark's standard report (llm-d/llm-d-benchmark docs/benchmark_report.md and
 // llmdbenchmark/analysis/benchmark_report/: README.md, schema_v0_1.py, schema_v0_2*.py): a
@@ -1131,6 +1215,42 @@ std::string yaml_hint(std::string_view text, const std::optional<json>& document
 }
 
 [[noreturn]] void unknown_format(const std::string& source, std::string_view text,
+                                 const std::optional<json>& document);
+
+// A request log kspeed mix reads (InferenceX's trace-replay CSV, LLMServingSim's records, Azure,
+// Mooncake, BurstGPT, ...; io/requests): read as one run of per-request values when its requests
+// carry measured latencies; refused, saying so, when they are traffic only (issue 30: what mix
+// reads, audit, diff and plan read or refuse with the reason). Anything else: unknown_format.
+std::vector<BenchResult> request_log_or_refuse(const std::string& source, std::string_view text,
+                                               const std::optional<json>& document) {
+  BenchResult result = blank_result(source, "request-log");
+  try {
+    RequestFormat format = RequestFormat::mapped_csv;
+    read_per_request(result, [&](const RequestSink& sink) {
+      RequestLogReport report = read_request_log_text(text, result.source, ReadOptions{}, sink);
+      format = report.format;
+      return report;
+    });
+    result.format = std::string(to_string(format));
+  } catch (const InputError&) {
+    if (result.latencies.requests > 0) throw;  // a request log, with a bad record: its error
+    unknown_format(source, text, document);    // no request log either
+  }
+  const auto& samples = result.latencies.samples;
+  const bool timed = !samples[static_cast<std::size_t>(LatencyMetric::ttft)].empty() ||
+                     !samples[static_cast<std::size_t>(LatencyMetric::e2e)].empty();
+  if (!timed) {
+    throw InputError(source + ": a request log (" + result.format + ", " +
+                     std::to_string(result.latencies.requests) +
+                     " requests) with no measured latency: its requests state arrivals and token "
+                     "counts, which kspeed mix replays; audit, diff and plan need each request's "
+                     "measured TTFT or E2E (a benchmark's per-request export, e.g. vllm bench "
+                     "serve --save-detailed or AIPerf profile_export.jsonl)");
+  }
+  return {result};
+}
+
+[[noreturn]] void unknown_format(const std::string& source, std::string_view text,
                                  const std::optional<json>& document) {
   throw InputError(
       source + ": not a benchmark result kspeed reads (" + describe_text(text, document) +
@@ -1140,7 +1260,9 @@ std::string yaml_hint(std::string_view text, const std::optional<json>& document
       "and metrics a line) or an AIPerf artifact directory, SGLang bench_serving JSONL "
       "(backend, completed, mean_e2e_latency_ms a line), GuideLLM benchmarks.json (benchmarks "
       "with metrics), an llm-d benchmark report as JSON (version, scenario, metrics or results), "
-      "or a kspeed workload (see docs/audit.md)" +
+      "inference-perf lifecycle metrics (load_summary, successes), an AccelMark result.json "
+      "(metrics, chip), a request log with per-request latencies (InferenceX trace replay CSV, "
+      "LLMServingSim requests.jsonl), or a kspeed workload (see docs/audit.md)" +
       yaml_hint(text, document));
 }
 
@@ -1187,7 +1309,7 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
       }
     }
     if (results.empty() && (!object || !is_sglang_run(*object))) {
-      unknown_format(source, text, object);
+      return request_log_or_refuse(source, text, object);
     }
     if (object) {
       reject_duplicate_keys(line, source + " (line " + std::to_string(line_number) + ")");
@@ -1202,7 +1324,7 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
     read_sglang_run(result, *object);
     results.push_back(std::move(result));
   }
-  if (results.empty()) unknown_format(source, text, std::nullopt);
+  if (results.empty()) return request_log_or_refuse(source, text, std::nullopt);
   return results;
 }
 
@@ -1340,6 +1462,8 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
       return {result};
     }
     if (is_guidellm_report(*document)) return read_guidellm_report(*document, source);
+    if (is_inference_perf_lifecycle(*document)) return read_inference_perf_lifecycle(text, source);
+    if (is_accelmark_result(*document)) return read_accelmark_levels(text, *document, source);
     if (is_llmd_report(*document)) {
       BenchResult result = blank_result(source, "llm-d-report");
       read_llmd_report(result, *document);
@@ -1361,7 +1485,7 @@ std::vector<BenchResult> parse_bench_results(std::string_view text, const std::s
       return {result};
     }
     if (!is_sglang_run(*document) && !is_aiperf_record(*document)) {
-      unknown_format(source, text, document);
+      return request_log_or_refuse(source, text, document);
     }
   } else if (const std::optional<std::string> number = requests::number_beyond_double(text)) {
     const std::size_t at = text.find(*number);

@@ -204,6 +204,47 @@ std::string borrowed_share_text(const engine::MixResult& r) {
          "own table, or --share-model analytic).";
 }
 
+// Capacity below the log's own rate while the replicas are far from saturated (issue 30: "13%
+// load" and a capacity under the rate, unexplained): why, from the attainments the replay has.
+// Either requests miss the SLO alone (their own prefill or decode: no rate meets it), or they
+// meet it alone and miss it at the log's rate (queueing and batching inside the log's bursts).
+std::string capacity_below_rate_text(const engine::MixResult& r) {
+  const engine::ServingReplay& s = r.replay->serving;
+  const std::optional<engine::Capacity>& c = s.capacity_before;
+  const double target = r.slo.attainment_target;
+  const bool alone_misses = s.alone_before.attainment && *s.alone_before.attainment < target;
+  if (c && c->status == engine::CapacityStatus::unreachable && alone_misses) {
+    return fmt::format(
+        " No rate meets the SLO: each request alone (no queue) meets it for {} of requests, "
+        "under the {} target: a request's own prefill or decode misses it with no queue; a "
+        "faster step or a looser SLO can restore it, a lower rate cannot.",
+        human_percent(*s.alone_before.attainment), human_percent(target));
+  }
+  if (!c || c->status != engine::CapacityStatus::found || c->rate_scale >= 1 ||
+      s.before.load >= 1) {
+    return "";
+  }
+  const std::string head = fmt::format(
+      " Capacity is below the log's own rate (×{}) though the replicas are only {} loaded "
+      "(offered {} req/s of the {} req/s that saturate them): ",
+      human_figure(c->rate_scale), human_percent(s.before.load),
+      human_figure(s.before.offered_rate_per_s), human_figure(s.before.saturation_rate_per_s));
+  if (alone_misses) {
+    return head + fmt::format(
+                      "each request alone (no queue) meets the SLO for {} of requests, under "
+                      "the {} target: a request's own prefill or decode misses it with no queue; "
+                      "a lower rate cannot restore it, a faster step or a looser SLO can.",
+                      human_percent(*s.alone_before.attainment), human_percent(target));
+  }
+  return head +
+         fmt::format(
+             "each request alone meets the SLO ({} of requests), but at the log's rate {} do: "
+             "its arrivals come in bursts, and the misses are queueing and batching inside them, "
+             "not the average load.",
+             s.alone_before.attainment ? human_percent(*s.alone_before.attainment) : "–",
+             s.before.attainment ? human_percent(*s.before.attainment) : "fewer");
+}
+
 // With --replay the headline is the replay's: latencies under load, and capacity with an SLO.
 std::string replay_answer_text(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
@@ -233,6 +274,7 @@ std::string replay_answer_text(const engine::MixResult& r) {
   if (s.capacity_before && s.capacity_after) {
     text += fmt::format(" Capacity at the SLO: {} → {}.", capacity_cell(s.capacity_before),
                         capacity_cell(s.capacity_after));
+    text += capacity_below_rate_text(r);
   }
   if (s.replicas_before && s.replicas_after) {
     text += fmt::format(" Fewest replicas meeting it at this rate: {} → {}.",

@@ -101,6 +101,21 @@ View plan_view(const engine::Plan& plan, const PlanContext& context) {
         "Run-to-run variation is unknown with one baseline run: give 3 or more runs of the same "
         "configuration; real A/Bs often vary more between runs than within one.");
   }
+  if (!plan.between_runs) {
+    // The deciding request-level spread's range (Bonett 2006, kurtosis-adjusted): heavy tails
+    // widen it, and the baseline's SD most often falls short of the spread the A/B meets.
+    const engine::Detectability& d = plan.deciding();
+    if (d.sd_high_ms && d.sd_low_ms) {
+      const bool paired = plan.paired.has_value();
+      view.note("The " + std::string(paired ? "paired differences'" : "requests'") +
+                " spread has an approximate 95% range of " + human_kernel_ms(*d.sd_low_ms) +
+                " to " + human_kernel_ms(*d.sd_high_ms) +
+                " (kurtosis-adjusted: heavy tails widen it); at the upper end detecting the "
+                "predicted change needs " +
+                count_or_beyond(d.needed_high.value_or(INT64_MAX)) +
+                (paired ? " pairs." : " requests a side."));
+    }
+  }
   if (plan.between_runs && plan.between_runs->sd_high_ms) {
     const engine::Detectability& between = *plan.between_runs;
     view.note("The spread of " + human_count(static_cast<std::int64_t>(plan.input.runs.size())) +

@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "kspeed/engine/chain/amdahl.hpp"
+#include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/provenance_order.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/report/chart/roofline_chart.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
@@ -36,19 +38,90 @@ double kernel_or_zero(const SweepRow& row) {
   return row.kernel_speedup ? row.kernel_speedup->value : 0;
 }
 
-bool same_series(const SweepRow& a, const SweepRow& b) {
-  return a.batch == b.batch && kernel_or_zero(a) == kernel_or_zero(b) &&
-         a.compute_speedup == b.compute_speedup && a.bytes_reduction == b.bytes_reduction &&
-         a.response_tokens.value == b.response_tokens.value &&
-         (a.prefill_share.provenance != engine::Provenance::given ||
-          a.prefill_share.value == b.prefill_share.value);
+// The swept inputs a chart can put on its x axis, and each row's value of them.
+double swept_value(const SweepRow& row, const std::string& name) {
+  if (name == "prompt_tokens") return static_cast<double>(row.prompt_tokens.value);
+  if (name == "batch") return row.batch ? static_cast<double>(*row.batch) : 0;
+  if (name == "kernel_speedup") return kernel_or_zero(row);
+  if (name == "compute_speedup") return row.compute_speedup.value_or(0);
+  if (name == "bytes_reduction") return row.bytes_reduction.value_or(0);
+  if (name == "prefill_attention_share") return row.prefill_share.value;
+  if (name == "response_tokens") return static_cast<double>(row.response_tokens.value);
+  return 0;
+}
+
+// The x axis of a sweep's chart: `chosen` when given, else the context when it is swept (the
+// chart the shares were measured for), else the batch (the chart a batch question needs), else
+// the innermost swept input. The other swept inputs make the series.
+std::string sweep_x_axis(const Sweep& sweep, const std::string& chosen) {
+  const auto swept = [&sweep](const std::string& name) {
+    return std::find(sweep.swept.begin(), sweep.swept.end(), name) != sweep.swept.end();
+  };
+  if (!chosen.empty()) {
+    if (!swept(chosen)) {
+      std::string names;
+      for (const std::string& name : sweep.swept) names += (names.empty() ? "" : ", ") + name;
+      throw InputError("--plot-x " + chosen + ": that input is not swept; swept here: " +
+                       (names.empty() ? std::string("none") : names));
+    }
+    return chosen;
+  }
+  // An input varies when two rows differ in it (a one-value --ctx is in `swept` too)
+  const auto varies = [&sweep](const std::string& name) {
+    const double first = swept_value(sweep.rows.front(), name);
+    return std::any_of(sweep.rows.begin(), sweep.rows.end(),
+                       [&](const SweepRow& row) { return swept_value(row, name) != first; });
+  };
+  if (swept("prompt_tokens") && varies("prompt_tokens")) return "prompt_tokens";
+  if (swept("batch") && varies("batch")) return "batch";
+  for (auto name = sweep.swept.rbegin(); name != sweep.swept.rend(); ++name) {
+    if (varies(*name)) return *name;
+  }
+  return sweep.swept.back();
+}
+
+chart::SweepX sweep_x_kind(const std::string& axis) {
+  if (axis == "prompt_tokens" || axis == "response_tokens") return chart::SweepX::tokens;
+  if (axis == "batch") return chart::SweepX::count;
+  if (axis == "prefill_attention_share") return chart::SweepX::fraction;
+  return chart::SweepX::speedup;
+}
+
+std::string sweep_x_title(const std::string& axis) {
+  if (axis == "prompt_tokens") return "context length (tokens, log scale)";
+  if (axis == "response_tokens") return "response length (tokens, log scale)";
+  if (axis == "batch") return "batch (sequences decoded together, log scale)";
+  if (axis == "kernel_speedup") return "attention kernel speedup (×)";
+  if (axis == "compute_speedup") return "compute lever (×)";
+  if (axis == "bytes_reduction") return "bytes lever (÷)";
+  return "prefill attention share";
+}
+
+std::string sweep_x_noun(const std::string& axis) {
+  if (axis == "prompt_tokens") return "context";
+  if (axis == "response_tokens") return "response length";
+  if (axis == "batch") return "batch";
+  if (axis == "kernel_speedup") return "kernel speedup";
+  if (axis == "prefill_attention_share") return "attention share";
+  return "lever";
+}
+
+// Rows of one series share every swept input but the x axis's (and, with a share table, the
+// given share).
+bool same_series(const Sweep& sweep, const std::string& x_axis, const SweepRow& a,
+                 const SweepRow& b) {
+  for (const std::string& name : sweep.swept) {
+    if (name != x_axis && swept_value(a, name) != swept_value(b, name)) return false;
+  }
+  return true;
 }
 
 // What sets one series apart from the others: "kernel 4×", "batch 64", ...
-std::string series_label(const Sweep& sweep, const SweepRow& row) {
+std::string series_label(const Sweep& sweep, const std::string& x_axis, const SweepRow& row) {
   std::string label;
   auto add = [&label](const std::string& part) { label += ", " + part; };
   for (const std::string& name : sweep.swept) {
+    if (name == x_axis) continue;
     if (name == "kernel_speedup" && row.kernel_speedup) {
       add("kernel " + human_speedup(row.kernel_speedup->value));
     } else if (name == "batch" && row.batch) {
@@ -61,6 +134,8 @@ std::string series_label(const Sweep& sweep, const SweepRow& row) {
       add("share " + human_percent(row.prefill_share.value));
     } else if (name == "response_tokens") {
       add("response " + human_count(row.response_tokens.value));
+    } else if (name == "prompt_tokens") {
+      add("context " + chart::format_tokens(static_cast<double>(row.prompt_tokens.value)));
     }
   }
   return label;
@@ -74,23 +149,22 @@ double first_token_speedup(const SweepRow& row) {
 
 // Whether some row of the series has a TTFT level (a fixed term): then its line is TTFT's (at a
 // row without one, TTFT is prefill's GPU time and the two speedups are the same).
-bool any_fixed_term(const Sweep& sweep, std::size_t first, std::size_t end) {
-  for (std::size_t i = first; i < end; ++i) {
-    if (sweep.rows[i].result.ttft) return true;
-  }
-  return false;
+bool any_fixed_term(const Sweep& sweep, const std::vector<std::size_t>& rows) {
+  return std::any_of(rows.begin(), rows.end(),
+                     [&sweep](std::size_t i) { return sweep.rows[i].result.ttft.has_value(); });
 }
 
-void add_series(chart::SweepChart& out, const Sweep& sweep, std::size_t first, std::size_t end) {
-  const std::string label = series_label(sweep, sweep.rows[first]);
-  const bool fixed_term = any_fixed_term(sweep, first, end);
+void add_series(chart::SweepChart& out, const Sweep& sweep, const std::string& x_axis,
+                const std::vector<std::size_t>& rows) {
+  const std::string label = series_label(sweep, x_axis, sweep.rows[rows.front()]);
+  const bool fixed_term = any_fixed_term(sweep, rows);
   const std::string first_level = fixed_term ? "TTFT" : "prefill (TTFT)";
   chart::SweepSeries prefill{first_level + label, {}};
   chart::SweepSeries request{"request (E2E)" + label, {}};
 
-  for (std::size_t i = first; i < end; ++i) {
+  for (const std::size_t i : rows) {
     const SweepRow& row = sweep.rows[i];
-    const auto x = static_cast<double>(row.prompt_tokens.value);
+    const double x = swept_value(row, x_axis);
     prefill.points.push_back({x, first_token_speedup(row)});
     request.points.push_back({x, row.result.request.speedup});
   }
@@ -148,16 +222,56 @@ void add_clamped_ranges(chart::SweepChart& out, const Sweep& sweep, std::size_t 
   if (above) out.clamped.emplace_back(table.back().context_tokens, hi);
 }
 
-// The ceiling and the measured points of the first series (its kernel speedup, its shares).
-void add_ceiling_and_measured(chart::SweepChart& out, const Sweep& sweep, std::size_t end) {
-  const SweepRow& first = sweep.rows.front();
-  for (std::size_t i = 0; i < end; ++i) {
-    const SweepRow& row = sweep.rows[i];
-    const std::optional<double> ceiling =
-        row.result.ttft ? row.result.ttft->ceiling : row.result.prefill.phase.ceiling;
-    out.ceiling.push_back({static_cast<double>(row.prompt_tokens.value),
-                           ceiling ? *ceiling : std::numeric_limits<double>::infinity()});
+std::vector<std::size_t> first_rows(std::size_t end) {
+  std::vector<std::size_t> rows(end);
+  for (std::size_t i = 0; i < end; ++i) rows[i] = i;
+  return rows;
+}
+
+// The ceiling of the line it bounds (issue 30): the first-token level's 1/(1−p) bounds the TTFT
+// line, the request's bounds the request line; the chart draws the ceiling of whichever level
+// of the first series rises higher, so no line it names runs above it. Named with the level
+// and, when the series' ceilings differ (a batch changes the share), the series it is of.
+void add_ceiling(chart::SweepChart& out, const Sweep& sweep, const std::string& x_axis,
+                 const std::vector<std::vector<std::size_t>>& series) {
+  const auto first_token_ceiling = [](const SweepRow& row) {
+    return row.result.ttft ? row.result.ttft->ceiling : row.result.prefill.phase.ceiling;
+  };
+  const auto request_ceiling = [](const SweepRow& row) { return row.result.request.ceiling; };
+  if (series.empty() || series.front().empty()) return;
+  const std::vector<std::size_t>& first_series = series.front();
+  double first_top = 0;
+  double request_top = 0;
+  for (const std::size_t i : first_series) {
+    first_top = std::max(first_top, first_token_speedup(sweep.rows[i]));
+    request_top = std::max(request_top, sweep.rows[i].result.request.speedup);
   }
+  const bool request_level = request_top > first_top;
+  const auto ceiling_of = [&](const SweepRow& row) {
+    const std::optional<double> c = request_level ? request_ceiling(row) : first_token_ceiling(row);
+    return c ? *c : std::numeric_limits<double>::infinity();
+  };
+  for (const std::size_t i : first_series) {
+    out.ceiling.push_back({swept_value(sweep.rows[i], x_axis), ceiling_of(sweep.rows[i])});
+  }
+  bool same_for_all = true;
+  for (std::size_t s = 1; s < series.size() && same_for_all; ++s) {
+    for (std::size_t k = 0; k < series[s].size() && k < first_series.size(); ++k) {
+      const double a = ceiling_of(sweep.rows[first_series[k]]);
+      const double b = ceiling_of(sweep.rows[series[s][k]]);
+      if (!(a == b || std::fabs(a - b) <= 1e-9 * std::fabs(a))) same_for_all = false;
+    }
+  }
+  const std::string level = request_level                         ? "request"
+                            : any_fixed_term(sweep, first_series) ? "TTFT"
+                                                                  : "prefill (TTFT)";
+  const std::string label = series_label(sweep, x_axis, sweep.rows[first_series.front()]);
+  out.ceiling_name = "ceiling of " + level + " 1/(1−p)" + (same_for_all ? "" : label);
+}
+
+// The measured points of the first series (its kernel speedup, its shares).
+void add_measured(chart::SweepChart& out, const Sweep& sweep, std::size_t end) {
+  const SweepRow& first = sweep.rows.front();
   const engine::Provenance shares = first.prefill_share.provenance;
   add_clamped_ranges(out, sweep, end);
   if (!first.kernel_speedup || sweep.phase == engine::Phase::decode ||
@@ -168,7 +282,7 @@ void add_ceiling_and_measured(chart::SweepChart& out, const Sweep& sweep, std::s
   const double hi = static_cast<double>(sweep.rows[end - 1].prompt_tokens.value);
   for (const engine::SharePoint& point : sweep.workload.prefill_shares) {
     if (point.context_tokens < lo || point.context_tokens > hi) continue;
-    if (!any_fixed_term(sweep, 0, end)) {
+    if (!any_fixed_term(sweep, first_rows(end))) {
       out.measured.push_back({point.context_tokens,
                               engine::amdahl_speedup(point.share, first.kernel_speedup->value),
                               human_percent(point.share) + " measured"});
@@ -183,50 +297,109 @@ void add_ceiling_and_measured(chart::SweepChart& out, const Sweep& sweep, std::s
 
 }  // namespace
 
-std::optional<chart::SweepChart> sweep_chart(const Sweep& sweep) {
-  if (sweep.rows.empty() || sweep.swept.empty() || sweep.swept.back() != "prompt_tokens") {
-    return std::nullopt;  // the chart's x axis is the context
+namespace {
+
+// What a chart's numbers stand on, first in its subtitle (issue 30): "illustrative" when any
+// input is an example's, "calibrated from FILE" when a fitted or measured step model set them,
+// else the weakest provenance among the inputs ("weakest input modelled", "... default").
+std::string chart_basis(const std::vector<engine::AnswerInput>& inputs,
+                        engine::Provenance step_calibration, const std::string& step_source) {
+  const bool illustrative =
+      std::any_of(inputs.begin(), inputs.end(), [](const engine::AnswerInput& input) {
+        return input.provenance == engine::Provenance::illustrative;
+      });
+  if (illustrative) return "illustrative (an example's request, not a measurement)";
+  if ((step_calibration == engine::Provenance::fitted ||
+       step_calibration == engine::Provenance::measured) &&
+      !step_source.empty()) {
+    return "calibrated from " + step_source;
   }
+  engine::Provenance weakest_input = engine::Provenance::given;
+  for (const engine::AnswerInput& input : inputs) {
+    weakest_input = engine::weakest(weakest_input, input.provenance);
+  }
+  return "weakest input " + std::string(to_string(weakest_input));
+}
+
+// "batch 32" (the platform's), "batch 8 (workload)", "batch swept", or "batch not stated".
+std::string chart_batch(const std::optional<engine::Platform>& platform,
+                        const engine::Workload& workload, bool swept) {
+  if (swept) return "batch swept";
+  if (platform) return "batch " + human_count(platform->batch.value);
+  if (workload.batch) return "batch " + human_count(*workload.batch);
+  return "batch not stated";
+}
+
+std::string sweep_subtitle(const Sweep& sweep, const std::string& x_axis) {
+  const engine::Provenance shares = sweep.rows.front().prefill_share.provenance;
+  const bool batch_swept =
+      x_axis == "batch" || std::count(sweep.swept.begin(), sweep.swept.end(), "batch") > 0;
+  return fmt::format("{} · workload {} · {} · phase {} · shares {} · kspeed {}",
+                     chart_basis(engine::answer_inputs(sweep), sweep.step_calibration,
+                                 sweep.step_calibration_source),
+                     sweep.workload.name, chart_batch(sweep.platform, sweep.workload, batch_swept),
+                     to_string(sweep.phase),
+                     shares == engine::Provenance::given      ? "given"
+                     : shares == engine::Provenance::modelled ? "modelled (analytic)"
+                                                              : "from the workload's table",
+                     KSPEED_VERSION);
+}
+
+}  // namespace
+
+std::optional<chart::SweepChart> sweep_chart(const Sweep& sweep, const std::string& plot_x) {
+  if (sweep.rows.empty() || sweep.swept.empty()) return std::nullopt;  // one point: no line
+  const std::string x_axis = sweep_x_axis(sweep, plot_x);
   chart::SweepChart out;
+  out.x_kind = sweep_x_kind(x_axis);
+  out.x_title = sweep_x_title(x_axis);
   const SweepRow& first = sweep.rows.front();
-  out.title = first.kernel_speedup && sweep.swept.size() == 1
-                  ? fmt::format("What a {} attention kernel is worth, by context",
-                                human_speedup(first.kernel_speedup->value))
-                  : std::string("What the change is worth, by context");
-  const engine::Provenance shares = first.prefill_share.provenance;
-  out.subtitle = fmt::format("workload {} · phase {} · shares {} · kspeed {}", sweep.workload.name,
-                             to_string(sweep.phase),
-                             shares == engine::Provenance::given      ? "given"
-                             : shares == engine::Provenance::modelled ? "modelled (analytic)"
-                                                                      : "from the workload's table",
-                             KSPEED_VERSION);
-  std::size_t start = 0;
-  std::size_t first_end = sweep.rows.size();
-  for (std::size_t i = 1; i <= sweep.rows.size(); ++i) {
-    if (i == sweep.rows.size() || !same_series(sweep.rows[i], sweep.rows[start]) ||
-        sweep.rows[i].prompt_tokens.value <= sweep.rows[i - 1].prompt_tokens.value) {
-      if (start == 0) {
-        first_end = i;
-      }
-      add_series(out, sweep, start, i);
-      start = i;
+  // One kernel speedup throughout: the title names it
+  const bool one_kernel =
+      first.kernel_speedup &&
+      std::all_of(sweep.rows.begin(), sweep.rows.end(), [&first](const SweepRow& row) {
+        return kernel_or_zero(row) == first.kernel_speedup->value;
+      });
+  out.title = one_kernel
+                  ? fmt::format("What a {} attention kernel is worth, by {}",
+                                human_speedup(first.kernel_speedup->value), sweep_x_noun(x_axis))
+                  : "What the change is worth, by " + sweep_x_noun(x_axis);
+  out.subtitle = sweep_subtitle(sweep, x_axis);
+  // The series in order of first appearance; each row joins the series of its other inputs.
+  std::vector<std::vector<std::size_t>> series;
+  for (std::size_t i = 0; i < sweep.rows.size(); ++i) {
+    const auto found = std::find_if(series.begin(), series.end(), [&](const auto& rows) {
+      return same_series(sweep, x_axis, sweep.rows[rows.front()], sweep.rows[i]);
+    });
+    if (found == series.end()) {
+      series.push_back({i});
+    } else {
+      found->push_back(i);
     }
   }
-  add_ceiling_and_measured(out, sweep, first_end);
+  for (const auto& rows : series) add_series(out, sweep, x_axis, rows);
+  add_ceiling(out, sweep, x_axis, series);
+  // Measured shares and the table's edges are contexts: only on a context axis, where the first
+  // series is the sweep's first rows (the context varies fastest)
+  if (x_axis == "prompt_tokens") add_measured(out, sweep, series.front().size());
   return out;
 }
 
 std::string sweep_terminal_chart(const Sweep& sweep) {
+  // The terminal chart's axis is the context's: other sweeps are plotted with --plot
   const std::optional<chart::SweepChart> chart = sweep_chart(sweep);
-  return chart ? "\n" + chart::render_terminal_chart(*chart) : std::string();
+  return chart && chart->x_kind == chart::SweepX::tokens && !sweep.swept.empty() &&
+                 sweep_x_axis(sweep, {}) == "prompt_tokens"
+             ? "\n" + chart::render_terminal_chart(*chart)
+             : std::string();
 }
 
-std::string sweep_svg(const Sweep& sweep, const std::string& title) {
-  std::optional<chart::SweepChart> chart = sweep_chart(sweep);
+std::string sweep_svg(const Sweep& sweep, const std::string& title, const std::string& plot_x) {
+  std::optional<chart::SweepChart> chart = sweep_chart(sweep, plot_x);
   if (!chart) {
     throw InputError(
-        "--plot: the sweep chart plots speedup against context: sweep --ctx over a range or a "
-        "list (e.g. --ctx 4k..128k)");
+        "--plot: the sweep chart plots speedup against a swept input, and this sweep varies "
+        "none: sweep --ctx over a range or a list (e.g. --ctx 4k..128k), or --batch 1,8,64");
   }
   if (!title.empty()) chart->title = title;
   return chart::render_sweep_svg(*chart);
@@ -254,10 +427,14 @@ std::string estimate_svg(const engine::Estimate& estimate, const std::string& ti
                           human_speedup(r.prefill.phase.speedup),
                           r.ttft ? ", TTFT " + human_speedup(r.ttft->speedup) : std::string(),
                           human_speedup(r.request.speedup));
-  out.subtitle =
-      fmt::format("workload {} · {} prompt, {} response tokens · phase {} · kspeed {}",
-                  estimate.workload.name, human_count(s.prompt_tokens.value),
-                  human_count(s.response_tokens.value), to_string(s.phase), KSPEED_VERSION);
+  out.subtitle = fmt::format(
+      "{} · workload {} · {} · {} prompt, {} response tokens · phase {} · kspeed {}",
+      chart_basis(engine::answer_inputs(s),
+                  s.step_model ? s.step_model->calibration : engine::Provenance::modelled,
+                  s.step_model ? s.step_model->calibration_source : std::string()),
+      estimate.workload.name, chart_batch(s.platform, estimate.workload, false),
+      human_count(s.prompt_tokens.value), human_count(s.response_tokens.value), to_string(s.phase),
+      KSPEED_VERSION);
   out.levels.push_back(waterfall_level("attention in prefill",
                                        share_note(r.prefill.attention.share_of_parent, "prefill"),
                                        r.prefill.attention));
@@ -291,9 +468,18 @@ std::string roofline_svg(const engine::RooflineResult& result, const std::string
   chart::RooflineChart out;
   out.title = fmt::format("{} attention on the roofline: {} at {} FLOP/byte", to_string(q.phase),
                           to_string(result.bound), human_fixed(result.intensity_flop_per_byte, 1));
-  out.subtitle = fmt::format("ridge {} FLOP/byte · intensity {} · kspeed {}",
-                             human_fixed(result.ridge_flop_per_byte, 1),
-                             to_string(result.intensity_source), KSPEED_VERSION);
+  // Levers illustrative when none was given; the kernel's place modelled or given (--ai)
+  const std::string basis =
+      result.levers_illustrative
+          ? std::string("illustrative 2× levers")
+          : chart_basis(engine::answer_inputs(result), engine::Provenance::modelled, std::string());
+  out.subtitle = fmt::format(
+      "{} · {} · phase {} · {} context · ridge {} FLOP/byte · intensity {} · kspeed {}", basis,
+      q.platform ? "batch " + human_count(q.platform->batch.value)
+                 : std::string("batch not stated"),
+      to_string(q.phase), chart::format_tokens(static_cast<double>(q.context_tokens.value)),
+      human_fixed(result.ridge_flop_per_byte, 1), to_string(result.intensity_source),
+      KSPEED_VERSION);
   out.roof_name = fmt::format("{}: {} TFLOP/s, {} TB/s", q.gpu_name,
                               human_plain(q.peak_tflops.value), human_plain(q.bandwidth_tbs.value));
   out.peak_flops_per_s = q.peak_tflops.value * kTera;
@@ -364,32 +550,69 @@ std::string measured_roofline_svg(const engine::MeasuredRooflineResult& result,
   return chart::render_roofline_svg(out);
 }
 
+namespace {
+
+// The mix chart's latencies: the deployment's step model (calibrated from FILE, modelled, given)
+// with --replay, else the workload's reference latencies scaled to each request.
+std::string mix_basis(const engine::MixResult& result) {
+  if (result.deployment && result.deployment->step) {
+    const engine::CalibratedStepModel& step = *result.deployment->step;
+    if (step.calibration == engine::Provenance::fitted ||
+        step.calibration == engine::Provenance::measured) {
+      return "calibrated from " + step.calibration_source;
+    }
+    return std::string("step model ") + std::string(to_string(step.calibration));
+  }
+  return "latencies scaled from the workload's";
+}
+
+}  // namespace
+
 chart::CdfChart mix_chart(const engine::MixResult& result,
-                          const std::vector<engine::RequestOutcome>& outcomes) {
+                          const std::vector<engine::RequestOutcome>& outcomes,
+                          const engine::PerRequestReplay* replayed) {
+  const bool replay = replayed != nullptr && !replayed->after.empty();
   chart::CdfSeries ttft_before{"TTFT", chart::CdfWhen::before, {}};
   chart::CdfSeries ttft_after{"TTFT", chart::CdfWhen::after, {}};
   chart::CdfSeries e2e_before{"E2E", chart::CdfWhen::before, {}};
   chart::CdfSeries e2e_after{"E2E", chart::CdfWhen::after, {}};
-  for (const engine::RequestOutcome& outcome : outcomes) {
-    ttft_before.samples_ms.push_back(outcome.ttft_before_ms);
-    ttft_after.samples_ms.push_back(outcome.ttft_after_ms);
-    e2e_before.samples_ms.push_back(outcome.e2e_before_ms);  // NaN without a TPOT: skipped
-    e2e_after.samples_ms.push_back(outcome.e2e_after_ms);
+  if (replay) {
+    // The replay's requests, queueing included: the distributions the headline quotes. (Each
+    // request alone on the step model is summarised in the replay's table, not kept a request.)
+    for (std::size_t i = 0; i < replayed->after.size(); ++i) {
+      ttft_before.samples_ms.push_back(replayed->before[i].ttft_ms);
+      ttft_after.samples_ms.push_back(replayed->after[i].ttft_ms);
+      e2e_before.samples_ms.push_back(replayed->before[i].e2e_ms);
+      e2e_after.samples_ms.push_back(replayed->after[i].e2e_ms);
+    }
+  } else {
+    for (const engine::RequestOutcome& outcome : outcomes) {
+      ttft_before.samples_ms.push_back(outcome.ttft_before_ms);
+      ttft_after.samples_ms.push_back(outcome.ttft_after_ms);
+      e2e_before.samples_ms.push_back(outcome.e2e_before_ms);  // NaN without a TPOT: skipped
+      e2e_after.samples_ms.push_back(outcome.e2e_after_ms);
+    }
   }
   chart::CdfChart out;
-  const auto requests = static_cast<std::int64_t>(outcomes.size());
-  out.title = fmt::format("What a {} attention kernel is worth over {} {}",
+  const auto requests =
+      static_cast<std::int64_t>(replay ? replayed->after.size() : outcomes.size());
+  out.title = fmt::format("What a {} attention kernel is worth over {} {}{}",
                           human_speedup(result.model.kernel_speedup.value), human_count(requests),
-                          requests == 1 ? "request" : "requests");
-  out.subtitle = fmt::format("log {} · workload {} · phase {} · kspeed {}", result.log.source,
-                             result.workload_name, to_string(result.model.phase), KSPEED_VERSION);
+                          requests == 1 ? "request" : "requests", replay ? ", replayed" : "");
+  // Which latencies these are: the replay's (queueing and batching included) with --replay, as
+  // the headline quotes; else each request through the chain at the workload's latencies.
+  out.subtitle = fmt::format("{}log {} · workload {} · phase {} · {} · kspeed {}",
+                             replay ? "replayed with queueing and batching · " : "no queue · ",
+                             result.log.source, result.workload_name, to_string(result.model.phase),
+                             mix_basis(result), KSPEED_VERSION);
   out.series = {ttft_before, ttft_after, e2e_before, e2e_after};
   return out;
 }
 
 std::string mix_svg(const engine::MixResult& result,
-                    const std::vector<engine::RequestOutcome>& outcomes, const std::string& title) {
-  chart::CdfChart chart = mix_chart(result, outcomes);
+                    const std::vector<engine::RequestOutcome>& outcomes, const std::string& title,
+                    const engine::PerRequestReplay* replayed) {
+  chart::CdfChart chart = mix_chart(result, outcomes, replayed);
   if (!title.empty()) chart.title = title;
   return chart::render_cdf_svg(chart);
 }

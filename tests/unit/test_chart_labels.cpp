@@ -1,5 +1,7 @@
-// Every chart kspeed draws, read as a person reads it: no two text labels overprint, and a label
-// drawn in the plot area stays inside it (issue 20). A label's box is estimated as the layout
+// Every chart kspeed draws, read as a person reads it: no two text labels overprint, a label
+// drawn in the plot area stays inside it (issue 20), and no label in the plot is written over a
+// line drawn there — a series, the ceiling, the roof, the ridge, an arrow, the 1.0× line
+// (issue 30). A label's box is estimated as the layout
 // does (svg.hpp's text_width: 0.6 em per code point; ascent 0.8 em, descent 0.25 em).
 #include <catch2/catch.hpp>
 
@@ -30,6 +32,7 @@ struct Box {
   std::string text;
   double left = 0, right = 0, top = 0, bottom = 0;
   bool in_plot = false;
+  bool rotated = false;  ///< written along a line (the roofline's memory slope), on purpose
 };
 
 double font_size(const chart_test::Element& text) {
@@ -76,10 +79,58 @@ void collect(const chart_test::Element& element, bool in_plot, std::vector<Box>&
     box.top = y - 0.8 * size;
     box.bottom = y + 0.25 * size;
     box.in_plot = plot;
+    box.rotated = element.has("transform");
     if (element.has("transform")) rotate(element.at("transform"), box);
     out.push_back(box);
   }
   for (const auto& child : element.children) collect(child, plot, out);
+}
+
+// The lines drawn in the plot, in pixels: each <path class="… series …"> ("M x y L x y …", an M
+// starts a new run) and each <line> of the roof, ridge, arrows and the 1.0× line.
+using Polyline = std::vector<std::pair<double, double>>;
+
+void collect_lines(const chart_test::Element& element, std::vector<Polyline>& out) {
+  if (element.name == "path" && element.has_class("series") && element.has("d")) {
+    const std::string d = element.at("d");
+    std::size_t at = 0;
+    while (at < d.size()) {
+      const char command = d[at];
+      if (command != 'M' && command != 'L') {
+        ++at;
+        continue;
+      }
+      char* end = nullptr;
+      const double x = std::strtod(d.c_str() + at + 1, &end);
+      const double y = std::strtod(end, &end);
+      if (command == 'M') out.emplace_back();
+      out.back().emplace_back(x, y);
+      at = static_cast<std::size_t>(end - d.c_str());
+    }
+  }
+  if (element.name == "line" && (element.has_class("no-change") || element.has_class("ridge") ||
+                                 element.has_class("raised-roof") || element.has_class("arrow"))) {
+    out.push_back({{element.number("x1"), element.number("y1")},
+                   {element.number("x2"), element.number("y2")}});
+  }
+  for (const auto& child : element.children) collect_lines(child, out);
+}
+
+// Whether the line passes through the box (shrunk by half a pixel): points every half pixel
+// along each segment, tested for being inside.
+bool line_through(const Polyline& line, const Box& box) {
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    const auto [x0, y0] = line[i - 1];
+    const auto [x1, y1] = line[i];
+    const int steps = 1 + static_cast<int>(2 * std::hypot(x1 - x0, y1 - y0));
+    for (int k = 0; k <= steps; ++k) {
+      const double x = x0 + (x1 - x0) * k / steps;
+      const double y = y0 + (y1 - y0) * k / steps;
+      if (x > box.left + 0.5 && x < box.right - 0.5 && y > box.top + 0.5 && y < box.bottom - 0.5)
+        return true;
+    }
+  }
+  return false;
 }
 
 // The overlaps (pairs of label texts) and the labels that leave the page or the plot area.
@@ -113,6 +164,17 @@ std::vector<std::string> label_problems(const std::string& svg) {
     plot_right = std::max(x.r0, x.r1) + kPadding;
     plot_top = std::min(y.r0, y.r1) - kPadding;
     plot_bottom = std::max(y.r0, y.r1) + kPadding;
+  }
+  std::vector<Polyline> lines;
+  collect_lines(root, lines);
+  for (const Box& box : boxes) {
+    if (!box.in_plot || box.rotated) continue;
+    for (const Polyline& line : lines) {
+      if (line_through(line, box)) {
+        problems.push_back("'" + box.text + "' is written over a line");
+        break;
+      }
+    }
   }
   for (const Box& box : boxes) {
     if (box.left < 0 || box.right > width || box.top < 0 || box.bottom > height) {
@@ -176,6 +238,54 @@ TEST_CASE("charts: no label overprints another or leaves its area", "[chart][lab
     CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, axes))) ==
           std::vector<std::string>{});
   }
+  SECTION("sweeps over batch, batch x context and kernels x batch (issue 30)") {
+    engine::EstimateOptions options;
+    options.kernel_speedup = 2;
+    options.platform = platform_for("llama-3.1-70b", "h100-sxm", 1);
+    const auto workload = io::load_workload("deepseek-r1-fp8");
+    engine::SweepAxes batch_only;  // --batch 1,2,...,256 --ctx 32k: x = batch
+    batch_only.batch = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    batch_only.prompt_tokens = {32768};
+    const std::string by_batch =
+        report::sweep_svg(engine::run_sweep(workload, options, batch_only));
+    CHECK(label_problems(by_batch) == std::vector<std::string>{});
+    const auto root = chart_test::parse_xml(by_batch);
+    CHECK(chart_test::plot_group(root).at("data-x-domain").find("256") != std::string::npos);
+    engine::SweepAxes grid = batch_only;  // --batch 1,8,64 --ctx 1k..1m: x = context, one per batch
+    grid.batch = {1, 8, 64};
+    grid.prompt_tokens.clear();
+    for (int i = 0; i < 12; ++i) {
+      grid.prompt_tokens.push_back(
+          static_cast<std::int64_t>(std::round(1024 * std::pow(1024.0, i / 11.0))));
+    }
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, grid))) ==
+          std::vector<std::string>{});
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, grid), {},
+                                           "batch")) == std::vector<std::string>{});
+    engine::SweepAxes kernels = batch_only;  // kernels x batch: x = batch, one colour per kernel
+    kernels.kernel_speedup = {1.5, 2, 4};
+    options.kernel_speedup.reset();
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, kernels))) ==
+          std::vector<std::string>{});
+    CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, kernels), {},
+                                           "kernel_speedup")) == std::vector<std::string>{});
+  }
+  SECTION("sweeps over kernels in each phase") {
+    engine::SweepAxes axes;
+    for (int i = 0; i < 24; ++i) {
+      axes.prompt_tokens.push_back(
+          static_cast<std::int64_t>(std::round(1024 * std::pow(1024.0, i / 23.0))));
+    }
+    axes.kernel_speedup = {1.25, 1.5, 2, 4};
+    const auto workload = io::load_workload("deepseek-r1-fp8");
+    for (const engine::Phase phase : {engine::Phase::decode, engine::Phase::both}) {
+      engine::EstimateOptions options;
+      options.phase = phase;
+      options.decode_share = 0.55;  // the built-in workload states no decode share
+      CHECK(label_problems(report::sweep_svg(engine::run_sweep(workload, options, axes))) ==
+            std::vector<std::string>{});
+    }
+  }
   SECTION("the roofline with every lever and their combination (README, docs/plots.md)") {
     engine::Levers bytes;
     bytes.bytes_reduction = 2;
@@ -188,6 +298,13 @@ TEST_CASE("charts: no label overprints another or leaves its area", "[chart][lab
           std::vector<std::string>{});
     CHECK(label_problems(roofline_svg_for("deepseek-r1", "h200-sxm", levers)) ==
           std::vector<std::string>{});
+    // The MLA case of issue 30: the levers' labels near the peak's, at batch 64 and 256
+    for (const std::int64_t batch : {64, 256}) {
+      CHECK(label_problems(roofline_svg_for("deepseek-r1", "h200-sxm", levers, batch, 32768)) ==
+            std::vector<std::string>{});
+      CHECK(label_problems(roofline_svg_for("deepseek-r1", "h200-sxm", engine::Levers{}, batch,
+                                            32768)) == std::vector<std::string>{});
+    }
     // DeepSeek-R1's MLA decode: a 2× compute lever puts its point above the old peak, so it
     // must sit under the raised roof drawn for it (issue 20)
     const auto root = chart_test::parse_xml(roofline_svg_for("deepseek-r1", "h200-sxm", levers));

@@ -325,4 +325,91 @@ TEST_CASE(
   CHECK(chart->measured.empty());  // the table's shares are not the ones plotted
 }
 
+TEST_CASE(
+    "sweep chart (issue 30): the subtitle names the provenance, batch and phase; the ceiling "
+    "bounds the line it is drawn for",
+    "[sweep][chart]") {
+  // The built-in workload's request is an example's: the chart says illustrative, first.
+  const std::optional<report::chart::SweepChart> seed = report::sweep_chart(seed_sweep());
+  REQUIRE(seed);
+  CHECK(seed->subtitle.rfind("illustrative", 0) == 0);
+  CHECK(seed->subtitle.find("batch not stated") != std::string::npos);
+  CHECK(seed->subtitle.find("phase prefill") != std::string::npos);
+  CHECK(seed->ceiling_name == "ceiling of TTFT 1/(1−p)");
+
+  // Decode only: the TTFT line stays at 1.0× and the request line rises, so the ceiling drawn
+  // is the request's (the prefill ceiling, 1/(1 − 0) = 1, would sit under the request line).
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  options.decode_share = 0.55;  // the built-in workload states no decode share
+  engine::SweepAxes axes;
+  for (double value : values("4k..128k", 6, kTokens)) {
+    axes.prompt_tokens.push_back(static_cast<std::int64_t>(value));
+  }
+  for (const engine::Phase phase :
+       {engine::Phase::prefill, engine::Phase::decode, engine::Phase::both}) {
+    options.phase = phase;
+    const auto chart =
+        report::sweep_chart(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), options, axes));
+    REQUIRE(chart);
+    CHECK(chart->subtitle.find(std::string("phase ") + std::string(engine::to_string(phase))) !=
+          std::string::npos);
+    // The line the ceiling is named for stays at or under it at every context.
+    const bool request = chart->ceiling_name.find("request") != std::string::npos;
+    const report::chart::SweepSeries& bounded = chart->series[request ? 1 : 0];
+    REQUIRE(bounded.points.size() == chart->ceiling.size());
+    for (std::size_t i = 0; i < bounded.points.size(); ++i) {
+      CHECK(bounded.points[i].y <= chart->ceiling[i].y * (1 + 1e-12));
+    }
+    // and with one phase changed it is the top line: no line runs above the ceiling drawn
+    if (phase == engine::Phase::both) continue;
+    for (const auto& series : chart->series) {
+      for (std::size_t i = 0; i < series.points.size(); ++i) {
+        CHECK(series.points[i].y <= chart->ceiling[i].y * (1 + 1e-12));
+      }
+    }
+    CHECK(request == (phase == engine::Phase::decode));
+  }
+}
+
+TEST_CASE(
+    "sweep chart (issue 30): a batch sweep plots against the batch, with the platform's "
+    "batch in the subtitle otherwise",
+    "[sweep][chart]") {
+  engine::PlatformChoice choice;
+  choice.model = {io::load_model("llama-3.1-70b"), engine::Provenance::given};
+  choice.gpu = {io::load_gpu("h100-sxm"), engine::Provenance::given};
+  choice.batch = {1, engine::Provenance::given};
+  engine::EstimateOptions options;
+  options.kernel_speedup = 2;
+  options.platform = engine::make_platform(choice);
+  engine::SweepAxes axes;
+  axes.batch = {1, 8, 64};
+  axes.prompt_tokens = {32768};
+  const engine::Sweep sweep =
+      engine::run_sweep(io::load_workload("deepseek-r1-fp8"), options, axes);
+  const auto chart = report::sweep_chart(sweep);
+  REQUIRE(chart);
+  CHECK(chart->x_kind == report::chart::SweepX::count);
+  REQUIRE(chart->series.size() == 2);  // TTFT and request, each over the three batches
+  REQUIRE(chart->series[0].points.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(chart->series[0].points[i].x == static_cast<double>(axes.batch[i]));
+    CHECK(chart->series[1].points[i].y == Approx(sweep.rows[i].result.request.speedup));
+  }
+  CHECK(chart->subtitle.find("batch swept") != std::string::npos);
+  CHECK(chart->title == "What a 2.00× attention kernel is worth, by batch");
+  // --plot-x names a swept input; anything else is refused with the swept ones listed
+  CHECK_THROWS_WITH(report::sweep_svg(sweep, {}, "response_tokens"),
+                    Catch::Contains("not swept") && Catch::Contains("batch"));
+  // One context, one batch: the platform's batch is the subtitle's
+  axes.batch.clear();
+  axes.prompt_tokens = {4096, 32768};
+  options.platform->batch = {16, engine::Provenance::given};
+  const auto one_batch =
+      report::sweep_chart(engine::run_sweep(io::load_workload("deepseek-r1-fp8"), options, axes));
+  REQUIRE(one_batch);
+  CHECK(one_batch->subtitle.find("batch 16") != std::string::npos);
+}
+
 }  // namespace unit_sweep

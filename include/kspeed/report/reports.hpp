@@ -3,13 +3,13 @@
 // file (estimate_view.cpp, estimate_document.cpp, ...). A new command's report: two files and
 // three declarations here.
 
+#include "kspeed/engine/chain/mix_result.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/sweep.hpp"
+#include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/engine/verify/bench_diff.hpp"
 #include "kspeed/engine/verify/conditions_audit.hpp"
 #include "kspeed/engine/verify/measured_analysis.hpp"
-#include "kspeed/engine/chain/mix_result.hpp"
-#include "kspeed/engine/roofline/roofline_analysis.hpp"
-#include "kspeed/engine/chain/scenario.hpp"
-#include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/profile/trace_diff.hpp"
 #include "kspeed/report/chart/sweep_chart.hpp"
@@ -31,13 +31,17 @@ Document sweep_document(const engine::Sweep& sweep);
 enum class SweepParts { both, tree, records };
 Document sweep_document(const engine::Sweep& sweep, SweepParts parts);
 
-/// The sweep as a chart of speedup against context (plots.cpp); nullopt when the context is
-/// not the innermost swept input.
-std::optional<chart::SweepChart> sweep_chart(const engine::Sweep& sweep);
+/// The sweep as a chart of speedup against a swept input (plots.cpp): `plot_x` (sweep
+/// --plot-x), else the context when it varies, else the batch, else the innermost varying
+/// input; the other swept inputs make one series each. nullopt when nothing is swept. Throws
+/// InputError when `plot_x` is not swept.
+std::optional<chart::SweepChart> sweep_chart(const engine::Sweep& sweep,
+                                             const std::string& plot_x = {});
 /// The compact Unicode chart for a terminal, or "" when there is no chart to draw.
 std::string sweep_terminal_chart(const engine::Sweep& sweep);
-/// The sweep chart as SVG. Throws InputError when the context is not swept.
-std::string sweep_svg(const engine::Sweep& sweep, const std::string& title = {});
+/// The sweep chart as SVG. Throws InputError when nothing is swept or `plot_x` is not.
+std::string sweep_svg(const engine::Sweep& sweep, const std::string& title = {},
+                      const std::string& plot_x = {});
 
 /// The charts below take a title for --title; empty keeps the chart's own.
 

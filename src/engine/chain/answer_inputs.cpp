@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "kspeed/engine/provenance_order.hpp"
 #include "kspeed/engine/roofline/roofline_analysis.hpp"
 #include "kspeed/error.hpp"
 
@@ -250,6 +251,24 @@ void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::str
   const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
   throw_refused(refused, flag, estimate_remedy(refused, scenario.platform.has_value()));
   if (filter.conservation) refuse_attention_beyond_latency(scenario.warnings, flag);
+}
+
+std::vector<AnswerInput> answer_inputs(const Sweep& sweep) {
+  std::vector<AnswerInput> inputs;
+  for (const SweepRow& row : sweep.rows) {
+    for (const AnswerInput& input :
+         row_inputs(row, sweep.phase, sweep.workload.borrowed_share_table)) {
+      const auto seen = std::find_if(inputs.begin(), inputs.end(),
+                                     [&](const AnswerInput& r) { return r.name == input.name; });
+      if (seen == inputs.end()) {
+        inputs.push_back(input);
+      } else {
+        seen->provenance = weakest(seen->provenance, input.provenance);
+        seen->borrowed = seen->borrowed || input.borrowed;
+      }
+    }
+  }
+  return inputs;
 }
 
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag) {

@@ -169,6 +169,10 @@ Sweep run_sweep(const Workload& workload, const EstimateOptions& base, const Swe
   sweep.workload = workload;
   sweep.phase = base.phase;
   sweep.platform = base.platform;
+  if (base.step_model) {
+    sweep.step_calibration = base.step_model->calibration;
+    sweep.step_calibration_source = base.step_model->calibration_source;
+  }
   for (const Axis& axis : order) {
     sweep.swept.emplace_back(axis.name);
   }

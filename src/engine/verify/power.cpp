@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "kspeed/engine/verify/t_test.hpp"
 
@@ -97,6 +99,37 @@ Detectability detectability(const Design& design, double k, double mean_ms, doub
   return out;
 }
 
+// The 95% range of a spread estimated from per-request values, kurtosis-adjusted (Bonett,
+// "Approximate confidence interval for standard deviation of nonnormal distributions",
+// Computational Statistics & Data Analysis 50, 2006): heavy tails, where the sample SD most
+// often falls short of the true one, widen the range; for normal data it matches the
+// chi-square interval. kurtosis = n sum (y - m)^4 / (sum (y - mean)^2)^2 with m the mean trimmed
+// by 1 / (2 sqrt(n - 4)) at each end; c = n / (n - z); se = c sqrt((kurtosis - (n - 3) / n) /
+// (n - 1)); the variance lies in exp(ln(c s^2) -+ z se).
+std::optional<std::pair<double, double>> spread_range(std::vector<double> values, double sd) {
+  const auto n = static_cast<double>(values.size());
+  if (values.size() < 10 || !(sd > 0)) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const double trim = 1 / (2 * std::sqrt(n - 4));
+  const auto cut = static_cast<std::size_t>(std::floor(trim * n));
+  double trimmed_sum = 0;
+  for (std::size_t i = cut; i < values.size() - cut; ++i) trimmed_sum += values[i];
+  const double trimmed_mean = trimmed_sum / (n - 2 * static_cast<double>(cut));
+  const double mean = mean_of(values);
+  double fourth = 0;
+  double second = 0;
+  for (const double y : values) {
+    fourth += std::pow(y - trimmed_mean, 4);
+    second += (y - mean) * (y - mean);
+  }
+  const double kurtosis = n * fourth / (second * second);
+  const double z = normal_quantile(0.975);
+  const double c = n / (n - z);
+  const double se = c * std::sqrt(std::max(0.0, (kurtosis - (n - 3) / n) / (n - 1)));
+  const double log_variance = std::log(c * sd * sd);
+  return std::pair{std::exp((log_variance - z * se) / 2), std::exp((log_variance + z * se) / 2)};
+}
+
 // Per-request differences (second - first) of the requests both runs identify; empty when the
 // runs do not share every id.
 std::vector<double> paired_differences(const BaselineRun& first, const BaselineRun& second) {
@@ -157,11 +190,23 @@ Plan plan_ab(const PlanInput& input) {
   // With r runs a side the requests pool: n r per side.
   const double pooled = n * static_cast<double>(plan.repeats);
   plan.unpaired = detectability({sd, 2}, plan.k, plan.mean_ms, pooled, input.effect, input.options);
+  // Each request-level spread with its 95% range and what the range's upper end needs (issue 30:
+  // a heavy-tailed baseline's SD understates the spread the A/B meets).
+  const auto add_range = [&](Detectability& d, const std::vector<double>& values, double sides) {
+    if (const auto range = spread_range(values, d.sd_ms)) {
+      d.sd_low_ms = range->first;
+      d.sd_high_ms = range->second;
+      d.needed_high =
+          needed_count({range->second, sides}, input.effect * plan.mean_ms, plan.k, input.options);
+    }
+  };
+  add_range(plan.unpaired, first.values_ms, 2);
   if (input.runs.size() >= 2) {
     const std::vector<double> differences = paired_differences(first, input.runs[1]);
     if (differences.size() >= 2) {
       plan.paired = detectability({sd_of(differences), 1}, plan.k, plan.mean_ms, pooled,
                                   input.effect, input.options);
+      add_range(*plan.paired, differences, 1);
     }
   }
   if (input.runs.size() >= kMinRunsForSpread) {

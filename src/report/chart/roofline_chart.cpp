@@ -108,46 +108,40 @@ std::vector<LegendEntry> legend_of(const RooflineChart& chart) {
   return legend;
 }
 
-// The boxes of the labels placed so far, so the next one moves down until it is clear of them
-// (two levers that land on one point, a bytes lever and the combined one on a memory-bound
-// kernel, would otherwise print one label over the other).
+// The boxes of the labels placed so far and the lines drawn, so the next label moves a line down
+// (then up) until it is clear of them (two levers that land on one point, a bytes lever and the
+// combined one on a memory-bound kernel, a lever label under the peak's, would otherwise print
+// one label over the other or over the roof).
 class LabelBoxes {
  public:
-  // The baseline y at or below `y`, in steps of one line, where the label fits.
+  // The baseline y nearest `y`, in steps of one line (down first), where the label fits.
   double clear_baseline(double x, double y, std::string_view text, bool end_anchored) {
-    const double width = text_width(text, kTickSize);
-    const double left = end_anchored ? x - width : x;
+    const char* anchor = end_anchored ? "end" : "start";
     double baseline = y;
-    for (int tries = 0; tries < kMaxTries && overlaps(left, left + width, baseline); ++tries) {
-      baseline += kLine;
+    for (int tries = 0; tries <= 2 * kMaxTries; ++tries) {
+      const double step = tries == 0 ? 0 : (tries % 2 == 1 ? 1 : -1) * ((tries + 1) / 2) * kLine;
+      if (placer_.clear(text_box(x, y + step, text, kTickSize, anchor), bounds_)) {
+        baseline = y + step;
+        break;
+      }
     }
-    boxes_.push_back({left, left + width, baseline - kAscent, baseline + kDescent});
+    placer_.add_label(text_box(x, baseline, text, kTickSize, anchor));
     return baseline;
   }
 
   // A label placed elsewhere (the roof's own), for the next ones to keep clear of.
-  void add(double x, double baseline, std::string_view text, bool end_anchored) {
-    const double width = text_width(text, kTickSize);
-    const double left = end_anchored ? x - width : x;
-    boxes_.push_back({left, left + width, baseline - kAscent, baseline + kDescent});
+  void add(double x, double baseline, std::string_view text, double font_size,
+           std::string_view anchor) {
+    placer_.add_label(text_box(x, baseline, text, font_size, anchor));
   }
+  void add_line(std::vector<Point> pixels) { placer_.add_line(std::move(pixels)); }
+  void set_bounds(const TextBox& bounds) { bounds_ = bounds; }
 
  private:
   static constexpr double kLine = 14;
-  static constexpr double kAscent = kTickSize * 0.8;
-  static constexpr double kDescent = kTickSize * 0.25;
   static constexpr int kMaxTries = 8;
-  struct Rect {
-    double left, right, top, bottom;
-  };
-  bool overlaps(double left, double right, double baseline) const {
-    const double top = baseline - kAscent;
-    const double bottom = baseline + kDescent;
-    return std::any_of(boxes_.begin(), boxes_.end(), [&](const Rect& r) {
-      return left < r.right && r.left < right && top < r.bottom && r.top < bottom;
-    });
-  }
-  std::vector<Rect> boxes_;
+  LabelPlacer placer_;
+  TextBox bounds_{-1e9, -1e9, 1e9, 1e9};
 };
 
 void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, const Scale& y,
@@ -163,6 +157,7 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
   area += " L" + format_coordinate(roof.back().x) + " " + format_coordinate(y.range_start);
   area += " L" + format_coordinate(roof.front().x) + " " + format_coordinate(y.range_start) + "z";
   svg.leaf("path", {{"class", "attainable"}, {"d", area}, {"fill", "#f3f6f9"}});
+  labels.add_line(roof);
   svg.leaf("path", {{"class", "roof series"},
                     {"d", line_path(roof)},
                     {"stroke", std::string(kRoofColour)},
@@ -178,7 +173,10 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
                     {"stroke-width", "1.25"},
                     {"stroke-dasharray", "3 4"},
                     {"data-x", format_data(ridge)}});
-  svg.text(ridge_x + 6, y.range_start - 8, "tick halo", "ridge " + short_number(ridge) + " FLOP/B");
+  labels.add_line({{ridge_x, y.to_pixel(chart.peak_flops_per_s)}, {ridge_x, y.range_start}});
+  const std::string ridge_label = "ridge " + short_number(ridge) + " FLOP/B";
+  svg.text(ridge_x + 6, y.range_start - 8, "tick halo", ridge_label);
+  labels.add(ridge_x + 6, y.range_start - 8, ridge_label, kTickSize, "start");
   // A compute lever's roof: the peak times its speedup, from where its slope meets it.
   for (const double raised : chart.raised_peaks_flops_per_s) {
     if (!(raised > chart.peak_flops_per_s)) continue;
@@ -196,13 +194,14 @@ void draw_roof(SvgDocument& svg, const RooflineChart& chart, const Scale& x, con
     const std::string label =
         "peak after the compute lever " + short_number(raised / 1e12) + " TFLOP/s";
     svg.text(x.range_end - 4, raised_y - 7, "tick halo", label, {{"text-anchor", "end"}});
-    labels.add(x.range_end - 4, raised_y - 7, label, true);
+    labels.add(x.range_end - 4, raised_y - 7, label, kTickSize, "end");
+    labels.add_line({{from_x, raised_y}, {x.range_end, raised_y}});
   }
   // Labels on the roof: the peak along the flat part, the bandwidth along the slope.
   const double peak_y = y.to_pixel(chart.peak_flops_per_s);
-  svg.text(x.range_end - 4, peak_y - 7, "label halo",
-           "peak " + short_number(chart.peak_flops_per_s / 1e12) + " TFLOP/s",
-           {{"text-anchor", "end"}});
+  const std::string peak_label = "peak " + short_number(chart.peak_flops_per_s / 1e12) + " TFLOP/s";
+  svg.text(x.range_end - 4, peak_y - 7, "label halo", peak_label, {{"text-anchor", "end"}});
+  labels.add(x.range_end - 4, peak_y - 7, peak_label, kLabelSize, "end");
   const double angle =
       std::atan2(roof[1].y - roof[0].y, roof[1].x - roof[0].x) * 180 / std::numbers::pi;
   // Along the slope where it is farthest from every kernel and lever point, so their labels,
@@ -293,7 +292,14 @@ void draw_kernel(SvgDocument& svg, const RooflineKernel& kernel, std::size_t ind
   for (const auto& lever : kernel.levers) {
     const Point to{x.to_pixel(lever.intensity_flop_per_byte), y.to_pixel(lever.flops_per_s)};
     draw_arrow(svg, from, to, colour);
+    labels.add_line({from, to});
   }
+  // The markers too (a diagonal through each): a label is not written over a point
+  for (const auto& lever : kernel.levers) {
+    const Point to{x.to_pixel(lever.intensity_flop_per_byte), y.to_pixel(lever.flops_per_s)};
+    labels.add_line({{to.x - 5, to.y - 5}, {to.x + 5, to.y + 5}});
+  }
+  labels.add_line({{from.x - 5, from.y - 5}, {from.x + 5, from.y + 5}});
   // Lever labels beside their points, on the side towards the middle of the plot; a lever
   // that leaves the kernel where it is (within 0.5%) is listed under the kernel, one line each.
   const bool right_side = from.x > x.range_start + 0.7 * (x.range_end - x.range_start);
@@ -351,6 +357,7 @@ std::string render_roofline_svg(const RooflineChart& input) {
   for (auto&& attribute : scale_attributes('y', y)) plot.push_back(attribute);
   svg.open("g", plot);
   LabelBoxes labels;
+  labels.set_bounds({frame.plot_left, frame.plot_top, frame.plot_right, frame.plot_bottom});
   if (has_roof(chart)) draw_roof(svg, chart, x, y, labels);
   for (std::size_t i = 0; i < chart.kernels.size(); ++i)
     draw_kernel(svg, chart.kernels[i], i, x, y, labels);

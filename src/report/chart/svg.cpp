@@ -382,6 +382,78 @@ double text_width(std::string_view text, double font_size) {
   return static_cast<double>(code_points) * font_size * 0.6;
 }
 
+TextBox text_box(double x, double baseline, std::string_view text, double font_size,
+                 std::string_view anchor) {
+  const double width = text_width(text, font_size);
+  const double left = anchor == "end" ? x - width : anchor == "middle" ? x - width / 2 : x;
+  return {left, baseline - 0.8 * font_size, left + width, baseline + 0.25 * font_size};
+}
+
+bool boxes_overlap(const TextBox& a, const TextBox& b) {
+  constexpr double kSlack = 0.5;  // a half-pixel touch is not an overlap
+  return a.left < b.right - kSlack && b.left < a.right - kSlack && a.top < b.bottom - kSlack &&
+         b.top < a.bottom - kSlack;
+}
+
+namespace {
+
+// Liang and Barsky's clip of the segment a-b against the box: whether any part lies inside.
+bool segment_crosses_box(Point a, Point b, const TextBox& box) {
+  double t0 = 0;
+  double t1 = 1;
+  const double dx = b.x - a.x;
+  const double dy = b.y - a.y;
+  const double p[] = {-dx, dx, -dy, dy};
+  const double q[] = {a.x - box.left, box.right - a.x, a.y - box.top, box.bottom - a.y};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0) {
+      if (q[i] < 0) return false;  // parallel to this edge and outside it
+      continue;
+    }
+    const double t = q[i] / p[i];
+    if (p[i] < 0) {
+      t0 = std::max(t0, t);
+    } else {
+      t1 = std::min(t1, t);
+    }
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool polyline_crosses(const std::vector<Point>& pixels, const TextBox& box) {
+  for (std::size_t i = 1; i < pixels.size(); ++i) {
+    const Point& a = pixels[i - 1];
+    const Point& b = pixels[i];
+    if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y))
+      continue;
+    if (segment_crosses_box(a, b, box)) return true;
+  }
+  return false;
+}
+
+void LabelPlacer::add_line(std::vector<Point> pixels) {
+  lines_.push_back(std::move(pixels));
+}
+
+void LabelPlacer::add_label(const TextBox& box) {
+  labels_.push_back(box);
+}
+
+bool LabelPlacer::clear(const TextBox& box, const TextBox& bounds) const {
+  if (box.left < bounds.left || box.right > bounds.right || box.top < bounds.top ||
+      box.bottom > bounds.bottom) {
+    return false;
+  }
+  return std::none_of(labels_.begin(), labels_.end(),
+                      [&box](const TextBox& other) { return boxes_overlap(box, other); }) &&
+         std::none_of(lines_.begin(), lines_.end(), [&box](const std::vector<Point>& line) {
+           return polyline_crosses(line, box);
+         });
+}
+
 Frame layout_frame(double width, double height, const std::string& subtitle,
                    const std::vector<LegendEntry>& legend, double y_label_width) {
   Frame frame;

@@ -47,9 +47,46 @@ Scale x_scale(const SweepChart& chart, const Frame& frame) {
     if (point.context_tokens > 0) tokens.add(point.context_tokens);
   }
   if (tokens.empty()) tokens = {1024, 131072};
-  if (tokens.min == tokens.max) tokens = {tokens.min / 2, tokens.max * 2};
-  return {ScaleKind::log10, tokens.min, tokens.max, frame.plot_left + kSweepInnerPadding,
-          frame.plot_right - kSweepInnerPadding};
+  const bool log = chart.x_kind == SweepX::tokens || chart.x_kind == SweepX::count;
+  if (tokens.min == tokens.max) {
+    tokens =
+        log ? Extent{tokens.min / 2, tokens.max * 2} : Extent{tokens.min * 0.9, tokens.max * 1.1};
+  }
+  if (!log) widen_to_nice(tokens.min, tokens.max, 6);
+  return {log ? ScaleKind::log10 : ScaleKind::linear, tokens.min, tokens.max,
+          frame.plot_left + kSweepInnerPadding, frame.plot_right - kSweepInnerPadding};
+}
+
+// A swept value as the text reports write it: "128K" tokens, batch "64", "2.00×", "40%".
+std::string format_sweep_x(SweepX kind, double value) {
+  switch (kind) {
+    case SweepX::tokens:
+      return format_tokens(value) + " tokens";
+    case SweepX::count:
+      return human_count(static_cast<std::int64_t>(std::llround(value)));
+    case SweepX::speedup:
+      return human_speedup(value);
+    case SweepX::fraction:
+      return human_percent(value);
+  }
+  return format_data(value);
+}
+
+std::vector<Tick> sweep_x_ticks(SweepX kind, const Scale& x) {
+  switch (kind) {
+    case SweepX::tokens:
+      return token_ticks(x.domain_min, x.domain_max);
+    case SweepX::count: {
+      std::vector<Tick> ticks = token_ticks(x.domain_min, x.domain_max);
+      for (Tick& tick : ticks) tick.label = format_sweep_x(kind, tick.value);
+      return ticks;
+    }
+    case SweepX::speedup:
+      return linear_ticks(x.domain_min, x.domain_max, TickFormat::speedup);
+    case SweepX::fraction:
+      return linear_ticks(x.domain_min, x.domain_max, TickFormat::percent);
+  }
+  return {};
 }
 
 // The speedup domain: 1.0× always shows (the line of no change); the ceiling joins while it
@@ -144,12 +181,12 @@ std::vector<LegendEntry> legend_of(const SweepChart& chart) {
 }
 
 void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t colour_at, bool is_dashed,
-                 const Scale& x, const Scale& y) {
+                 SweepX x_kind, const Scale& x, const Scale& y) {
   const std::string colour(palette_colour(colour_at));
   const std::vector<Point> points = sorted_by_x(series.points);
   std::vector<Point> drawable;
   for (const auto& point : points) {
-    if (point.x > 0 && std::isfinite(point.y)) drawable.push_back(point);
+    if (point.x > 0 && std::isfinite(point.y)) drawable.push_back(point);  // x > 0: log axes
   }
   // The line passes through every point; a marker (with its data and tooltip) goes on every
   // stride-th point only, so a 100,000-point sweep stays a file a browser opens. The group
@@ -186,7 +223,7 @@ void draw_series(SvgDocument& svg, const SweepSeries& series, std::size_t colour
                         {"data-x", format_data(point.x)},
                         {"data-y", format_data(point.y)}});
     // A tooltip in browsers: the series, the context and the value as the text reports say it.
-    svg.element("title", fmt::format("{} at {} tokens: {}", series.name, format_tokens(point.x),
+    svg.element("title", fmt::format("{} at {}: {}", series.name, format_sweep_x(x_kind, point.x),
                                      human_speedup(point.y)));
     svg.close();
   }
@@ -203,8 +240,32 @@ void draw_ceiling(SvgDocument& svg, const SweepChart& chart, const Scale& x, con
                     {"clip-path", "url(#kspeed-plot)"}});
 }
 
-// Where a clipped ceiling leaves the top of the plot, say how high it goes.
-void draw_ceiling_exit(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
+// Writes `text` at the first candidate place (x, baseline, anchor) the placer finds clear of
+// lines and labels, else at the first; the placer keeps its box either way.
+struct Candidate {
+  double x;
+  double baseline;
+  const char* anchor;
+};
+
+void place_text(SvgDocument& svg, LabelPlacer& placer, const TextBox& bounds,
+                const std::vector<Candidate>& candidates, const std::string& text) {
+  const Candidate* chosen = &candidates.front();
+  for (const Candidate& candidate : candidates) {
+    if (placer.clear(text_box(candidate.x, candidate.baseline, text, kTickSize, candidate.anchor),
+                     bounds)) {
+      chosen = &candidate;
+      break;
+    }
+  }
+  placer.add_label(text_box(chosen->x, chosen->baseline, text, kTickSize, chosen->anchor));
+  svg.text(chosen->x, chosen->baseline, "tick halo", text, {{"text-anchor", chosen->anchor}});
+}
+
+// Where a clipped ceiling leaves the top of the plot, say how high it goes: beside the crossing,
+// on whichever side no line runs.
+void draw_ceiling_exit(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y,
+                       LabelPlacer& placer, const TextBox& bounds) {
   const auto points = sorted_by_x(chart.ceiling);
   double highest = 0;
   for (const auto& point : points) highest = std::max(highest, point.y);
@@ -217,8 +278,12 @@ void draw_ceiling_exit(SvgDocument& svg, const SweepChart& chart, const Scale& x
     const double t = (top - a.y) / (b.y - a.y);
     const double pixel_x = x.to_pixel(a.x) + t * (x.to_pixel(b.x) - x.to_pixel(a.x));
     const std::string peak = std::isfinite(highest) ? human_speedup(highest) : "∞";
-    svg.text(pixel_x + 6, y.range_end + 14, "tick halo", "ceiling rises to " + peak,
-             {{"text-anchor", "start"}});
+    std::vector<Candidate> candidates;
+    for (const double down : {14.0, 28.0, 42.0, 56.0}) {
+      candidates.push_back({pixel_x + 6, y.range_end + down, "start"});
+      candidates.push_back({pixel_x - 6, y.range_end + down, "end"});
+    }
+    place_text(svg, placer, bounds, candidates, "ceiling rises to " + peak);
     return;
   }
 }
@@ -251,11 +316,35 @@ void draw_no_change(SvgDocument& svg, const Frame& frame, const Scale& y) {
                     {"y2", format_coordinate(pixel)},
                     {"stroke", "#1f2328"},
                     {"stroke-width", "1.25"}});
-  svg.text(frame.plot_right - 4, pixel - 5, "tick halo", "1.0× = no change",
-           {{"text-anchor", "end"}});
 }
 
-void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y) {
+// "1.0× = no change" on its line where no other line runs: the right end, the left, then along
+// it, above and below. Where lines cover it everywhere it is left out: the axis's 1.0× tick
+// names it.
+void draw_no_change_label(SvgDocument& svg, const Frame& frame, const Scale& y, LabelPlacer& placer,
+                          const TextBox& bounds) {
+  const std::string text = "1.0× = no change";
+  const double pixel = y.to_pixel(1.0);
+  std::vector<Candidate> candidates = {{frame.plot_right - 4, pixel - 5, "end"},
+                                       {frame.plot_left + 4, pixel - 5, "start"},
+                                       {frame.plot_right - 4, pixel + 13, "end"},
+                                       {frame.plot_left + 4, pixel + 13, "start"}};
+  for (const double at : {0.5, 0.25, 0.75}) {
+    const double x = frame.plot_left + at * (frame.plot_right - frame.plot_left);
+    candidates.push_back({x, pixel - 5, "middle"});
+    candidates.push_back({x, pixel + 13, "middle"});
+  }
+  for (const Candidate& candidate : candidates) {
+    if (placer.clear(text_box(candidate.x, candidate.baseline, text, kTickSize, candidate.anchor),
+                     bounds)) {
+      place_text(svg, placer, bounds, {candidate}, text);
+      return;
+    }
+  }
+}
+
+void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, const Scale& y,
+                   LabelPlacer& placer, const TextBox& bounds) {
   if (chart.measured.empty()) return;
   svg.open("g", {{"class", "measured"}});
   for (const auto& point : chart.measured) {
@@ -276,15 +365,30 @@ void draw_measured(SvgDocument& svg, const SweepChart& chart, const Scale& x, co
                 fmt::format("{} at {} tokens: {}", chart.measured_name,
                             format_tokens(point.context_tokens), human_speedup(point.speedup)));
     svg.close();
-    if (!point.label.empty()) {
-      // Below the mark, on the side towards the middle of the plot, so it never leaves it;
-      // above it when the mark sits at the bottom of the plot.
-      const bool right_half = cx > (x.range_start + x.range_end) / 2;
-      const double below = cy + 20;
-      const double baseline = below + 4 > y.range_start ? cy - 12 : below;
-      svg.text(right_half ? cx - 10 : cx + 10, baseline, "tick halo", point.label,
-               {{"text-anchor", right_half ? "end" : "start"}});
+    // The diamond itself is kept clear of later labels
+    placer.add_label({cx - 7, cy - 7, cx + 7, cy + 7});
+  }
+  for (const auto& point : chart.measured) {
+    if (point.label.empty() || !(point.context_tokens > 0) || !std::isfinite(point.speedup))
+      continue;
+    const double cx = x.to_pixel(point.context_tokens);
+    const double cy = y.to_pixel(point.speedup);
+    // Around the mark, first on the side towards the middle of the plot (so it stays inside),
+    // then farther out, until no line or label is under it.
+    const bool right_half = cx > (x.range_start + x.range_end) / 2;
+    const char* inward = right_half ? "end" : "start";
+    const char* outward = right_half ? "start" : "end";
+    const double in = right_half ? -10 : 10;
+    std::vector<Candidate> candidates;
+    // Nearest first: up to ten lines above or below, on either side
+    for (int line = 0; line <= 10; ++line) {
+      const double reach = 14.0 * line;
+      candidates.push_back({cx + in, cy + 20 + reach, inward});
+      candidates.push_back({cx + in, cy - 12 - reach, inward});
+      candidates.push_back({cx - in, cy + 20 + reach, outward});
+      candidates.push_back({cx - in, cy - 12 - reach, outward});
     }
+    place_text(svg, placer, bounds, candidates, point.label);
   }
   svg.close();
 }
@@ -309,9 +413,28 @@ void draw_end_labels(SvgDocument& svg, const SweepChart& chart, const Frame& fra
   }
   std::sort(labels.begin(), labels.end(),
             [](const EndLabel& a, const EndLabel& b) { return a.pixel_y < b.pixel_y; });
+  // Lines that end on one value (four kernels' TTFT at 1.0× when only decode changes) share
+  // one label, in neutral grey: the same number four times in four colours says nothing more.
+  std::vector<EndLabel> merged;
+  for (const EndLabel& label : labels) {
+    if (!merged.empty() && merged.back().text == label.text &&
+        std::fabs(merged.back().pixel_y - label.pixel_y) < 1) {
+      merged.back().colour = "#57606a";
+      continue;
+    }
+    merged.push_back(label);
+  }
+  labels = std::move(merged);
+  // Pushed apart downwards, then back up from the bottom of the plot so none leaves the page.
   constexpr double kLineHeight = 14;
   for (std::size_t i = 1; i < labels.size(); ++i) {
     labels[i].pixel_y = std::max(labels[i].pixel_y, labels[i - 1].pixel_y + kLineHeight);
+  }
+  if (!labels.empty() && labels.back().pixel_y > frame.plot_bottom) {
+    labels.back().pixel_y = frame.plot_bottom;
+    for (std::size_t i = labels.size() - 1; i-- > 0;) {
+      labels[i].pixel_y = std::min(labels[i].pixel_y, labels[i + 1].pixel_y - kLineHeight);
+    }
   }
   for (const auto& label : labels) {
     svg.text(frame.plot_right + 6, label.pixel_y + 4, "label-strong", label.text,
@@ -336,7 +459,7 @@ std::string render_sweep_svg(const SweepChart& chart) {
                   "1/(1-p) dashed, measured shares marked with diamonds.");
   draw_header(svg, frame, chart.title, chart.subtitle, legend);
   define_plot_clip(svg, frame, "kspeed-plot");
-  draw_x_axis(svg, frame, x, token_ticks(x.domain_min, x.domain_max), chart.x_title);
+  draw_x_axis(svg, frame, x, sweep_x_ticks(chart.x_kind, x), chart.x_title);
   draw_y_axis(svg, frame, y, y_ticks, chart.y_title);
   std::vector<Attribute> plot = {{"class", "plot"}};
   for (auto&& attribute : scale_attributes('x', x)) plot.push_back(attribute);
@@ -345,11 +468,19 @@ std::string render_sweep_svg(const SweepChart& chart) {
   draw_clamped(svg, chart, frame, x);
   draw_no_change(svg, frame, y);
   draw_ceiling(svg, chart, x, y);
-  draw_ceiling_exit(svg, chart, x, y);
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
-    draw_series(svg, chart.series[i], colour_index(chart, i), dashed(chart, i), x, y);
+    draw_series(svg, chart.series[i], colour_index(chart, i), dashed(chart, i), chart.x_kind, x, y);
   }
-  draw_measured(svg, chart, x, y);
+  // The labels in the plot go where no line runs: every series, the ceiling, the 1.0× line.
+  LabelPlacer placer;
+  for (const auto& series : chart.series)
+    placer.add_line(to_pixels(sorted_by_x(series.points), x, y));
+  placer.add_line(to_pixels(sorted_by_x(chart.ceiling), x, y));
+  placer.add_line({{frame.plot_left, y.to_pixel(1.0)}, {frame.plot_right, y.to_pixel(1.0)}});
+  const TextBox bounds{frame.plot_left, frame.plot_top, frame.plot_right, frame.plot_bottom};
+  draw_no_change_label(svg, frame, y, placer, bounds);
+  draw_ceiling_exit(svg, chart, x, y, placer, bounds);
+  draw_measured(svg, chart, x, y, placer, bounds);
   svg.close();
   draw_end_labels(svg, chart, frame, y);
   return svg.finish();

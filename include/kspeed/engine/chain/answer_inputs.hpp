@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/sweep.hpp"
+#include "kspeed/engine/provenance.hpp"
 
 namespace kspeed::engine {
 
@@ -35,6 +35,10 @@ std::string borrowed_phrase(const AnswerInput& input);
 /// The inputs of the scenario that move the answer: the request's lengths and latencies, the
 /// fixed term, the kernel speedup, and the attention share of each phase the change targets.
 std::vector<AnswerInput> answer_inputs(const Scenario& scenario);
+
+/// The inputs of every point of a sweep, each named once with the weakest provenance any point
+/// gave it (provenance_order.hpp): what a chart of the whole sweep stands on.
+std::vector<AnswerInput> answer_inputs(const Sweep& sweep);
 
 /// The inputs kspeed roofline's answer stands on: the roof (peak and bandwidth), the kernel
 /// (the model's deployment and context, or the given intensity) and the levers (illustrative

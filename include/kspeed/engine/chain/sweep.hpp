@@ -49,6 +49,10 @@ struct Sweep {
   std::optional<Platform> platform;  ///< the base platform (its batch is the first swept one)
   std::vector<std::string> swept;    ///< the varied inputs, outermost first ("kernel_speedup", ...)
   std::vector<SweepRow> rows;        ///< every combination; the context varies fastest
+  /// The deployment's step model's provenance and source (EstimateOptions::step_model): a chart
+  /// says "calibrated from FILE" when it was fitted or measured. modelled without one.
+  Provenance step_calibration = Provenance::modelled;
+  std::string step_calibration_source;
 };
 
 /// How many points the axes make (the product of the non-empty lists' sizes).

@@ -77,6 +77,37 @@ struct LegendEntry {
 /// An approximate width of text in the chart's font, for layout (labels that must not collide).
 double text_width(std::string_view text, double font_size);
 
+/// A text label's box on the page as the layout estimates it: text_width across, 0.8 em above
+/// the baseline and 0.25 em below (tests/unit/test_chart_labels.cpp measures labels the same way).
+struct TextBox {
+  double left = 0;
+  double top = 0;
+  double right = 0;
+  double bottom = 0;
+};
+
+/// The box of `text` at (x, baseline) in `font_size`, anchored "start", "middle" or "end".
+TextBox text_box(double x, double baseline, std::string_view text, double font_size,
+                 std::string_view anchor);
+/// Whether two boxes overlap by more than half a pixel.
+bool boxes_overlap(const TextBox& a, const TextBox& b);
+/// Whether a line through pixel points (a non-finite point breaks it) passes through the box.
+bool polyline_crosses(const std::vector<Point>& pixels, const TextBox& box);
+
+/// Labels placed in a plot so far and the lines drawn there: a new label takes the first of its
+/// candidate places that crosses neither (issue 30: labels never over lines or other labels).
+class LabelPlacer {
+ public:
+  void add_line(std::vector<Point> pixels);
+  void add_label(const TextBox& box);
+  /// Whether the box is clear of every line and label placed, and inside `bounds`.
+  [[nodiscard]] bool clear(const TextBox& box, const TextBox& bounds) const;
+
+ private:
+  std::vector<std::vector<Point>> lines_;
+  std::vector<TextBox> labels_;
+};
+
 /// The page: margins around a plot area, worked out from what sits above and beside it.
 struct Frame {
   double width = 800;

@@ -32,10 +32,15 @@ struct MeasuredPoint {
   std::string label;          ///< short note beside the mark ("18% measured"); may be empty
 };
 
+/// What the x axis counts: context tokens and batch sizes on a log axis with power-of-two ticks
+/// ("4K", "64"), kernel or lever speedups and shares on a linear one.
+enum class SweepX { tokens, count, speedup, fraction };
+
 struct SweepChart {
   std::string title;     ///< "What a 2× attention kernel is worth, by context"
   std::string subtitle;  ///< provenance: workload, kernel speedup, where the shares come from
   std::vector<SweepSeries> series;  ///< drawn in palette order; the 7th on reuses colours dotted
+  ///< x = the swept value (x_kind), y = speedup (×)
   /// Parallel to series when they come in groups; empty: one colour per series.
   std::vector<SeriesStyle> styles;
   /// The ceiling 1/(1−p) at each context (x tokens, y ×); empty draws none; an unbounded
@@ -49,6 +54,7 @@ struct SweepChart {
   /// shaded, since the lines there are flat by assumption, not by measurement.
   std::vector<std::pair<double, double>> clamped;
   std::string clamped_name = "share held at the table's edge";
+  SweepX x_kind = SweepX::tokens;
   std::string x_title = "context length (tokens, log scale)";
   std::string y_title = "speedup (×)";
   double width = 800;   ///< pixels

@@ -609,7 +609,7 @@ std::string prefill_steps_text(const Scenario& s) {
         human_count(*s.prefill_batch), human_count(s.prompt_tokens.value));
   }
   std::string text =
-      fmt::format("the {}-token prompt in {} step{} of a {}-token budget ({}{})",
+      fmt::format("the {}-token prompt in {} step{} of a budget of {} tokens ({}{})",
                   human_count(s.prompt_tokens.value), human_count(p.steps), p.steps == 1 ? "" : "s",
                   human_count(s.step_token_budget.value), to_string(s.step_token_budget.provenance),
                   s.step_token_budget.provenance == engine::Provenance::given ? "" : ": vLLM's");

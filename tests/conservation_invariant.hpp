@@ -74,7 +74,9 @@ inline std::string sweep_row_violation(const nlohmann::json& row, std::size_t in
   }
   const bool levers =
       row.contains("levers_compute_speedup") && !row.at("levers_compute_speedup").is_null();
-  if ((phase == "decode" || phase == "both") && !levers) {
+  // A one-token response has no decode step: nothing of decode to conserve.
+  const bool decodes = number_or(row, "response_tokens", 2) > 1;
+  if ((phase == "decode" || phase == "both") && !levers && decodes) {
     const double latency = number_or(row, "tpot_ms", NAN);
     const double saved = latency - number_or(row, "request_tpot_after_ms", NAN);
     const double attention = number_or(row, "decode_attention_share", NAN) * latency;

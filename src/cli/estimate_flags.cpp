@@ -9,6 +9,7 @@
 #include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/gpu_reader.hpp"
+#include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
@@ -178,6 +179,20 @@ void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
       ->type_name("FILE");
 }
 
+// How the deployment's scheduler forms the request's prefill steps (issue 27): --batch is the
+// decode concurrency; a whole-batch prefill only when asked for.
+void add_prefill_scheduling_flags(CLI::App& app, EstimateFlags& flags) {
+  app.add_option("--prefill-batch", flags.prefill_batch,
+                 "Prompts prefilled together in one step, no decode beside them (a whole-batch "
+                 "prefill). Default: none; each request's prompt goes in --max-batched-tokens "
+                 "chunks beside --batch - 1 running decodes")
+      ->type_name("N");
+  app.add_option("--max-batched-tokens", flags.max_batched_tokens,
+                 "Tokens per step (vLLM --max-num-batched-tokens), which chunk the prefill. "
+                 "Default: 8192, vLLM's for vllm serve on GPUs of 70 GiB or more")
+      ->type_name("TOKENS");
+}
+
 void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
   add_workload_flags(app, flags);
   add_calibration_flags(app, flags);
@@ -185,6 +200,7 @@ void add_estimate_flags(CLI::App& app, EstimateFlags& flags) {
   add_change_flags(app, flags);
   end_flag_group(app);
   add_platform_flags(app, flags.platform);
+  add_prefill_scheduling_flags(app, flags);
   end_flag_group(app);
   add_lever_flags(app, flags.levers);
   end_flag_group(app);
@@ -221,6 +237,12 @@ engine::EstimateOptions to_options(const EstimateFlags& flags) {
   options.phase_given = !flags.phase.empty();
   options.extrapolation = parse_extrapolation(flags.extrapolate);
   options.share_model = parse_share_model(flags.share_model);
+  options.prefill_batch =
+      optional_value<std::int64_t>(flags.prefill_batch, "--prefill-batch", io::parse_count);
+  if (const std::optional<std::int64_t> budget = optional_value<std::int64_t>(
+          flags.max_batched_tokens, "--max-batched-tokens", io::parse_token_count)) {
+    options.step_token_budget = {*budget, engine::Provenance::given};
+  }
   return options;
 }
 

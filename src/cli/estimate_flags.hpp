@@ -38,6 +38,8 @@ struct EstimateFlags {
   std::string calibrate;              ///< --calibrate FILE: measured latencies of the deployment
   std::string calibrate_concurrency;  ///< --calibrate-concurrency N: the file's, when it omits it
   std::string deployment_file;        ///< --deployment FILE: a deployment kspeed calibrate wrote
+  /// --prefill-batch N: N prompts prefilled in one step; --max-batched-tokens: the step's budget.
+  std::string prefill_batch, max_batched_tokens;
   LeverFlags levers;
   NcuFlags ncu;  ///< --ncu FILE, --kernel, --launch: the kernel speedup priced from a profile
   std::string min_request_speedup, min_prefill_speedup;

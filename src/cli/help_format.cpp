@@ -112,6 +112,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"step-model", "Deployment"},
       {"scheduler", "Deployment"},
       {"max-batched-tokens", "Deployment"},
+      {"prefill-batch", "Deployment"},
       {"max-seqs", "Deployment"},
       {"chunked-prefill", "Deployment"},
       {"kv-blocks", "Deployment"},

@@ -150,7 +150,7 @@ class MixCommand final : public Command {
     }
     result.slo = slo;
     // Before anything is written: --strict and --fail-on over what reaches this answer.
-    check_mix_inputs(mix_inputs(scenario, result.summary, deployment, run));
+    check_mix_inputs(mix_inputs(scenario, result.summary, deployment, run), result.summary);
     if (flags_.replay) {
       serving.speedup = engine::attention_speedup(run.model());
       result.deployment = deployment;
@@ -297,11 +297,29 @@ class MixCommand final : public Command {
 
   // --strict (illustrative, clamped, extrapolated, borrowed) and --fail-on: exit 2 naming the
   // refused inputs, with fixes mix takes.
-  void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs) const {
+  void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs,
+                        const engine::MixSummary& summary) const {
+    if (flags_.strict) refuse_missing_phase(summary);
     if (flags_.strict) refuse(inputs, engine::strict_filter(), "--strict");
     if (!flags_.deployment.fail_on.empty()) {
       refuse(inputs, engine::parse_input_filter(flags_.deployment.fail_on, "--fail-on"),
              "--fail-on");
+    }
+  }
+
+  // --strict: an answer missing a phase's latency for some requests (a workload that measured
+  // only prefill or only decode, a log without it) is not the whole request (issue 27).
+  static void refuse_missing_phase(const engine::MixSummary& summary) {
+    for (const engine::Warning& warning : summary.warnings) {
+      const bool ttft = warning.code == engine::WarningCode::requests_ttft_missing;
+      if (!ttft && warning.code != engine::WarningCode::requests_tpot_missing) continue;
+      throw InputError(
+          "--strict: " + report::human_count(std::llround(warning.number("requests"))) +
+          " requests have no " + (ttft ? "TTFT" : "TPOT") +
+          ": neither the log nor the workload measured " + (ttft ? "prefill" : "decode") +
+          ", so the answer would leave that phase out; pass " +
+          (ttft ? "--ttft D and --ctx N" : "--tpot D") +
+          " (measured on this deployment), or --model and --gpu to model it");
     }
   }
 

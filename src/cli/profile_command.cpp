@@ -282,6 +282,16 @@ class ProfileCommand final : public Command {
     } else if (!result.files.empty()) {
       workload.gpu = io::gpu_preset_for_device(result.files.front().info.gpu);
     }
+    // A model without a GPU names no deployment: estimate would drop it without a word.
+    if (workload.model && !workload.gpu) {
+      const std::string device = result.files.empty() ? "" : result.files.front().info.gpu;
+      throw InputError("--model " + deployment.model +
+                       ": the emitted workload records the model "
+                       "with the GPU it ran on, and " +
+                       (device.empty() ? std::string("the trace names no GPU")
+                                       : "the trace's device '" + device + "' matches no preset") +
+                       ": pass --gpu NAME (kspeed gpus lists them) or a GPU JSON file");
+    }
     if (!deployment.tp.empty()) {
       workload.tp = io::parse_count(deployment.tp, "--tp");
     } else if (workload.model && !result.files.empty() &&

@@ -192,30 +192,22 @@ engine::MeasuredStep measured_step(const TypicalSteps<Base>& typical, Phase phas
   return out;
 }
 
-// The request the trace measured. TTFT: a prefill request's share of its step, by tokens (a
-// batch of 15 prompts shares one step 15 ways). TPOT: the decode step. A trace of prefill steps
-// only measured a one-token response; one of decode steps only, one decode step per request at
-// its KV length (prompt = KV length - 1, response = 2 tokens), with no TTFT; one of both, the
-// response whose mean decode context is the measured KV length (2 · (KV - prompt)).
+// The request the trace measured: only what it shows (issue 27). The prompt is the typical
+// prefill step's (else the decode step's KV length less the token it decodes); TPOT is the
+// decode step. No TTFT: a prefill step's time split by tokens is not what a request waited (the
+// trace's requests queued for far longer), so the workload leaves it to be measured and the
+// answer asks for it. No response length: a trace of steps does not say how long responses ran.
 template <engine::TimeBase Base>
 void add_request(const std::optional<TypicalSteps<Base>>& prefill,
                  const std::optional<TypicalSteps<Base>>& decode, engine::Workload& workload) {
   engine::RequestShape& request = workload.request;
-  if (prefill && prefill->context > 0) {
-    request.prompt_tokens = prefill->context;
-    if (prefill->mean_latency.ms > 0) request.ttft_ms = prefill->mean_latency.ms;
-    if (!decode) request.response_tokens = 1;
-  }
+  if (prefill && prefill->context > 0) request.prompt_tokens = prefill->context;
   if (decode) {
     if (decode->mean_latency.ms > 0) request.tpot_ms = decode->mean_latency.ms;
     const engine::MeasuredStep step = measured_step(*decode, Phase::decode);
     workload.batch = step.batch;
     if (!request.prompt_tokens && decode->context >= 2) {  // 0 when no step states its KV
       request.prompt_tokens = decode->context - 1;
-      request.response_tokens = 2;
-    } else if (request.prompt_tokens) {
-      const std::int64_t beyond = decode->context - *request.prompt_tokens;
-      request.response_tokens = std::max<std::int64_t>(2, 2 * beyond);
     }
   }
 }
@@ -256,10 +248,10 @@ std::string source_text(const ProfileResult& result, ShareScope scope, const std
   std::string text = "measured: kspeed profile " + std::string(KSPEED_VERSION) + " from " + files +
                      "; share = " + std::string(to_string(scope)) + " attention kernel time / " +
                      denominator +
-                     ", time-weighted over the steps at each context; request.ttft_ms is a "
-                     "prefill request's share of its step by tokens and request.tpot_ms the "
+                     ", time-weighted over the steps at each context; request.tpot_ms is the "
                      "decode step, mean over the steps at the request's context (steps[]), "
-                     "under the same denominator";
+                     "under the same denominator; no TTFT or response length (a trace of steps "
+                     "shows neither: give --ttft and --response-tokens)";
   if (result.options.denominator == Denominator::wall_time) {
     text += keep_idle_gaps ? "; profiler idle gaps kept in the wall time, as asked"
                            : "; profiler idle gaps (steps[].profiler_gap_ms) excluded from the "

@@ -266,6 +266,21 @@ ordered_json estimate_tree(const Estimate& estimate) {
   out["deployment"] = s.step_model && !s.deployment_inputs.empty()
                           ? deployment_json(*s.step_model, s.deployment_inputs)
                           : ordered_json(nullptr);
+  if (!out["deployment"].is_null() && s.prefill_steps) {
+    // The request's prefill steps behind the deployment's TTFT (issue 27: --batch is the decode
+    // concurrency; a whole-batch prefill only with --prefill-batch).
+    const engine::PrefillSteps& p = *s.prefill_steps;
+    out["deployment"]["prefill_steps"] = {
+        {"steps", p.steps},
+        {"chunk_tokens", p.chunk_tokens},
+        {"decodes_beside", p.decodes_beside},
+        {"queued_prompt_tokens", p.queued_prompt_tokens},
+        {"step_token_budget", s.step_token_budget.value},
+        {"step_token_budget_provenance", to_string(s.step_token_budget.provenance)},
+        {"prefill_batch", s.prefill_batch ? ordered_json(*s.prefill_batch) : ordered_json(nullptr)},
+        {"prefill_ms", p.time.total_ms()},
+        {"prefill_attention_ms", p.time.prefill_attention_ms}};
+  }
   out["request"] = request_json(estimate);
   // Without --phase: the request's speedup on each phase, beside the assumed one's (issue 27)
   if (estimate.phase_figures) {

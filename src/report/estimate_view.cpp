@@ -594,6 +594,34 @@ void add_near_ridge_notes(View& view, const Scenario& s) {
   if (s.phase != engine::Phase::prefill) add(s.decode_roofline, "Decode attention");
 }
 
+// How the deployment ran the request's prefill, with the numbers its TTFT used (issue 27):
+// the steps, the budget that chunked them and the decodes beside them, or --prefill-batch's
+// whole-batch step.
+std::string prefill_steps_text(const Scenario& s) {
+  const engine::PrefillSteps& p = *s.prefill_steps;
+  if (s.prefill_batch) {
+    return fmt::format(
+        "{} prompts of {} tokens in one step (--prefill-batch), no decode beside them",
+        human_count(*s.prefill_batch), human_count(s.prompt_tokens.value));
+  }
+  std::string text =
+      fmt::format("the {}-token prompt in {} step{} of a budget of {} tokens ({}{})",
+                  human_count(s.prompt_tokens.value), human_count(p.steps), p.steps == 1 ? "" : "s",
+                  human_count(s.step_token_budget.value), to_string(s.step_token_budget.provenance),
+                  s.step_token_budget.provenance == engine::Provenance::given ? "" : ": vLLM's");
+  if (p.decodes_beside > 0) {
+    text +=
+        fmt::format(", each beside {} running decode{} (--batch {})",
+                    human_count(std::llround(p.decodes_beside)), p.decodes_beside == 1 ? "" : "s",
+                    human_count(std::llround(p.decodes_beside) + 1));
+  }
+  if (p.queued_prompt_tokens > 0) {
+    text += fmt::format("; {} tokens of the other requests' prompts fill what its chunks leave",
+                        human_count(std::llround(p.queued_prompt_tokens)));
+  }
+  return text + fmt::format("; TTFT {}", human_ms(s.ttft_ms.value));
+}
+
 }  // namespace
 
 View estimate_view(const Estimate& estimate) {
@@ -607,6 +635,7 @@ View estimate_view(const Estimate& estimate) {
   view.answer(summary_sentence(estimate) + interval_sentence(estimate) + phase_sentence(estimate));
   view.table(inputs_table(estimate));
   if (deployment_answers(estimate)) add_step_model_facts(view, *s.step_model);
+  if (s.prefill_steps) view.fact("prefill", prefill_steps_text(s));
   const std::vector<engine::Condition>& conditions = estimate.conditions;
   view.fact("conditions", conditions_line(conditions));
   const std::string missing = missing_conditions_line(conditions);

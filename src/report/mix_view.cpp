@@ -286,13 +286,21 @@ std::string replay_answer_text(const engine::MixResult& r) {
 std::string answer_text(const engine::MixResult& r) {
   if (r.replay && r.replay->requests > 0) return replay_answer_text(r);
   const MixSummary& s = r.summary;
-  const auto last = s.ttft_ms.before.percentiles.size() - 1;
+  // No request may have a TTFT (a workload that measured decode only, a log without them): the
+  // headline says so instead of quoting a percentile of nothing (issue 27).
+  std::string ttft_text = "no request has a TTFT (the log and the workload measured none)";
+  if (s.ttft_ms.before.count > 0 && !s.ttft_ms.before.percentiles.empty() &&
+      s.ttft_ms.after.percentiles.size() == s.ttft_ms.before.percentiles.size()) {
+    const auto last = s.ttft_ms.before.percentiles.size() - 1;
+    ttft_text = fmt::format(
+        "{} TTFT {} → {} ms ({})", percentile_name(s.percentiles[last]),
+        ms_cell(s.ttft_ms.before.percentiles[last]), ms_cell(s.ttft_ms.after.percentiles[last]),
+        human_speedup(s.ttft_ms.before.percentiles[last] / s.ttft_ms.after.percentiles[last]));
+  }
   std::string text = fmt::format(
-      "A {} over {}: {} TTFT {} → {} ms ({}); the median request's E2E {} faster; the "
+      "A {} over {}: {}; the median request's E2E {} faster; the "
       "whole log's serving time {} (time-weighted), the mean request {} (request-weighted).",
-      change_text(r), requests_text(s.requests), percentile_name(s.percentiles[last]),
-      ms_cell(s.ttft_ms.before.percentiles[last]), ms_cell(s.ttft_ms.after.percentiles[last]),
-      human_speedup(s.ttft_ms.before.percentiles[last] / s.ttft_ms.after.percentiles[last]),
+      change_text(r), requests_text(s.requests), ttft_text,
       s.e2e_speedup.count > 0 && !s.e2e_speedup.percentiles.empty()
           ? human_speedup(s.e2e_speedup.percentiles.front())
           : std::string("–"),

@@ -124,25 +124,28 @@ std::string range_sentence(const Sweep& sweep) {
       range("request", [](const SweepRow& r) { return r.result.request.speedup; }));
 }
 
-// "; TPOT 50.0 ms (workload)", or over a swept context where TPOT follows it (decode model,
-// decode share, --tpot-point): "; TPOT 52.5 ms to 95.0 ms (fitted, given)", not the first row's.
-std::string tpot_caption(const Sweep& sweep) {
-  const auto [low, high] = std::minmax_element(
-      sweep.rows.begin(), sweep.rows.end(),
-      [](const SweepRow& a, const SweepRow& b) { return a.tpot_ms.value < b.tpot_ms.value; });
+// "; TPOT 50.0 ms (workload)", or where the latency changes over the points (a swept context, a
+// swept batch: the decodes beside each prompt): "; TPOT 52.5 ms to 95.0 ms (fitted, given)", the
+// numbers the rows used, not the first row's.
+std::string latency_caption(const Sweep& sweep, const char* name,
+                            engine::WithProvenance<double> SweepRow::*latency) {
+  const auto [low, high] = std::minmax_element(sweep.rows.begin(), sweep.rows.end(),
+                                               [latency](const SweepRow& a, const SweepRow& b) {
+                                                 return (a.*latency).value < (b.*latency).value;
+                                               });
   std::vector<std::string_view> sources;  // each provenance once, in row order
   for (const SweepRow& row : sweep.rows) {
-    const std::string_view source = to_string(row.tpot_ms.provenance);
+    const std::string_view source = to_string((row.*latency).provenance);
     if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
       sources.push_back(source);
     }
   }
   const std::string shown = fmt::format("{}", fmt::join(sources, ", "));
-  if (low->tpot_ms.value == high->tpot_ms.value) {
-    return fmt::format("; TPOT {} ({})", human_ms(low->tpot_ms.value), shown);
+  if ((*low.*latency).value == (*high.*latency).value) {
+    return fmt::format("; {} {} ({})", name, human_ms((*low.*latency).value), shown);
   }
-  return fmt::format("; TPOT {} to {} ({})", human_ms(low->tpot_ms.value),
-                     human_ms(high->tpot_ms.value), shown);
+  return fmt::format("; {} {} to {} ({})", name, human_ms((*low.*latency).value),
+                     human_ms((*high.*latency).value), shown);
 }
 
 std::string fixed_inputs_caption(const Sweep& sweep) {
@@ -157,11 +160,8 @@ std::string fixed_inputs_caption(const Sweep& sweep) {
     text += fmt::format("; context {} tokens ({})", human_count(first.prompt_tokens.value),
                         to_string(first.prompt_tokens.provenance));
   }
-  if (!swept(sweep, "prompt_tokens")) {
-    text += fmt::format("; TTFT {} ({})", human_ms(first.ttft_ms.value),
-                        to_string(first.ttft_ms.provenance));
-  }
-  text += tpot_caption(sweep);
+  if (!swept(sweep, "prompt_tokens")) text += latency_caption(sweep, "TTFT", &SweepRow::ttft_ms);
+  text += latency_caption(sweep, "TPOT", &SweepRow::tpot_ms);
   // A fixed term in TTFT: say how big it is and that "prefill" stays Amdahl on the GPU time.
   const auto with_fixed = std::find_if(sweep.rows.begin(), sweep.rows.end(),
                                        [](const SweepRow& r) { return r.result.ttft.has_value(); });

@@ -249,6 +249,16 @@ std::string requests_sentence(const Warning& w) {
              "): all of it taken as fixed, so the kernel moves none of it; measure the overhead "
              "at this deployment's shortest prompts, or give one below " +
              human_ms(w.number("shortest_ttft_ms"));
+    case WarningCode::requests_ttft_split:
+      return requests_text(w) +
+             " with a measured TTFT: only the modelled GPU time of each one's prefill moves, " +
+             human_ms(w.number("measured_ms") - w.number("fixed_ms")) + " of their " +
+             human_ms(w.number("measured_ms")) +
+             "; the rest (queue, scheduling, overhead) no kernel touches and stays";
+    case WarningCode::requests_ttft_unsplit:
+      return requests_text(w) +
+             " with a measured TTFT and no model of their prefill (no deployment, TTFT points or "
+             "reference TTFT): all of each TTFT moves, queue included (pass --model and --gpu)";
     case WarningCode::replay_without_arrival:
       return requests_text(w) + " have no arrival time: left out of the --replay queue";
     case WarningCode::replay_unschedulable:
@@ -335,6 +345,17 @@ std::string warning_sentence(const Warning& w) {
              "η_bw " +
              human_fixed(w.number("bandwidth_efficiency"), 2) +
              "): it must read fewer bytes; say how many with --bytes-reduction";
+    case WarningCode::attention_calibration_extrapolated:
+      return "prefill attention was calibrated on " + human_count(std::llround(w.number("steps"))) +
+             " profiled prefill step" + (w.number("steps") == 1 ? "" : "s") + " of " +
+             (w.number("min_tokens") == w.number("max_tokens")
+                  ? tokens_text(w.number("min_tokens"))
+                  : tokens_text(w.number("min_tokens")) + " to " +
+                        tokens_text(w.number("max_tokens"))) +
+             " (" + human_figure(w.number("scale")) + "× the roofline's cost); at " +
+             tokens_text(w.number("prompt_tokens")) +
+             " it is extrapolated with the causal pairs (labelled extrapolated; --strict refuses "
+             "it): profile prefill steps near this prompt, or give --ttft measured at it";
     case WarningCode::attention_exceeds_latency:
       return phase_name(w) + " attention, " + w.text("provenance") + " at " +
              human_ms(w.number("attention_ms")) + " a step, is longer than the " +
@@ -381,6 +402,8 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::requests_without_block_ids:
     case WarningCode::requests_too_many_models:
     case WarningCode::requests_ttft_below_overhead:
+    case WarningCode::requests_ttft_split:
+    case WarningCode::requests_ttft_unsplit:
     case WarningCode::replay_without_arrival:
     case WarningCode::replay_unschedulable:
       return requests_sentence(w);

@@ -7,7 +7,9 @@
 // bytes (any byte but '/' and NUL), so odd output names are fuzzed too. The reader, the engine, the
 // report builder, every --format's writer and the CLI's own checks all run, so a report that
 // cannot take what a reader let through is a finding too. Exit 0, 1 and 2 are outcomes; exit 3
-// (an internal error) or anything that escapes cli::run is a finding.
+// (an internal error) or anything that escapes cli::run is a finding. So is an answer that breaks
+// issue 27's invariant: a JSON answer written to a file with a saved time must have saved =
+// attention × (1 − 1/s) ≤ the phase's latency (conservation_invariant.hpp, as the property test).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,13 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "../conservation_invariant.hpp"
 #include "fuzz_common.hpp"
 #include "kspeed/cli/app.hpp"
 
 namespace {
 
 // Each command reads FILE (the fuzzed bytes) in its own way.
-const std::array<std::vector<std::string>, 14> kCommands = {{
+const std::array<std::vector<std::string>, 15> kCommands = {{
     {"audit", "FILE"},
     {"diff", "FILE", "FILE", "--bootstrap", "20"},
     {"mix", "FILE"},
@@ -33,6 +36,7 @@ const std::array<std::vector<std::string>, 14> kCommands = {{
     {"mix", "FILE", "--replay"},
     {"profile", "FILE"},
     {"estimate", "--workload", "FILE", "--kernel-speedup", "2"},
+    {"sweep", "--workload", "FILE", "--ctx", "1k,8k,32k", "--phase", "both"},
     {"estimate", "--ncu", "FILE", "--gpu", "h100-sxm", "--ctx", "8k", "--bytes-reduction", "2"},
     {"roofline", "--ncu", "FILE", "--gpu", "h100-sxm"},
     {"diff", "FILE", "FILE2", "--bootstrap", "20"},
@@ -106,6 +110,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ::setenv("KSPEED_MAX_INPUT_BYTES", "1048576", 1);
   const int code = kspeed::cli::run(static_cast<int>(argv.size()), argv.data());
   if (code != 0 && code != 1 && code != 2) std::abort();  // exit 3: a bug kspeed reports
+  // The invariant, on every JSON answer written to a file (an answer kspeed refused wrote none).
+  if (to_file && (code == 0 || code == 1) && std::string(format) == "json") {
+    std::ifstream written(output);
+    const nlohmann::json document = nlohmann::json::parse(written, nullptr, false);
+    const std::string broke = kspeed::invariant::conservation_violation(document);
+    if (!broke.empty()) {
+      std::fprintf(stderr, "attention time not conserved: %s\n", broke.c_str());
+      std::abort();
+    }
+  }
   // An output written under an odd name is removed, so the scratch folder stays small; a name
   // that escaped the folder would be a finding (it cannot: no '/').
   if (odd_output_name && output != scratch.dir + "/") ::unlink(output.c_str());

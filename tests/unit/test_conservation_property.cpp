@@ -4,7 +4,10 @@
 // JSON (`prefill`/`decode`: attention_ms, attention_speedup, saved_ms, time_before_ms), so the
 // property holds of what a program reads, not of an internal value. The command lines are drawn
 // from a grammar of estimate's flags (workloads, deployments, latencies, shares, levers,
-// phases) with a fixed seed; kConservationCases of them (docs/model.md quotes the count).
+// phases) with a fixed seed; kConservationCases of them (docs/model.md quotes the count). The
+// same invariant (tests/conservation_invariant.hpp, which the whole-command fuzz target asserts)
+// is checked over kSweepCases sweeps (lists of contexts, batches, kernel speedups) and, where
+// mix prints a saved time per request, over kMixCases runs of mix on a measured log.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../conservation_invariant.hpp"
 #include "kspeed/cli/app.hpp"
 
 namespace unit_conservation_property {
@@ -20,6 +24,8 @@ namespace unit_conservation_property {
 namespace {
 
 constexpr int kConservationCases = 400;
+constexpr int kSweepCases = 100;
+constexpr int kMixCases = 40;
 
 // One optional flag: absent, or one of its values.
 struct Choice {
@@ -55,11 +61,12 @@ const std::vector<Choice>& grammar() {
 }
 
 // Runs one command line with JSON to a file; null when it wrote none (a refusal, exit 2).
-nlohmann::json run_json(const std::vector<std::string>& flags, int& code) {
+nlohmann::json run_json(const std::vector<std::string>& flags, int& code,
+                        const char* command = "estimate") {
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / "kspeed-conservation-property.json";
   std::filesystem::remove(out);
-  std::vector<std::string> args = {"kspeed", "estimate"};
+  std::vector<std::string> args = {"kspeed", command};
   args.insert(args.end(), flags.begin(), flags.end());
   for (const char* extra : {"--format", "json", "-o"}) args.emplace_back(extra);
   args.push_back(out.string());
@@ -73,6 +80,48 @@ nlohmann::json run_json(const std::vector<std::string>& flags, int& code) {
   return document;
 }
 
+// sweep's grammar: estimate's deployments and change, with lists where sweep takes them.
+const std::vector<Choice>& sweep_grammar() {
+  static const std::vector<Choice> choices = {
+      {{{"--model", "llama-3.1-8b", "--gpu", "h100-sxm"},
+        {"--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--tp", "8"},
+        {"--model", "qwen3-8b", "--gpu", "mi300x"},
+        {"--workload", "deepseek-r1-fp8"}}},
+      {{{"--ctx", "1k,8k,32k"}, {"--ctx", "4k"}, {"--ctx", "2k:64k:x2"}}},
+      {{{}, {"--response-tokens", "256"}, {"--response-tokens", "1"}}},
+      {{{}, {"--batch", "1,8,32"}, {"--batch", "64"}}},
+      {{{}, {"--ttft", "500"}, {"--ttft", "20"}}},
+      {{{}, {"--tpot", "50"}, {"--tpot", "5"}}},
+      {{{}, {"--share", "0.3"}, {"--decode-share", "0.4"}}},
+      {{{}, {"--kernel-speedup", "1.5,2,4"}, {"--kernel-speedup", "0.8"}}},
+      {{{}, {"--phase", "prefill"}, {"--phase", "decode"}, {"--phase", "both"}}},
+      {{{}, {"--prefill-batch", "8"}}},
+  };
+  return choices;
+}
+
+// mix's grammar over one measured log (its TTFTs hold queueing: only the GPU part moves).
+const std::vector<Choice>& mix_grammar() {
+  static const std::vector<Choice> choices = {
+      {{{}, {"--model", "llama-3.1-8b", "--gpu", "h100-sxm"}}},
+      {{{}, {"--share", "0.3"}, {"--share", "0.9"}}},
+      {{{}, {"--kernel-speedup", "1.5"}, {"--kernel-speedup", "10"}, {"--kernel-speedup", "0.8"}}},
+      {{{}, {"--ttft-point", "1k=267ms", "--ttft-point", "8k=474ms"}}},
+  };
+  return choices;
+}
+
+std::vector<std::string> drawn_flags(const std::vector<Choice>& choices, std::mt19937& random) {
+  std::vector<std::string> flags;
+  for (const Choice& choice : choices) {
+    const auto& values = choice.values;
+    const std::vector<std::string>& picked =
+        values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(random)];
+    flags.insert(flags.end(), picked.begin(), picked.end());
+  }
+  return flags;
+}
+
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& word : words) out += (out.empty() ? "" : " ") + word;
@@ -81,7 +130,8 @@ std::string joined(const std::vector<std::string>& words) {
 
 }  // namespace
 
-// The invariant's code (docs/model.md quotes it): per targeted phase, from the JSON,
+// The invariant's code (docs/model.md quotes it; conservation_invariant.hpp holds the same for
+// the fuzz target and the sweeps): per targeted phase, from the JSON,
 //   saved_ms == attention_ms × (1 − 1/attention_speedup), attention_ms ≤ time_before_ms,
 //   and a saving never exceeds the phase's latency.
 void check_conserved(const nlohmann::json& phase, const std::string& name) {
@@ -121,6 +171,65 @@ TEST_CASE("saved = attention × (1 − 1/s) ≤ the phase's latency, over genera
   }
   // Most lines are answered; a refusal (a missing input, a contradiction) is exit 2.
   CHECK(answered > kConservationCases / 2);
+}
+
+TEST_CASE("sweep: every row conserves attention time", "[conservation][property]") {
+  std::mt19937 random(20261203);
+  int answered = 0;
+  for (int i = 0; i < kSweepCases; ++i) {
+    const std::vector<std::string> flags = drawn_flags(sweep_grammar(), random);
+    int code = 0;
+    const nlohmann::json document = run_json(flags, code, "sweep");
+    INFO("kspeed sweep " << joined(flags) << " (exit " << code << ")");
+    REQUIRE((code == 0 || code == 1 || code == 2));
+    if (document.is_null()) continue;
+    ++answered;
+    REQUIRE(document.at("rows").is_array());
+    CHECK(kspeed::invariant::conservation_violation(document) == "");
+  }
+  CHECK(answered > kSweepCases / 2);
+}
+
+TEST_CASE("mix: no request saves more than its attention time", "[conservation][property]") {
+  const std::string log = std::string(KSPEED_SOURCE_DIR) +
+                          "/../shared/data/serving/llmservingsim-vllm0.19-per-request/"
+                          "RTXPRO6000_Llama-3.1-8B/requests.jsonl";
+  if (!std::filesystem::exists(log)) {
+    WARN("skipped: " << log << " is not present");
+    return;
+  }
+  const std::filesystem::path rows_path =
+      std::filesystem::temp_directory_path() / "kspeed-conservation-property.ndjson";
+  std::mt19937 random(20261204);
+  int answered = 0;
+  for (int i = 0; i < kMixCases; ++i) {
+    std::vector<std::string> flags = {log, "--per-request", rows_path.string()};
+    const std::vector<std::string> drawn = drawn_flags(mix_grammar(), random);
+    flags.insert(flags.end(), drawn.begin(), drawn.end());
+    std::filesystem::remove(rows_path);
+    int code = 0;
+    const nlohmann::json document = run_json(flags, code, "mix");
+    INFO("kspeed mix " << joined(flags) << " (exit " << code << ")");
+    REQUIRE((code == 0 || code == 1 || code == 2));
+    if (document.is_null()) continue;
+    ++answered;
+    // Per request: the saved TTFT is attention's (share × the moved time, at most the whole
+    // TTFT) × (1 − 1/s), never more than the TTFT; a slowdown (s < 1) costs time instead.
+    std::ifstream in(rows_path);
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json row = nlohmann::json::parse(line);
+      const double before = row.at("ttft_before_ms").get<double>();
+      const double after = row.at("ttft_after_ms").get<double>();
+      const double share = row.at("prefill_attention_share").get<double>();
+      const double s = document.at("inputs").at("kernel_speedup").get<double>();
+      const double bound = share * before * std::abs(1 - 1 / s);
+      INFO("prompt " << row.at("prompt_tokens") << ": TTFT " << before << " -> " << after);
+      CHECK(std::abs(before - after) <= bound * (1 + 1e-9) + 1e-9);
+      CHECK(before - after <= before);
+    }
+  }
+  std::filesystem::remove(rows_path);
+  CHECK(answered > kMixCases / 2);
 }
 
 }  // namespace unit_conservation_property

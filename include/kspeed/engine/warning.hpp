@@ -26,10 +26,13 @@ enum class WarningCode {
   prefill_not_measured,        ///< a decode-only workload: the request's prefill is set aside
   latency_of_another_kind,     ///< a GPU-time share applied to a latency typed on the command line
   attention_exceeds_latency,   ///< measured or modelled attention longer than the given latency
-  speedup_beyond_headroom,     ///< a kernel speedup past a memory-bound phase's 1/η_bw
-  memory_exceeded,             ///< weights and KV cache do not fit in the GPU's memory
-  compute_speedup_no_gain,     ///< faster arithmetic on a memory-bound kernel
-  bytes_reduction_no_gain,     ///< fewer bytes on a compute-bound kernel
+  /// Prefill attention calibrated on profiled steps at other prompt lengths ("prompt_tokens",
+  /// "min_tokens", "max_tokens", "steps", "scale"): extrapolated with the causal pairs.
+  attention_calibration_extrapolated,
+  speedup_beyond_headroom,  ///< a kernel speedup past a memory-bound phase's 1/η_bw
+  memory_exceeded,          ///< weights and KV cache do not fit in the GPU's memory
+  compute_speedup_no_gain,  ///< faster arithmetic on a memory-bound kernel
+  bytes_reduction_no_gain,  ///< fewer bytes on a compute-bound kernel
   // Notes from kspeed profile about one trace file:
   summary_without_timeline,  ///< a kernel summary (nsys stats CSV): one share, no phases
   no_step_annotations,       ///< no engine step annotations: one unphased share
@@ -47,9 +50,13 @@ enum class WarningCode {
   requests_without_block_ids,     ///< an LRU prefix cache asked for, the request has no block ids
   requests_too_many_models,       ///< model names beyond 65,535 not kept
   requests_ttft_below_overhead,   ///< modelled TTFTs below --ttft-overhead: all fixed
-  replay_without_arrival,         ///< left out of the queue replay: no arrival time
-  replay_near_saturation,         ///< the replayed load is near the saturation rate ("load")
-  replay_unschedulable,           ///< requests the replayed engine can never schedule
+  /// Measured TTFTs split: only the modelled GPU time of each prefill moves ("measured_ms",
+  /// "fixed_ms": their sums); the rest (queue, overhead) stays (issue 27).
+  requests_ttft_split,
+  requests_ttft_unsplit,   ///< measured TTFTs with no model of their prefill: all of each moves
+  replay_without_arrival,  ///< left out of the queue replay: no arrival time
+  replay_near_saturation,  ///< the replayed load is near the saturation rate ("load")
+  replay_unschedulable,    ///< requests the replayed engine can never schedule
   // kspeed roofline --ncu, about the measured kernel:
   measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
   tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
@@ -84,6 +91,8 @@ constexpr std::string_view to_string(WarningCode code) {
       return "latency_of_another_kind";
     case WarningCode::attention_exceeds_latency:
       return "attention_exceeds_latency";
+    case WarningCode::attention_calibration_extrapolated:
+      return "attention_calibration_extrapolated";
     case WarningCode::speedup_beyond_headroom:
       return "speedup_beyond_headroom";
     case WarningCode::memory_exceeded:
@@ -120,6 +129,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "requests_too_many_models";
     case WarningCode::requests_ttft_below_overhead:
       return "requests_ttft_below_overhead";
+    case WarningCode::requests_ttft_split:
+      return "requests_ttft_split";
+    case WarningCode::requests_ttft_unsplit:
+      return "requests_ttft_unsplit";
     case WarningCode::replay_without_arrival:
       return "replay_without_arrival";
     case WarningCode::replay_near_saturation:

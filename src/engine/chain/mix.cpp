@@ -86,7 +86,12 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   model.extrapolation = extrapolation;
   model.kernel_speedup = scenario.kernel_speedup;
   model.phase = scenario.phase;
-  model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
+  // A phase the workload did not measure (a profile of prefill steps has no TPOT, one of decode
+  // steps no TTFT) comes out of the scenario as 0 ms by default: no latency of that phase, so its
+  // requests are counted missing and warned, never priced at 0 ms (issue 27).
+  if (scenario.ttft_ms.provenance != Provenance::default_value) {
+    model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
+  }
   // The measured TTFT points (--ttft-point, else the workload's), as estimate and sweep use
   // them away from the reference prompt (a --ttft names its own reference instead).
   const std::vector<LatencyPoint>& points =
@@ -104,7 +109,7 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
     model.ttft_fit = fit_ttft(points, shares, extrapolation);
     model.ttft_points_wall = !same_points(points, workload.request.ttft_points);
   }
-  model.tpot_ms = scenario.tpot_ms;
+  if (scenario.tpot_ms.provenance != Provenance::default_value) model.tpot_ms = scenario.tpot_ms;
   if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
   return model;
 }
@@ -281,6 +286,12 @@ const RequestOutcome& MixRun::add(const Request& request) {
     fixed = modelled->overhead_ms + modelled->prefill_step.fixed_ms +
             modelled->prefill_step.sequence_ms;
   }
+  if (request.ttft_ms) {
+    // A measured TTFT holds queueing and overhead no kernel touches: only the modelled GPU time
+    // of this request's prefill moves, the rest stays (issue 27).
+    split_measured_ttft(fresh, latency_share, modelled, ttft, fixed, share, share_from_table,
+                        ttft_wall);
+  }
   const double speedup = kernel_speedup_for(request.prompt_tokens);
   out.ttft_before_ms = static_cast<double>(ttft);
   out.ttft_after_ms = fixed + (applies_to_prefill(model_.phase)
@@ -368,6 +379,45 @@ const RequestOutcome& MixRun::add(const Request& request) {
 // the same kind of time (denominator.hpp). The latency is of wall time or of the workload's
 // tables' kind; a share not from the table (--share, --share-model, the step model's) is of its
 // latency's kind, and a table share meeting a wall latency is converted first.
+void MixRun::split_measured_ttft(std::int64_t fresh, double latency_share,
+                                 const std::optional<RequestLatency>& modelled, double measured_ms,
+                                 double& fixed_ms, double& share, bool& share_from_table,
+                                 bool& wall) {
+  double gpu_ms = std::numeric_limits<double>::quiet_NaN();
+  if (modelled) {
+    // The deployment's prefill step: its attention is a share of its GPU time.
+    gpu_ms = modelled->prefill_step.gpu_ms();
+    if (!model_.prefill_share && !model_.share_model) {
+      share = gpu_ms > 0 ? modelled->prefill_step.prefill_attention_ms / gpu_ms : 0.0;
+      share_from_table = false;
+    }
+    wall = true;
+  } else if (model_.ttft_fit && latency_share < 1.0) {
+    // The fit's GPU part, a · n / (1 − p): TTFT less its fixed term T0.
+    gpu_ms = model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - latency_share);
+    wall = model_.ttft_points_wall;
+  } else if (model_.reference && latency_share < 1.0) {
+    const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
+    const double reference_share =
+        model_.prefill_share ? *model_.prefill_share
+        : model_.prefill_shares.empty()
+            ? 0.0
+            : share_at(model_.prefill_shares, reference_tokens, model_.extrapolation).share;
+    gpu_ms = (1.0 - reference_share) * model_.reference->ttft_ms.value / reference_tokens *
+             static_cast<double>(fresh) / (1.0 - latency_share);
+    wall = model_.reference_ttft_wall;
+  }
+  if (std::isnan(gpu_ms) || std::isnan(measured_ms)) {
+    ++ttft_unsplit_;  // no model of the prefill: all of the measurement moves (warned)
+    return;
+  }
+  const double touchable = std::clamp(gpu_ms, 0.0, measured_ms);
+  fixed_ms = measured_ms - touchable;
+  ++ttft_split_;
+  split_fixed_ms_total_ += fixed_ms;
+  split_measured_ms_total_ += measured_ms;
+}
+
 double MixRun::amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
                             Phase phase, double speedup, double steps) const {
   if (std::isnan(moved_ms)) return moved_ms;  // no latency to move (counted as missing)
@@ -459,6 +509,14 @@ std::vector<Warning> MixRun::warnings() const {
   }
   add(WarningCode::requests_without_block_ids, no_block_hashes_, "prefix_cache");
   add(WarningCode::requests_too_many_models, too_many_models_, "model");
+  if (ttft_split_ > 0) {
+    Warning warning = requests_warning(WarningCode::requests_ttft_split, ttft_split_, "ttft");
+    warning.phase = Phase::prefill;
+    warning.numbers.emplace_back("measured_ms", split_measured_ms_total_);
+    warning.numbers.emplace_back("fixed_ms", split_fixed_ms_total_);
+    out.push_back(std::move(warning));
+  }
+  add(WarningCode::requests_ttft_unsplit, ttft_unsplit_, "ttft");
   if (ttft_below_overhead_ > 0) {
     Warning warning = requests_warning(WarningCode::requests_ttft_below_overhead,
                                        ttft_below_overhead_, "ttft_overhead");

@@ -36,13 +36,26 @@ std::optional<WithProvenance<T>> given_or_workload(const std::optional<T>& given
   return std::nullopt;
 }
 
-// The deployment's latencies for the scenario's request: `batch` identical requests started
-// together (step_calibration.hpp's request_latency).
+// How the deployment schedules the request's prefill: --batch is the decode concurrency, and the
+// prompt goes in the budget's chunks beside the other running decodes (issue 27), unless
+// --prefill-batch asks for N prompts in one step.
+PrefillScheduling prefill_scheduling(const EstimateOptions& options) {
+  PrefillScheduling scheduling;
+  scheduling.concurrency =
+      options.platform ? static_cast<double>(options.platform->batch.value) : 1.0;
+  scheduling.budget_tokens = static_cast<double>(options.step_token_budget.value);
+  if (options.prefill_batch) {
+    scheduling.prompts_together = static_cast<double>(*options.prefill_batch);
+  }
+  return scheduling;
+}
+
+// The deployment's latencies for the scenario's request: its prefill as the scheduler runs it
+// (prefill_scheduling), its mean decode step beside `batch` - 1 others.
 RequestLatency deployment_latency(const EstimateOptions& options, double prompt_tokens,
                                   double response_tokens) {
-  const double concurrency =
-      options.platform ? static_cast<double>(options.platform->batch.value) : 1.0;
-  return request_latency(*options.step_model, prompt_tokens, response_tokens, concurrency);
+  return scheduled_request_latency(*options.step_model, prompt_tokens, response_tokens,
+                                   prefill_scheduling(options));
 }
 
 // The provenance of an input the deployment's step model supplied for `phase`. A model
@@ -72,6 +85,24 @@ Provenance deployment_provenance(const CalibratedStepModel& model, Phase phase) 
   return attention.provenance == Provenance::measured ? Provenance::measured : Provenance::modelled;
 }
 
+// A prefill attention cost calibrated on profiled prefill steps holds at their prompt lengths;
+// elsewhere it is extrapolated with the causal pairs (issue 27: one 888-token step at 44× the
+// roofline's cost set a 32K prompt's TTFT).
+bool prefill_calibration_extrapolated(const CalibratedStepModel& model, double prompt_tokens) {
+  if (!model.prefill_attention_range || model.calibration != Provenance::measured) return false;
+  const CalibratedStepModel::CalibratedRange& range = *model.prefill_attention_range;
+  return range.steps > 0 &&
+         (prompt_tokens < range.min_tokens * 0.99 || prompt_tokens > range.max_tokens * 1.01);
+}
+
+// deployment_provenance for prefill at this prompt: extrapolated outside the calibrated range.
+Provenance deployment_prefill_provenance(const CalibratedStepModel& model, double prompt_tokens) {
+  const Provenance provenance = deployment_provenance(model, Phase::prefill);
+  return prefill_calibration_extrapolated(model, prompt_tokens)
+             ? weakest(provenance, Provenance::extrapolated)
+             : provenance;
+}
+
 // A share of the step's own time, for a phase whose latency is the step's (the deployment's
 // TTFT or TPOT), or converted to a share of the wall latency the user gave (--ttft, --tpot):
 // the step's attention time over that latency (denominator.hpp).
@@ -89,7 +120,7 @@ WithProvenance<double> deployment_prefill_share(const EstimateOptions& options,
                                                 double prompt_tokens, double response_tokens) {
   const StepTime step = deployment_latency(options, prompt_tokens, response_tokens).prefill_step;
   return {deployment_share(step.prefill_attention_ms, step.gpu_ms(), options.ttft_ms),
-          deployment_provenance(*options.step_model, Phase::prefill)};
+          deployment_prefill_provenance(*options.step_model, prompt_tokens)};
 }
 
 // A workload that measured decode and nothing of prefill (no prefill table, no TTFT): what a
@@ -225,6 +256,7 @@ WithProvenance<double> modelled_prefill_share(const Workload& workload,
 
 WithProvenance<double> resolve_prefill_share(const Workload& workload,
                                              const EstimateOptions& options, double prompt_tokens,
+                                             double response_tokens,
                                              std::vector<Warning>& warnings) {
   if (options.prefill_share) {
     return {*options.prefill_share, Provenance::given};
@@ -233,7 +265,7 @@ WithProvenance<double> resolve_prefill_share(const Workload& workload,
     return modelled_prefill_share(workload, options, prompt_tokens);
   }
   if (workload.prefill_shares.empty() && options.step_model) {
-    return deployment_prefill_share(options, prompt_tokens, 1);
+    return deployment_prefill_share(options, prompt_tokens, response_tokens);
   }
   if (workload.prefill_shares.empty()) {
     throw InputError(
@@ -425,13 +457,16 @@ WithProvenance<double> ttft_from_points(const Workload& workload, const Estimate
 // fixed cost are TTFT's fixed term (no kernel touches them).
 WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int64_t prompt_tokens,
                                        Scenario& scenario) {
-  const RequestLatency latency = deployment_latency(options, static_cast<double>(prompt_tokens), 1);
+  const RequestLatency latency =
+      deployment_latency(options, static_cast<double>(prompt_tokens),
+                         static_cast<double>(scenario.response_tokens.value));
   const double fixed = latency.overhead_ms + latency.prefill_step.fixed_ms;
   if (fixed > 0) {
     scenario.ttft_fixed_ms = WithProvenance<double>{fixed, options.step_model->calibration};
   }
   scenario.deployment_inputs.emplace_back("ttft");
-  return {latency.ttft_ms(), deployment_provenance(*options.step_model, Phase::prefill)};
+  return {latency.ttft_ms(),
+          deployment_prefill_provenance(*options.step_model, static_cast<double>(prompt_tokens))};
 }
 
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
@@ -806,7 +841,9 @@ void record_deployment_attention(const EstimateOptions& options, Scenario& scena
   };
   const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
   if (supplied("prefill_attention_share") && options.ttft_ms) {
-    const StepTime step = deployment_latency(options, prompt, 1).prefill_step;
+    const StepTime step =
+        deployment_latency(options, prompt, static_cast<double>(scenario.response_tokens.value))
+            .prefill_step;
     scenario.prefill_attention = StepAttention{step.prefill_attention_ms, *options.ttft_ms,
                                                scenario.prefill_share.provenance};
   }
@@ -816,6 +853,37 @@ void record_deployment_attention(const EstimateOptions& options, Scenario& scena
     scenario.decode_attention = StepAttention{
         latency.decode_step.attention_ms(), *options.tpot_ms * latency.mean_accepted,
         scenario.decode_share ? scenario.decode_share->provenance : Provenance::modelled};
+  }
+}
+
+// The deployment's prefill steps behind the TTFT or prefill share it supplied, for the answer's
+// footnote (the steps, their chunks and the decodes beside them: numbers the answer used).
+void record_prefill_scheduling(const EstimateOptions& options, Scenario& scenario) {
+  if (!options.step_model) return;
+  const auto& supplied = scenario.deployment_inputs;
+  const bool priced =
+      std::find(supplied.begin(), supplied.end(), "ttft") != supplied.end() ||
+      std::find(supplied.begin(), supplied.end(), "prefill_attention_share") != supplied.end();
+  if (!priced) return;
+  scenario.prefill_steps = scheduled_prefill(
+      *options.step_model, static_cast<double>(scenario.prompt_tokens.value),
+      static_cast<double>(scenario.response_tokens.value), prefill_scheduling(options));
+  scenario.step_token_budget = options.step_token_budget;
+  scenario.prefill_batch = options.prefill_batch;
+  const auto prompt = static_cast<double>(scenario.prompt_tokens.value);
+  if (prefill_calibration_extrapolated(*options.step_model, prompt)) {
+    const CalibratedStepModel::CalibratedRange& range =
+        *options.step_model->prefill_attention_range;
+    Warning warning;
+    warning.code = WarningCode::attention_calibration_extrapolated;
+    warning.phase = Phase::prefill;
+    warning.input = "ttft";
+    warning.numbers = {{"prompt_tokens", prompt},
+                       {"min_tokens", range.min_tokens},
+                       {"max_tokens", range.max_tokens},
+                       {"steps", static_cast<double>(range.steps)},
+                       {"scale", range.scale}};
+    scenario.warnings.push_back(std::move(warning));
   }
 }
 
@@ -883,7 +951,8 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
     warning.names = {{"workload", workload.name}};
     scenario.warnings.push_back(std::move(warning));
   } else {
-    scenario.prefill_share = resolve_prefill_share(workload, options, prompt, scenario.warnings);
+    scenario.prefill_share =
+        resolve_prefill_share(workload, options, prompt, response, scenario.warnings);
     if (options.share_model == ShareModel::calibrated && !options.prefill_share) {
       scenario.prefill_share_borrowed_from = workload.borrowed_share_table;
     }
@@ -914,6 +983,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   // after TPOT follows the context: a converted share is the attention time over that TPOT
   convert_shares_to_latency_kind(workload, options, scenario);
   record_deployment_attention(options, scenario);
+  record_prefill_scheduling(options, scenario);
   warn_attention_beyond_latency(scenario);
   warn_on_model_mismatch(workload, scenario);
   if (scenario.phase != Phase::prefill && !scenario.decode_share) {

@@ -496,6 +496,67 @@ RequestLatency request_latency(const CalibratedStepModel& calibrated, double pro
   return latency;
 }
 
+PrefillSteps scheduled_prefill(const CalibratedStepModel& calibrated, double prompt_tokens,
+                               double response_tokens, const PrefillScheduling& scheduling,
+                               double attention_speedup) {
+  PrefillSteps out;
+  if (scheduling.prompts_together) {
+    const double together = *scheduling.prompts_together;
+    out.time =
+        step_time(calibrated.model, prefill_batch(prompt_tokens, together), attention_speedup);
+    out.chunk_tokens = prompt_tokens;
+    out.queued_prompt_tokens = (together - 1) * prompt_tokens;
+    return out;
+  }
+  // The other requests decode beside the prompt, q tokens each, at their mean context.
+  const double others = std::max(scheduling.concurrency - 1, 0.0);
+  BatchComposition decodes =
+      decode_batch(prompt_tokens, response_tokens, others, calibrated.spec_tokens_per_step);
+  const double decode_tokens = decodes.tokens();
+  // A step always carries some of the prompt (vLLM schedules a chunk whenever the budget
+  // leaves one; a budget all decodes still moves the prompt by a token a step).
+  const double chunk = std::max(scheduling.budget_tokens - decode_tokens, 1.0);
+  out.chunk_tokens = std::min(chunk, prompt_tokens);
+  out.decodes_beside = static_cast<double>(decodes.decode_sequences);
+  double own_left = prompt_tokens;
+  double queued_left = others * prompt_tokens;
+  out.steps = 0;
+  // Whole chunks are identical but for their cached prefix, and the pairs are linear in it:
+  // the loop is over at most ceil(prompt / chunk) steps, each timed once.
+  while (own_left > 0) {
+    const double own = std::min(chunk, own_left);
+    const double cached = prompt_tokens - own_left;
+    const double queued = std::min(chunk - own, queued_left);
+    BatchComposition step = decodes;
+    step.prefill_tokens = own + queued;
+    step.prefill_pairs = causal_pairs(own, cached) + causal_pairs(queued, 0);
+    const StepTime t = step_time(calibrated.model, step, attention_speedup);
+    out.time.fixed_ms += t.fixed_ms;
+    out.time.sequence_ms += t.sequence_ms;
+    out.time.other_ms += t.other_ms;
+    out.time.prefill_attention_ms += t.prefill_attention_ms;
+    out.time.decode_attention_ms += t.decode_attention_ms;
+    out.time.communication_ms += t.communication_ms;
+    out.queued_prompt_tokens += queued;
+    queued_left -= queued;
+    own_left -= own;
+    ++out.steps;
+  }
+  return out;
+}
+
+RequestLatency scheduled_request_latency(const CalibratedStepModel& calibrated,
+                                         double prompt_tokens, double response_tokens,
+                                         const PrefillScheduling& scheduling,
+                                         double attention_speedup) {
+  RequestLatency latency = request_latency(calibrated, prompt_tokens, response_tokens,
+                                           scheduling.concurrency, attention_speedup);
+  latency.prefill_step =
+      scheduled_prefill(calibrated, prompt_tokens, response_tokens, scheduling, attention_speedup)
+          .time;
+  return latency;
+}
+
 CalibratedStepModel calibrate_to_latencies(const CalibratedStepModel& prior,
                                            const std::vector<LatencyObservation>& observations,
                                            std::string_view source) {
@@ -552,6 +613,23 @@ std::vector<StepObservation> step_observations(const std::vector<ProfiledStep>& 
   return out;
 }
 
+// The per-request prompt lengths of the steps that prefilled (the attention calibration's range).
+static CalibratedStepModel::CalibratedRange prefill_range_of(
+    const std::vector<StepObservation>& steps, double scale) {
+  CalibratedStepModel::CalibratedRange range;
+  range.scale = scale;
+  for (const StepObservation& step : steps) {
+    if (!(step.batch.prefill_tokens > 0) || !(step.batch.prefill_pairs > 0)) continue;
+    // pairs = r · n(n+1)/2 per step of r requests of n tokens: n from tokens / r, r from both.
+    const double tokens = step.batch.prefill_tokens;
+    const double per_request = 2 * step.batch.prefill_pairs / tokens - 1;
+    range.min_tokens = range.steps == 0 ? per_request : std::min(range.min_tokens, per_request);
+    range.max_tokens = std::max(range.max_tokens, per_request);
+    ++range.steps;
+  }
+  return range;
+}
+
 CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
                                        const std::vector<StepObservation>& steps,
                                        std::string_view source) {
@@ -590,6 +668,7 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
   if (modelled_attention > 0 && measured_attention > 0) {
     const double scale = measured_attention / modelled_attention;
     if (saw_prefill) {
+      out.prefill_attention_range = prefill_range_of(steps, scale);
       out.model.ms_per_prefill_pair *= scale;
       out.model.ms_per_window_prefill_token *= scale;
       out.efficiency.attention_compute /= scale;

@@ -14,18 +14,18 @@
 #include <vector>
 
 #include "kspeed/engine/chain/analytic_share.hpp"
-#include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
-#include "kspeed/engine/serving/mix_cache.hpp"
+#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/chain/share_table.hpp"
+#include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/denominator.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/serving/mix_cache.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
-#include "kspeed/engine/chain/share_table.hpp"
-#include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/warning.hpp"
-#include "kspeed/engine/chain/workload.hpp"
 
 namespace kspeed::engine {
 
@@ -219,6 +219,12 @@ class MixRun {
   /// `steps`: how many of the phase's steps `moved_ms` spans (1 for TTFT and TPOT).
   double amdahl_moved(double moved_ms, double share, bool from_table, bool wall_latency,
                       Phase phase, double speedup, double steps = 1) const;
+  /// A measured TTFT split (issue 27): `fixed_ms` becomes what the modelled GPU time of the
+  /// request's prefill leaves of `measured_ms`; with the deployment, `share` becomes attention's
+  /// share of that GPU time. Counted unsplit when nothing models the prefill.
+  void split_measured_ttft(std::int64_t fresh, double latency_share,
+                           const std::optional<RequestLatency>& modelled, double measured_ms,
+                           double& fixed_ms, double& share, bool& share_from_table, bool& wall);
   template <TimeBase To>
   Share<To> table_share_as(double fraction, Phase phase, double step_latency_ms) const;
   std::uint16_t model_index(const std::string& name);
@@ -231,6 +237,8 @@ class MixRun {
   std::int64_t cached_tokens_total_ = 0;
   std::int64_t clamped_below_ = 0, clamped_above_ = 0, extrapolated_ = 0;
   std::int64_t ttft_missing_ = 0, tpot_missing_ = 0;
+  std::int64_t ttft_split_ = 0, ttft_unsplit_ = 0;
+  double split_measured_ms_total_ = 0, split_fixed_ms_total_ = 0;
   std::int64_t no_block_hashes_ = 0, too_many_models_ = 0;
   std::int64_t speedups_interpolated_ = 0, speedups_clamped_ = 0;
   /// Modelled TTFTs below --ttft-overhead (all fixed), and the shortest of them.

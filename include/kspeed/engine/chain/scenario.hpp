@@ -10,17 +10,17 @@
 
 #include "kspeed/engine/chain/estimate.hpp"
 #include "kspeed/engine/chain/gates.hpp"
-#include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
-#include "kspeed/engine/phase.hpp"
-#include "kspeed/engine/roofline/phase_roofline.hpp"
-#include "kspeed/engine/verify/prediction_interval.hpp"
-#include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/engine/chain/share_table.hpp"
-#include "kspeed/engine/deployment/step_calibration.hpp"
-#include "kspeed/engine/warning.hpp"
 #include "kspeed/engine/chain/workload.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/step_calibration.hpp"
+#include "kspeed/engine/phase.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
+#include "kspeed/engine/verify/prediction_interval.hpp"
+#include "kspeed/engine/warning.hpp"
 
 namespace kspeed::engine {
 
@@ -68,6 +68,12 @@ struct EstimateOptions {
   /// The deployment's step model (step_calibration.hpp): TTFT, TPOT and both attention shares
   /// of its steps, for every one of them the command line and the workload do not give.
   std::optional<CalibratedStepModel> step_model;
+  /// --prefill-batch N: N prompts prefilled together in one step (a whole-batch prefill).
+  /// Absent: the platform's batch is the decode concurrency, and a request's TTFT is its own
+  /// prompt in the scheduler's chunks beside the running decodes (scheduled_prefill).
+  std::optional<std::int64_t> prefill_batch;
+  /// The step's token budget that chunks the prefill (--max-batched-tokens; vLLM's default).
+  WithProvenance<std::int64_t> step_token_budget{kVllmMaxBatchedTokens, Provenance::default_value};
 };
 
 /// Attention's time in one step of a phase when it was measured (a profiled step's kernels) or
@@ -121,6 +127,11 @@ struct Scenario {
   /// or the deployment: borrowed when the workload is of another model.
   bool ttft_from_workload = false;
   bool tpot_from_workload = false;
+  /// How the deployment priced TTFT (when it supplied TTFT or the prefill share): the request's
+  /// prefill steps (scheduled_prefill), the token budget that chunked them, and --prefill-batch.
+  std::optional<PrefillSteps> prefill_steps;
+  WithProvenance<std::int64_t> step_token_budget{kVllmMaxBatchedTokens, Provenance::default_value};
+  std::optional<std::int64_t> prefill_batch;
 };
 
 /// The provenance of the attention time a phase's answer acted on: the measured or modelled

@@ -12,12 +12,14 @@
 // returns the residual of every point it was fitted to, so an answer can say what it stands on.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/deployment/scheduler_settings.hpp"
 #include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/profiled_step.hpp"
 #include "kspeed/engine/provenance.hpp"
@@ -83,6 +85,16 @@ struct CalibratedStepModel {
   std::string calibration_source;  ///< the most trusted source that set a coefficient
   Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
   std::vector<PointResidual> residuals;           ///< every point the calibration used
+  /// The prompt lengths (per request) of the prefill steps calibrate_to_steps measured prefill
+  /// attention on, and how many steps: outside [min, max] the attention cost is extrapolated
+  /// (quadratically, with the causal pairs). Absent when no profiled prefill step set it.
+  struct CalibratedRange {
+    double min_tokens = 0;
+    double max_tokens = 0;
+    std::int64_t steps = 0;
+    double scale = 1;  ///< measured attention over the roofline's on those steps
+  };
+  std::optional<CalibratedRange> prefill_attention_range;
 };
 
 /// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; not the
@@ -138,6 +150,43 @@ BatchComposition decode_batch(double prompt_tokens, double response_tokens, doub
 RequestLatency request_latency(const CalibratedStepModel& calibrated, double prompt_tokens,
                                double response_tokens, double concurrency = 1,
                                double attention_speedup = 1.0);
+
+/// How one request's prompt is prefilled under continuous batching (vLLM V1's mixed steps, as
+/// the replay runs them: serving/batch_replay.hpp). `--batch` is the decode concurrency: the
+/// request's prompt goes in chunks of what the step's token budget leaves after the other
+/// running decodes, each chunk in a step beside them; what the budget leaves after its own chunk
+/// is filled from the prompts queued with it (a loaded engine: a closed loop of `concurrency`
+/// identical clients keeps their arrivals together), at most the other requests' prompts.
+/// `prompts_together` > 0 is the old whole-batch prefill instead (--prefill-batch N): N prompts
+/// in one step, no decode beside them.
+struct PrefillScheduling {
+  double concurrency = 1;  ///< requests in flight: concurrency - 1 decode beside
+  /// The step's token budget (max_batched_tokens): vLLM's default unless the user gives one.
+  double budget_tokens = static_cast<double>(kVllmMaxBatchedTokens);
+  std::optional<double> prompts_together;  ///< --prefill-batch N: one step of N prompts
+};
+
+/// A request's prefill steps, summed (StepTime is additive), and what they carried.
+struct PrefillSteps {
+  StepTime time;                    ///< Σ over the steps of the request's prefill
+  std::int64_t steps = 1;           ///< how many steps the prompt took
+  double chunk_tokens = 0;          ///< the prompt tokens a step carries at most
+  double decodes_beside = 0;        ///< running decode sequences in each step
+  double queued_prompt_tokens = 0;  ///< other prompts' tokens the steps carried, in all
+};
+
+/// The request's prefill steps under `scheduling`, the decodes beside it at the mean context
+/// over the response (decode_batch); `attention_speedup` divides the attention parts.
+PrefillSteps scheduled_prefill(const CalibratedStepModel& calibrated, double prompt_tokens,
+                               double response_tokens, const PrefillScheduling& scheduling,
+                               double attention_speedup = 1.0);
+
+/// request_latency with the prefill scheduled (scheduled_prefill) rather than `concurrency`
+/// prompts in one step; the decode step as request_latency's.
+RequestLatency scheduled_request_latency(const CalibratedStepModel& calibrated,
+                                         double prompt_tokens, double response_tokens,
+                                         const PrefillScheduling& scheduling,
+                                         double attention_speedup = 1.0);
 
 /// Fits `prior` to measured latencies, labelled with `source` (a file name); a TPOT point is per
 /// output token, so it is fitted as the decode step (q tokens verified) over τ. TPOT points fit the

@@ -40,11 +40,12 @@ engine::Deployment disagg_pool(const MixFlags& flags, const engine::DeploymentRe
       throw InputError(flag + " sets the " + pool +
                        " pool's platform, and --step-model states one step time for both "
                        "pools: drop --step-model (each pool's step model is then modelled on "
-                       "its own GPU) or drop " + flag);
+                       "its own GPU) or drop " +
+                       flag);
     }
     if (request.calibration) {
-      throw InputError(flag + ": --calibrate's run measured --gpu's deployment, not the " +
-                       pool + " pool's: drop --calibrate or drop " + flag);
+      throw InputError(flag + ": --calibrate's run measured --gpu's deployment, not the " + pool +
+                       " pool's: drop --calibrate or drop " + flag);
     }
     PlatformFlags platform = flags.deployment.platform;
     if (!gpu.empty()) platform.gpu = gpu;
@@ -75,8 +76,8 @@ std::pair<std::int64_t, std::int64_t> parse_disagg_shape(const std::string& text
     throw InputError("--disagg: '" + text + "' is not a pool shape: " + kDisaggShapeHelp);
   }
   if (prefill == 0 || decode == 0) {
-    throw InputError("--disagg: '" + text + "' has a pool of 0 replicas, which serves nothing: " +
-                     kDisaggShapeHelp);
+    throw InputError("--disagg: '" + text +
+                     "' has a pool of 0 replicas, which serves nothing: " + kDisaggShapeHelp);
   }
   return {prefill, decode};
 }

@@ -416,7 +416,7 @@ ordered_json mix_tree(const engine::MixResult& r) {
     out["no_queue_summary"] = nullptr;
   }
   out["replay"] = replay_json(r);
-  out["disagg"] = disagg_json(r);
+  if (r.disagg) out["disagg"] = disagg_json(r);  // only with --disagg: other outputs unchanged
   out["warnings"] = warnings_json(all_warnings(r));
   return out;
 }

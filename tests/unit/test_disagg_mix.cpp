@@ -79,16 +79,14 @@ TEST_CASE("the whole model's KV crosses the link, whatever the tensor parallelis
                                  "prefill") == Approx(131072));
 }
 
-TEST_CASE("a prefill kernel saves busy time in the prefill pool, not the decode pool",
-          "[disagg]") {
+TEST_CASE("a prefill kernel saves busy time in the prefill pool, not the decode pool", "[disagg]") {
   const std::vector<ReplayRequest> requests = poisson_requests(200, 5);
   const DisaggRequest request = disagg_request_for(1, 1);
   AttentionSpeedup prefill_only;
   prefill_only.prefill = 2;
   const MixDisagg prefill_kernel =
       replay_disaggregated_mix(requests, request, prefill_only, {}, {50, 99});
-  CHECK(prefill_kernel.after.prefill.totals.busy_ms <
-        prefill_kernel.before.prefill.totals.busy_ms);
+  CHECK(prefill_kernel.after.prefill.totals.busy_ms < prefill_kernel.before.prefill.totals.busy_ms);
   // The decode pool computes each prompt's last token against its 1,999 transferred tokens:
   // a prefill kernel saves only that pair term there, under 0.1% of its busy time.
   CHECK(prefill_kernel.after.decode.totals.busy_ms ==

@@ -453,8 +453,9 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
       }
     }
   }
-  const ordered_json& disagg = tree["disagg"];
-  if (disagg.is_object()) {
+  // Only with --disagg (a const lookup of an absent key is undefined).
+  if (tree.contains("disagg") && tree["disagg"].is_object()) {
+    const ordered_json& disagg = tree["disagg"];
     for (const char* metric :
          {"ttft_ms", "tpot_ms", "e2e_ms", "prefill_queue_ms", "decode_wait_ms"}) {
       for (const char* side : {"before", "after"}) {

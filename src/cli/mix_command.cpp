@@ -70,11 +70,12 @@ class MixCommand final : public Command {
     engine::Workload workload = io::load_workload(flags_.workload);
     // The replay runs on the workload's deployment when the flags name none (a workload kspeed
     // profile emitted with --model states it, with the steps to calibrate it on).
-    engine::DeploymentRequest deployment_asked = deployment_request(
-        flags_.deployment.platform, calibration, workload,
+    const PlatformDefaults workload_platform =
         flags_.replay ? PlatformDefaults{workload.model, workload.gpu, workload.batch, workload.tp,
                                          workload.kv_dtype, engine::workload_model_label(workload)}
-                      : PlatformDefaults{});
+                      : PlatformDefaults{};
+    engine::DeploymentRequest deployment_asked = deployment_request(
+        flags_.deployment.platform, calibration, workload, workload_platform);
     const std::optional<engine::Platform> platform = deployment_asked.platform;
     const std::optional<engine::ModelledPrefillShare> share_model = modelled_share(
         estimate_options.share_model, platform, workload, flags_.workload_option->count() > 0);
@@ -82,6 +83,8 @@ class MixCommand final : public Command {
     engine::ServingSetup serving = parse_replay(deployment_asked, deployment);
     serving.slo = slo;
     serving.percentiles = percentiles;
+    const std::optional<engine::DisaggRequest> disagg =
+        flags_.replay ? parse_disagg(flags_, deployment_asked, workload_platform) : std::nullopt;
     check_output_options(flags_.output);
     if (!flags_.per_request.empty()) io::check_output_path(flags_.per_request, "--per-request");
     if (!flags_.plot_path.empty() && flags_.plot_path != "-") {
@@ -155,6 +158,12 @@ class MixCommand final : public Command {
       serving.speedup = engine::attention_speedup(run.model());
       result.deployment = deployment;
       check_replay_work(serving, run.outcomes().size());
+      if (disagg) {  // before the colocated replay, which may release the outcomes
+        std::vector<std::int32_t> index;
+        result.disagg = engine::replay_disaggregated_mix(engine::replay_requests(run, false, index),
+                                                         *disagg, serving.speedup, slo,
+                                                         percentiles);
+      }
       // Nothing reads the outcomes after the replay without --per-request or --plot: the
       // replay releases them (80 bytes a request) once its own requests are built.
       result.replay =

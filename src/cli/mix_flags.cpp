@@ -217,6 +217,26 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
                  "Capacity's target: the fraction of requests that must meet both SLOs "
                  "(0.9 or 90%). Default: 90%")
       ->type_name("P");
+  app.add_option("--disagg", flags.disagg,
+                 "Also replay prefill/decode disaggregated (with --replay): x prefill and y "
+                 "decode replicas joined by --kv-link, e.g. 1P1D, 2P1D (docs/mix.md)")
+      ->type_name("xPyD");
+  app.add_option("--kv-link", flags.kv_link,
+                 "The KV link of --disagg: nvlink, ib-ndr, roce-mooncake (cited), or "
+                 "ALPHA_US:GBPS (given), e.g. 10:25")
+      ->type_name("LINK");
+  app.add_option("--prefill-gpu", flags.prefill_gpu,
+                 "The prefill pool's GPU (with --disagg). Default: --gpu")
+      ->type_name("GPU");
+  app.add_option("--prefill-tp", flags.prefill_tp,
+                 "The prefill pool's tensor parallelism (with --disagg). Default: --tp")
+      ->type_name("N");
+  app.add_option("--decode-gpu", flags.decode_gpu,
+                 "The decode pool's GPU (with --disagg). Default: --gpu")
+      ->type_name("GPU");
+  app.add_option("--decode-tp", flags.decode_tp,
+                 "The decode pool's tensor parallelism (with --disagg). Default: --tp")
+      ->type_name("N");
 }
 
 // The deployment the replay runs on, registered by the code estimate and sweep use.
@@ -352,6 +372,12 @@ static engine::SchedulerOptions parse_scheduler(const MixFlags& flags) {
 // Flags that only the replay reads, given without --replay.
 void reject_replay_flags_without_replay(const MixFlags& flags) {
   if (flags.replay) return;
+  if (!flags.disagg.empty()) {
+    throw InputError("--disagg " + flags.disagg +
+                     " replays the log through a prefill and a decode pool: add --replay "
+                     "(kspeed mix LOG --replay --disagg " +
+                     flags.disagg + " --kv-link nvlink)");
+  }
   const PlatformFlags& platform = flags.deployment.platform;
   for (const auto& [flag, value] : {std::pair{"--replicas", &flags.replicas},
                                     {"--rate-scale", &flags.rate_scale},

@@ -6,11 +6,13 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimate_flags.hpp"
 #include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/chain/mix.hpp"
+#include "kspeed/engine/chain/mix_disagg.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -41,6 +43,8 @@ struct MixFlags {
   /// --workload's option, set by add_mix_flags: tells a given workload from the default.
   CLI::Option* workload_option = nullptr;
   std::string gpu_memory_utilization;
+  /// --disagg xPyD, --kv-link, and each pool's GPU and tensor parallelism when not --gpu/--tp.
+  std::string disagg, kv_link, prefill_gpu, prefill_tp, decode_gpu, decode_tp;
   OutputOptions output;
 };
 
@@ -60,6 +64,17 @@ void reject_replay_flags_without_replay(const MixFlags& flags);
 void add_replay_request(const MixFlags& flags, engine::DeploymentRequest& request);
 /// --replicas, --rate-scale, --concurrency, --routing.
 engine::ArrivalOptions parse_arrivals(const MixFlags& flags);
+/// --disagg xPyD: (x, y), each at least 1.
+std::pair<std::int64_t, std::int64_t> parse_disagg_shape(const std::string& text);
+/// --kv-link nvlink|ib-ndr|roce-mooncake|ALPHA_US:GBPS.
+engine::KvLinkChoice parse_kv_link(const std::string& text);
+/// --disagg's pools (nullopt without --disagg): each the replay's deployment request
+/// (`colocated`, completed by add_replay_request) with the pool's --prefill-gpu/--prefill-tp or
+/// --decode-gpu/--decode-tp in place of --gpu/--tp, resolved by resolve_deployment. `defaults`:
+/// the workload's platform, as for the colocated deployment.
+std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
+                                                  const engine::DeploymentRequest& colocated,
+                                                  const PlatformDefaults& defaults);
 /// --share-model analytic|calibrated: each request's prefill share from the model's
 /// architecture (estimate's, at each request's own prompt); table: none.
 std::optional<engine::ModelledPrefillShare> modelled_share(

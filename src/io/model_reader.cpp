@@ -32,7 +32,7 @@ const std::vector<std::string> kMlaKeys = {"query_heads", "kv_lora_rank", "qk_ro
                                            "qk_nope_head_dim", "v_head_dim"};
 const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
 const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
-const std::vector<std::string> kFigureKeys = {"layers",       "attention", "parameters",
+const std::vector<std::string> kModelFigureKeys = {"layers",       "attention", "parameters",
                                               "weight_dtype", "kv_dtype",  "weight_bytes_per_param",
                                               "shapes"};
 // Names follow Hugging Face config.json (engine::FfnSpec, engine::ModelShapes).
@@ -49,7 +49,7 @@ const std::vector<std::string> kWeightTypeKeys = {"experts", "dense", "embedding
 constexpr NumberRange kBillions{1e-6, 1e6, "billions of parameters from 1e-6 to 1e6"};
 constexpr NumberRange kBytesPerParam{0.01, 64, "bytes per parameter from 0.01 to 64"};
 
-std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
+std::string model_optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
   return found == object.end() ? std::string() : reader.string_value(*found, key);
 }
@@ -260,9 +260,9 @@ engine::ModelArch parse_model(std::string_view text, std::string_view source) {
   const JsonReader reader{std::string(source)};
   reader.expect_object(document, "", kModelTopKeys);
   engine::ModelArch model;
-  model.name = optional_string(reader, document, "name");
-  model.description = optional_string(reader, document, "description");
-  model.source = optional_string(reader, document, "source");
+  model.name = model_optional_string(reader, document, "name");
+  model.description = model_optional_string(reader, document, "description");
+  model.source = model_optional_string(reader, document, "source");
   model.layers = count_at(reader, document, "", "layers");
   read_attention(reader, reader.required(document, "", "attention"), model);
   read_parameters(reader, reader.required(document, "", "parameters"), model);
@@ -271,7 +271,7 @@ engine::ModelArch parse_model(std::string_view text, std::string_view source) {
     model.shapes = read_shapes(reader, document["shapes"], model);
   }
   if (document.contains("sources")) {
-    reader.expect_object(document["sources"], "sources", kFigureKeys);
+    reader.expect_object(document["sources"], "sources", kModelFigureKeys);
     for (const auto& item : document["sources"].items()) {
       model.figure_sources.emplace_back(item.key(),
                                         reader.string_value(item.value(), "sources." + item.key()));

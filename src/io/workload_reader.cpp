@@ -52,7 +52,7 @@ std::vector<std::string> condition_keys() {
   return {std::begin(engine::kConditionKeys), std::end(engine::kConditionKeys)};
 }
 
-std::string optional_string(const JsonReader& reader, const json& object, const char* key) {
+std::string workload_optional_string(const JsonReader& reader, const json& object, const char* key) {
   const auto found = object.find(key);
   return found == object.end() ? std::string() : reader.string_value(*found, key);
 }
@@ -107,7 +107,7 @@ engine::RequestShape read_request(const JsonReader& reader, const json& object) 
   if (object.contains("ttft_points")) {
     request.ttft_points = read_ttft_points(reader, object["ttft_points"]);
   }
-  request.ttft_points_conditions = optional_string(reader, object, "ttft_points_conditions");
+  request.ttft_points_conditions = workload_optional_string(reader, object, "ttft_points_conditions");
   if (object.contains("illustrative")) {
     const json& flag = object["illustrative"];
     if (!flag.is_boolean()) {
@@ -285,7 +285,7 @@ std::vector<engine::ProfiledStep> read_profiled_steps(const JsonReader& reader, 
     const json& object = array[i];
     reader.expect_object(object, at, kProfiledStepKeys);
     engine::ProfiledStep step;
-    step.label = optional_string(reader, object, "label");
+    step.label = workload_optional_string(reader, object, "label");
     step.phase = read_step_phase(reader, object, at);
     step.prefill_requests = non_negative_count(reader, object, at, "prefill_requests");
     step.prefill_tokens = non_negative_count(reader, object, at, "prefill_tokens");
@@ -367,9 +367,9 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   reader.expect_object(document, "", kWorkloadTopKeys);
   if (document.contains("format_version")) check_format_version(reader, document["format_version"]);
   engine::Workload workload;
-  workload.name = optional_string(reader, document, "name");
-  workload.description = optional_string(reader, document, "description");
-  workload.source = optional_string(reader, document, "source");
+  workload.name = workload_optional_string(reader, document, "name");
+  workload.description = workload_optional_string(reader, document, "description");
+  workload.source = workload_optional_string(reader, document, "source");
   if (document.contains("share_origin")) {
     workload.share_origin = read_share_origin(reader, document["share_origin"]);
   }
@@ -389,7 +389,7 @@ engine::Workload parse_workload(std::string_view text, std::string_view source) 
   if (document.contains("measured_steps")) {
     workload.measured_steps = read_measured_steps(reader, document["measured_steps"]);
   }
-  workload.profiled_from = optional_string(reader, document, "profiled_from");
+  workload.profiled_from = workload_optional_string(reader, document, "profiled_from");
   if (document.contains("steps")) {
     workload.profiled_steps = read_profiled_steps(reader, document["steps"]);
   }

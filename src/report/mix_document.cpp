@@ -348,6 +348,55 @@ std::vector<engine::Warning> all_warnings(const engine::MixResult& r) {
   return warnings;
 }
 
+ordered_json disagg_pool_json(const engine::PoolReplay& pool) {
+  return {{"utilisation", pool.utilisation},
+          {"busy_ms", pool.totals.busy_ms},
+          {"span_s", pool.span_s},
+          {"steps", pool.totals.steps},
+          {"preemptions", pool.totals.preemptions},
+          {"unschedulable", pool.totals.unschedulable}};
+}
+
+ordered_json disagg_side_json(const engine::DisaggSide& side, const std::vector<double>& points) {
+  ordered_json out;
+  out["ttft_ms"] = distribution_json(side.ttft_ms, points);
+  out["tpot_ms"] = distribution_json(side.tpot_ms, points);
+  out["e2e_ms"] = distribution_json(side.e2e_ms, points);
+  out["prefill_queue_ms"] = distribution_json(side.prefill_queue_ms, points);
+  out["decode_wait_ms"] = distribution_json(side.decode_wait_ms, points);
+  out["slo_attainment"] = or_null(side.attainment);
+  out["prefill_pool"] = disagg_pool_json(side.prefill);
+  out["decode_pool"] = disagg_pool_json(side.decode);
+  return out;
+}
+
+// --disagg: the pools, the link (cited or given), and the replay before and after.
+ordered_json disagg_json(const engine::MixResult& r) {
+  if (!r.disagg) return nullptr;
+  const engine::MixDisagg& d = *r.disagg;
+  const std::vector<double>& points = r.summary.percentiles;
+  ordered_json out;
+  out["shape"] = d.name;
+  out["prefill_replicas"] = d.request.prefill_replicas;
+  out["decode_replicas"] = d.request.decode_replicas;
+  out["kv_link"] = {{"name", d.request.link.name},
+                    {"latency_us", d.request.link.link.latency_s * 1e6},
+                    {"bandwidth_gb_per_s", d.request.link.link.bytes_per_s / 1e9},
+                    {"provenance", d.request.link.cited ? "cited" : "given"},
+                    {"source", d.request.link.source}};
+  out["kv_bytes_per_token"] = d.kv_bytes_per_token;
+  out["kv_bytes_per_token_provenance"] = "modelled";
+  out["prefill_attention_speedup"] = d.speedup.prefill;
+  out["decode_attention_speedup"] = d.speedup.decode;
+  out["requests"] = d.requests;
+  out["kv_transfer_ms"] = distribution_json(d.transfer_ms, points);
+  out["before"] = disagg_side_json(d.before, points);
+  out["after"] = disagg_side_json(d.after, points);
+  out["capacity_before"] = capacity_json(d.capacity_before);
+  out["capacity_after"] = capacity_json(d.capacity_after);
+  return out;
+}
+
 ordered_json mix_tree(const engine::MixResult& r) {
   ordered_json out;
   out["schema_version"] = kSchemaVersion;
@@ -367,6 +416,7 @@ ordered_json mix_tree(const engine::MixResult& r) {
     out["no_queue_summary"] = nullptr;
   }
   out["replay"] = replay_json(r);
+  if (r.disagg) out["disagg"] = disagg_json(r);  // only with --disagg: other outputs unchanged
   out["warnings"] = warnings_json(all_warnings(r));
   return out;
 }
@@ -402,6 +452,19 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
             distribution_record(tree, std::string("replay_") + metric, side, replay[side][metric]));
       }
     }
+  }
+  // Only with --disagg (a const lookup of an absent key is undefined).
+  if (tree.contains("disagg") && tree["disagg"].is_object()) {
+    const ordered_json& disagg = tree["disagg"];
+    for (const char* metric :
+         {"ttft_ms", "tpot_ms", "e2e_ms", "prefill_queue_ms", "decode_wait_ms"}) {
+      for (const char* side : {"before", "after"}) {
+        records.push_back(
+            distribution_record(tree, std::string("disagg_") + metric, side, disagg[side][metric]));
+      }
+    }
+    records.push_back(distribution_record(tree, "disagg_kv_transfer_ms", "per_request",
+                                          disagg["kv_transfer_ms"]));
   }
   return records;
 }

@@ -193,6 +193,7 @@ std::string capacity_cell(const std::optional<engine::Capacity>& c);
 std::string replicas_cell(const std::optional<engine::ReplicaCapacity>& c);
 std::string ratio_cell(double before, double after);
 std::string arrivals_text(const engine::MixResult& r);
+std::string disagg_verdict_text(const engine::MixResult& r);
 
 // --share-model calibrated on the built-in example's table: said with the answer, not below it.
 std::string borrowed_share_text(const engine::MixResult& r) {
@@ -284,7 +285,12 @@ std::string replay_answer_text(const engine::MixResult& r) {
 }
 
 std::string answer_text(const engine::MixResult& r) {
-  if (r.replay && r.replay->requests > 0) return replay_answer_text(r);
+  if (r.replay && r.replay->requests > 0) {
+    if (r.disagg && r.disagg->requests > 0 && r.slo.any()) {
+      return replay_answer_text(r) + " " + disagg_verdict_text(r);
+    }
+    return replay_answer_text(r);
+  }
   const MixSummary& s = r.summary;
   // No request may have a TTFT (a workload that measured decode only, a log without them): the
   // headline says so instead of quoting a percentile of nothing (issue 27).
@@ -613,6 +619,169 @@ void add_replay(View& view, const engine::MixResult& r) {
   view.caption(caption);
 }
 
+// --disagg: colocated and disaggregated side by side on the same requests, before and after.
+void add_disagg_rows(Table& table, const std::string& name, const engine::MixResult& r,
+                     engine::Distribution engine::ReplaySide::*colocated,
+                     engine::Distribution engine::DisaggSide::*pooled) {
+  const engine::ServingReplay& s = r.replay->serving;
+  const engine::MixDisagg& d = *r.disagg;
+  const auto row = [&](const std::string& label, auto pick) {
+    const double cb = pick(s.before.*colocated);
+    const double ca = pick(s.after.*colocated);
+    const double db = pick(d.before.*pooled);
+    const double da = pick(d.after.*pooled);
+    table.rows.push_back({name + " " + label, ms_cell(cb), ms_cell(ca), ratio_cell(cb, ca),
+                          ms_cell(db), ms_cell(da), ratio_cell(db, da)});
+  };
+  if ((d.before.*pooled).count == 0) return;
+  row("mean", [](const engine::Distribution& x) { return x.mean; });
+  const std::vector<double>& points = r.summary.percentiles;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    row(percentile_name(points[i]), [i](const engine::Distribution& x) {
+      return i < x.percentiles.size() ? x.percentiles[i] : std::nan("");
+    });
+  }
+}
+
+std::string replicas_text(std::int64_t count) {
+  return human_count(count) + (count == 1 ? " replica" : " replicas");
+}
+
+Table disagg_table(const engine::MixResult& r) {
+  const engine::MixDisagg& d = *r.disagg;
+  const engine::ServingReplay& s = r.replay->serving;
+  Table table;
+  const std::string colocated = "colocated";
+  table.header = {"metric (ms)",       colocated + " before", "after",  "speedup",
+                  d.name + " before", "after",               "speedup"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right};
+  add_disagg_rows(table, "TTFT", r, &engine::ReplaySide::ttft_ms, &engine::DisaggSide::ttft_ms);
+  add_disagg_rows(table, "TPOT", r, &engine::ReplaySide::tpot_ms, &engine::DisaggSide::tpot_ms);
+  add_disagg_rows(table, "E2E", r, &engine::ReplaySide::e2e_ms, &engine::DisaggSide::e2e_ms);
+  if (r.slo.any()) {
+    table.rows.push_back({"SLO attainment", human_percent(s.before.attainment.value_or(0)),
+                          human_percent(s.after.attainment.value_or(0)), "",
+                          human_percent(d.before.attainment.value_or(0)),
+                          human_percent(d.after.attainment.value_or(0)), ""});
+    const auto capacity_ratio = [](const std::optional<engine::Capacity>& b,
+                                   const std::optional<engine::Capacity>& a) {
+      return b && a ? ratio_cell(a->requests_per_s, b->requests_per_s) : std::string();
+    };
+    table.rows.push_back({"capacity at the SLO", capacity_cell(s.capacity_before),
+                          capacity_cell(s.capacity_after),
+                          capacity_ratio(s.capacity_before, s.capacity_after),
+                          capacity_cell(d.capacity_before), capacity_cell(d.capacity_after),
+                          capacity_ratio(d.capacity_before, d.capacity_after)});
+  }
+  return table;
+}
+
+// Each pool: how busy, how long requests waited there, and what the kernel saved there.
+Table disagg_pool_table(const engine::MixDisagg& d, const std::vector<double>& points) {
+  Table table;
+  table.header = {"pool", "replicas", "utilisation before", "after", "busy time saved",
+                  "wait p50 before", "after", "wait p99 before", "after"};
+  table.align = {Align::left,  Align::right, Align::right, Align::right, Align::right,
+                 Align::right, Align::right, Align::right, Align::right};
+  const auto percentile = [&points](const engine::Distribution& x, double point) {
+    for (std::size_t i = 0; i < points.size() && i < x.percentiles.size(); ++i) {
+      if (points[i] == point) return ms_cell(x.percentiles[i]);
+    }
+    return std::string("–");
+  };
+  const auto saved = [](const engine::PoolReplay& b, const engine::PoolReplay& a) {
+    return b.totals.busy_ms > 0 ? human_percent(1 - a.totals.busy_ms / b.totals.busy_ms)
+                                : std::string("–");
+  };
+  table.rows.push_back({"prefill", human_count(d.request.prefill_replicas),
+                        human_percent(d.before.prefill.utilisation),
+                        human_percent(d.after.prefill.utilisation),
+                        saved(d.before.prefill, d.after.prefill),
+                        percentile(d.before.prefill_queue_ms, 50),
+                        percentile(d.after.prefill_queue_ms, 50),
+                        percentile(d.before.prefill_queue_ms, 99),
+                        percentile(d.after.prefill_queue_ms, 99)});
+  table.rows.push_back({"decode", human_count(d.request.decode_replicas),
+                        human_percent(d.before.decode.utilisation),
+                        human_percent(d.after.decode.utilisation),
+                        saved(d.before.decode, d.after.decode),
+                        percentile(d.before.decode_wait_ms, 50),
+                        percentile(d.after.decode_wait_ms, 50),
+                        percentile(d.before.decode_wait_ms, 99),
+                        percentile(d.after.decode_wait_ms, 99)});
+  return table;
+}
+
+std::string disagg_transfer_text(const engine::MixDisagg& d, const std::vector<double>& points) {
+  std::string text = fmt::format("KV transfer per request (modelled: {} + bytes ÷ {}; {} bytes a "
+                                 "token, the whole model's, modelled): mean {}",
+                                 human_ms(d.request.link.link.latency_s * 1000.0),
+                                 human_si(d.request.link.link.bytes_per_s, "B/s"),
+                                 human_count(static_cast<std::int64_t>(d.kv_bytes_per_token)),
+                                 human_ms(d.transfer_ms.mean));
+  for (std::size_t i = 0; i < points.size() && i < d.transfer_ms.percentiles.size(); ++i) {
+    text += ", " + percentile_name(points[i]) + " " + human_ms(d.transfer_ms.percentiles[i]);
+  }
+  return text + "\nlink " + d.request.link.name + " (" +
+         (d.request.link.cited ? "cited: " : "given: ") + d.request.link.source + ")";
+}
+
+// Where the kernel acts: prefill attention in the prefill pool, decode attention in the decode
+// pool.
+std::string disagg_kernel_text(const engine::MixDisagg& d) {
+  return fmt::format(
+      "the kernel's worth per pool: prefill attention {} acts in the prefill pool, decode "
+      "attention {} in the decode pool (whose first step computes each prompt's last token); "
+      "busy time saved = 1 − busy after ÷ before; utilisation = busy time ÷ (replicas × the "
+      "pool's span); wait = arrival at the pool to first scheduled there (the decode pool's "
+      "includes waiting for KV blocks)",
+      kernel_text(d.speedup.prefill, d.speedup.prefill_per_request),
+      kernel_text(d.speedup.decode, d.speedup.decode_per_request));
+}
+
+// The comparison in one sentence: which of the two meets the SLO at this load, before and after.
+std::string disagg_verdict_text(const engine::MixResult& r) {
+  const engine::ServingReplay& s = r.replay->serving;
+  const engine::MixDisagg& d = *r.disagg;
+  const double target = r.slo.attainment_target;
+  const auto meets = [target](const std::optional<double>& a) {
+    return a.value_or(0) >= target ? "meets" : "misses";
+  };
+  const std::int64_t colocated = std::max<std::int64_t>(1, r.replay->setup.arrivals.replicas);
+  return fmt::format(
+      "At this load ({}), colocated serving on {} {} the SLO before the kernel ({} of requests) "
+      "and {} it after ({}); {} on {} ({} + {}) {} it before ({}) and {} it after ({}).",
+      arrivals_text(r), replicas_text(colocated), meets(s.before.attainment),
+      human_percent(s.before.attainment.value_or(0)), meets(s.after.attainment),
+      human_percent(s.after.attainment.value_or(0)), d.name,
+      replicas_text(d.request.prefill_replicas + d.request.decode_replicas),
+      human_count(d.request.prefill_replicas), human_count(d.request.decode_replicas),
+      meets(d.before.attainment), human_percent(d.before.attainment.value_or(0)),
+      meets(d.after.attainment), human_percent(d.after.attainment.value_or(0)));
+}
+
+void add_disagg(View& view, const engine::MixResult& r) {
+  const engine::MixDisagg& d = *r.disagg;
+  view.subheading(fmt::format("Disaggregated (--disagg {}): {} prefill and {} decode, the same "
+                              "requests, beside the colocated replay above",
+                              d.name, replicas_text(d.request.prefill_replicas),
+                              replicas_text(d.request.decode_replicas)));
+  view.table(disagg_table(r));
+  std::string caption =
+      "replayed (modelled): each pool a continuous-batching replay of its deployment; TTFT = "
+      "prefill pool (queue and prefill) + KV transfer + the decode pool's first token; TPOT the "
+      "decode pool's";
+  if (r.slo.any()) {
+    caption += "; capacity = the highest rate scale at which " +
+               human_percent(r.slo.attainment_target) +
+               " of requests meet the SLO (bisection over the rate scale)";
+  }
+  view.caption(caption);
+  view.table(disagg_pool_table(d, r.summary.percentiles));
+  view.caption(disagg_kernel_text(d) + "\n" + disagg_transfer_text(d, r.summary.percentiles));
+}
+
 std::string skipped_text(const engine::SkippedRows& rows) {
   std::string lines;
   for (std::int64_t line : rows.first_lines) {
@@ -663,6 +832,7 @@ View mix_view(const engine::MixResult& r) {
   const bool replay_first = r.replay && r.replay->requests > 0;
   if (replay_first) {
     add_replay(view, r);
+    if (r.disagg && r.disagg->requests > 0) add_disagg(view, r);
     view.subheading(
         "Without a queue: each request alone, as the per-request chain prices it (kspeed "
         "estimate's model; the replay's own no-queue columns are above)");

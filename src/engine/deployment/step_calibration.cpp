@@ -18,14 +18,14 @@ namespace kspeed::engine {
 namespace {
 
 // TFLOP/s and TB/s are 10^12 per second; a millisecond is 10^-3 s: t_ms = x / (rate · 10^9).
-constexpr double kTeraPerMs = 1e9;
+constexpr double kCalibrationTeraPerMs = 1e9;
 
 double bytes_ms(double bytes, const Roof& roof, double efficiency) {
-  return bytes / (roof.bandwidth_tbs * efficiency * kTeraPerMs);
+  return bytes / (roof.bandwidth_tbs * efficiency * kCalibrationTeraPerMs);
 }
 
 double flops_ms(double flops, const Roof& roof, double efficiency) {
-  return flops / (roof.peak_tflops * efficiency * kTeraPerMs);
+  return flops / (roof.peak_tflops * efficiency * kCalibrationTeraPerMs);
 }
 
 // Prefill attention FLOPs of one (query, key) pair in one layer on one GPU: GQA QK^T and PV,

@@ -88,6 +88,7 @@ DisaggReplay replay_disaggregated(const std::vector<ReplayRequest>& requests,
   out.decode = pool_of(decode, setup.decode.replicas);
   // 4. The client's view.
   out.timing.assign(n, RequestTiming{nan, nan, nan, nan, 0, 0});
+  out.decode_queue_ms.assign(n, nan);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const std::size_t i = order[k];
     const RequestTiming& p = prefill.timing[i];
@@ -95,6 +96,7 @@ DisaggReplay replay_disaggregated(const std::vector<ReplayRequest>& requests,
     // t_p + t_x, in the same doubles that placed its arrival at the decode pool.
     const double before_decode_ms =
         (decode_arrival_s[i] - requests[i].arrival_s / setup.rate_scale) * 1000.0;
+    out.decode_queue_ms[i] = d.queue_ms;
     RequestTiming& t = out.timing[i];
     t.queue_ms = p.queue_ms;
     t.ttft_ms = static_cast<float>(before_decode_ms + static_cast<double>(d.ttft_ms) +

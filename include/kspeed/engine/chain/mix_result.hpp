@@ -9,6 +9,7 @@
 
 #include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/chain/mix.hpp"
+#include "kspeed/engine/chain/mix_disagg.hpp"
 #include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::engine {
@@ -28,6 +29,8 @@ struct MixResult {
   /// The deployment the replay ran on (with --replay): its step model and KV capacity, each
   /// with its provenance.
   std::optional<engine::Deployment> deployment;
+  /// With --disagg: the same requests through a prefill and a decode pool.
+  std::optional<engine::MixDisagg> disagg;
   engine::Slo slo;
 };
 

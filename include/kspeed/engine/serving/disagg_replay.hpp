@@ -65,6 +65,7 @@ struct DisaggReplay {
   std::vector<RequestTiming> timing;  ///< the client's view, in the order of the requests
   std::vector<float> prefill_ms;      ///< t_p per request (queue and prefill, prefill pool)
   std::vector<float> transfer_ms;     ///< t_x per request
+  std::vector<float> decode_queue_ms;  ///< arrival at the decode pool to first scheduled there
   PoolReplay prefill;
   PoolReplay decode;
 };

@@ -1086,8 +1086,40 @@ void read_workload_conditions(BenchResult& result, std::string_view text) {
 
 // ---- detection ------------------------------------------------------------------------------
 
+// The per-request arrays of vllm bench serve --save-detailed (SGLang --output-details writes
+// the same keys): the request-log reader reads them from the text; the format's detection and
+// its conditions need only that they are there.
+bool is_per_request_array_key(std::string_view key) {
+  return key == "input_lens" || key == "output_lens" || key == "ttfts" || key == "itls" ||
+         key == "generated_texts";
+}
+
 std::optional<json> parse_whole(std::string_view text) {
-  json document = json::parse(requests::without_nonfinite_literals(text), nullptr, false);
+  // Python's bare Infinity and NaN are rewritten in a copy only when the text holds them: a
+  // copy of a 43 MB vLLM --save-detailed file was the largest thing diff held besides the tree.
+  const bool nonfinite =
+      text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
+  // The elements of the per-request arrays are dropped as they are parsed (the arrays stay,
+  // empty): a 43 MB detailed result's tree was about the size of its text, built to read a
+  // dozen conditions.
+  std::string top_key;
+  const json::parser_callback_t drop_per_request = [&top_key](int depth, json::parse_event_t event,
+                                                              json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1) {
+      top_key = parsed.get<std::string>();
+      return true;
+    }
+    const bool starts_value = event == json::parse_event_t::value ||
+                              event == json::parse_event_t::array_start ||
+                              event == json::parse_event_t::object_start;
+    return !(starts_value && depth >= 2 && is_per_request_array_key(top_key));
+  };
+  // A line of JSONL (below a megabyte) is parsed without the callback, which costs time a value.
+  constexpr std::size_t kDropFrom = std::size_t{1} << 20;
+  const json::parser_callback_t none;
+  json document =
+      json::parse(nonfinite ? std::string_view(requests::without_nonfinite_literals(text)) : text,
+                  text.size() >= kDropFrom ? drop_per_request : none, false);
   if (document.is_discarded()) return std::nullopt;
   return document;
 }
@@ -1150,9 +1182,9 @@ std::string yaml_hint(std::string_view text, const std::optional<json>& document
 void reject_duplicate_keys(std::string_view text, std::string_view source) {
   if (text.find("Infinity") != std::string_view::npos ||
       text.find("NaN") != std::string_view::npos) {
-    parse_json_document(requests::without_nonfinite_literals(text), source);
+    check_json_document(requests::without_nonfinite_literals(text), source);
   } else {
-    parse_json_document(text, source);
+    check_json_document(text, source);
   }
 }
 

@@ -35,6 +35,11 @@ namespace {
 
 // Replicas x requests the replay accepts (check_replay_work).
 constexpr double kMaxReplicaWork = 1e9;
+// The longest response the replay accepts, in tokens (check_replay_work): it takes one decode
+// step a token, about 0.4 us each (Release; a 10-million-token response replayed in 3.8 s of
+// CPU), where the readers' own cap, 128m, took minutes. No model answers with 10 million tokens
+// (no context window is longer).
+constexpr std::int64_t kMaxReplayResponseTokens = 10'000'000;
 
 class MixCommand final : public Command {
  public:
@@ -157,7 +162,7 @@ class MixCommand final : public Command {
     if (flags_.replay) {
       serving.speedup = engine::attention_speedup(run.model());
       result.deployment = deployment;
-      check_replay_work(serving, run.outcomes().size());
+      check_replay_work(serving, run.outcomes());
       if (disagg) {  // before the colocated replay, which may release the outcomes
         std::vector<std::int32_t> index;
         result.disagg = engine::replay_disaggregated_mix(engine::replay_requests(run, false, index),
@@ -205,7 +210,21 @@ class MixCommand final : public Command {
   // The replay looks at every replica at each event, so its work grows as replicas times
   // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
   // replica-requests the replay would run for minutes. Refused, naming what to lower.
-  void check_replay_work(const engine::ServingSetup& serving, std::size_t requests) const {
+  void check_replay_work(const engine::ServingSetup& serving,
+                         const std::vector<engine::RequestOutcome>& outcomes) const {
+    const std::size_t requests = outcomes.size();
+    std::int64_t longest = 0;
+    for (const engine::RequestOutcome& outcome : outcomes) {
+      longest = std::max<std::int64_t>(longest, outcome.response_tokens);
+    }
+    if (longest > kMaxReplayResponseTokens) {
+      throw InputError("--replay: " + flags_.log + " has a response of " +
+                       report::human_count(longest) +
+                       " tokens; the replay takes a decode step a token, and past " +
+                       report::human_count(kMaxReplayResponseTokens) +
+                       " (longer than any model's context) it would run for minutes: drop that "
+                       "request from the log, or run kspeed mix without --replay");
+    }
     const auto replicas =
         static_cast<std::uint64_t>(std::max<std::int64_t>(1, serving.arrivals.replicas));
     if (replicas > 1 && replicas > requests) {

@@ -20,6 +20,7 @@
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
+#include "kspeed/io/trace/byte_source.hpp"
 #include "kspeed/io/workload_reader.hpp"
 #include "requests/request_json.hpp"
 
@@ -1169,8 +1170,40 @@ void read_workload_conditions(BenchResult& result, std::string_view text) {
 
 // ---- detection ------------------------------------------------------------------------------
 
+// The per-request arrays of vllm bench serve --save-detailed (SGLang --output-details writes
+// the same keys): the request-log reader reads them from the text; the format's detection and
+// its conditions need only that they are there.
+bool is_per_request_array_key(std::string_view key) {
+  return key == "input_lens" || key == "output_lens" || key == "ttfts" || key == "itls" ||
+         key == "generated_texts";
+}
+
 std::optional<json> parse_whole(std::string_view text) {
-  json document = json::parse(requests::without_nonfinite_literals(text), nullptr, false);
+  // Python's bare Infinity and NaN are rewritten in a copy only when the text holds them: a
+  // copy of a 43 MB vLLM --save-detailed file was the largest thing diff held besides the tree.
+  const bool nonfinite =
+      text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
+  // The elements of the per-request arrays are dropped as they are parsed (the arrays stay,
+  // empty): a 43 MB detailed result's tree was about the size of its text, built to read a
+  // dozen conditions.
+  std::string top_key;
+  const json::parser_callback_t drop_per_request = [&top_key](int depth, json::parse_event_t event,
+                                                              json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1) {
+      top_key = parsed.get<std::string>();
+      return true;
+    }
+    const bool starts_value = event == json::parse_event_t::value ||
+                              event == json::parse_event_t::array_start ||
+                              event == json::parse_event_t::object_start;
+    return !(starts_value && depth >= 2 && is_per_request_array_key(top_key));
+  };
+  // A line of JSONL (below a megabyte) is parsed without the callback, which costs time a value.
+  constexpr std::size_t kDropFrom = std::size_t{1} << 20;
+  const json::parser_callback_t none;
+  json document =
+      json::parse(nonfinite ? std::string_view(requests::without_nonfinite_literals(text)) : text,
+                  text.size() >= kDropFrom ? drop_per_request : none, false);
   if (document.is_discarded()) return std::nullopt;
   return document;
 }
@@ -1271,10 +1304,36 @@ std::vector<BenchResult> request_log_or_refuse(const std::string& source, std::s
 void reject_duplicate_keys(std::string_view text, std::string_view source) {
   if (text.find("Infinity") != std::string_view::npos ||
       text.find("NaN") != std::string_view::npos) {
-    parse_json_document(requests::without_nonfinite_literals(text), source);
+    check_json_document(requests::without_nonfinite_literals(text), source);
   } else {
-    parse_json_document(text, source);
+    check_json_document(text, source);
   }
+}
+
+// One SGLang bench_serving run: line `line_number` of `source`, already parsed (`object`, nullopt
+// when the line is not JSON). Throws InputError naming the line when it is not such a run.
+BenchResult sglang_run_result(std::string_view line, const std::optional<json>& object,
+                              std::int64_t line_number, const std::string& source) {
+  if (!object) {
+    if (const std::optional<std::string> number = requests::number_beyond_double(line)) {
+      throw InputError(source + ":" + std::to_string(line_number) + ": the number " +
+                       excerpt(*number) +
+                       " is beyond the range of a double (about 1.8e308): expected a "
+                       "plausible figure");
+    }
+  }
+  if (object) {
+    reject_duplicate_keys(line, source + " (line " + std::to_string(line_number) + ")");
+  }
+  if (!object || !is_sglang_run(*object)) {
+    throw InputError(source + ":" + std::to_string(line_number) +
+                     ": not an SGLang bench_serving run: expected one JSON object a line with "
+                     "backend, completed and mean_e2e_latency_ms (see docs/audit.md)");
+  }
+  BenchResult result =
+      blank_result(source + ":" + std::to_string(line_number), "sglang-bench-jsonl");
+  read_sglang_run(result, *object);
+  return result;
 }
 
 std::vector<BenchResult> parse_lines(std::string_view text, const std::string& source) {
@@ -1300,32 +1359,69 @@ std::vector<BenchResult> parse_lines(std::string_view text, const std::string& s
       }
       aiperf = false;
     }
-    if (!object) {
-      if (const std::optional<std::string> number = requests::number_beyond_double(line)) {
-        throw InputError(source + ":" + std::to_string(line_number) + ": the number " +
-                         excerpt(*number) +
-                         " is beyond the range of a double (about 1.8e308): expected a "
-                         "plausible figure");
-      }
-    }
     if (results.empty() && (!object || !is_sglang_run(*object))) {
+      if (!object && requests::number_beyond_double(line)) {
+        (void)sglang_run_result(line, object, line_number, source);  // names the number
+      }
       return request_log_or_refuse(source, text, object);
     }
-    if (object) {
-      reject_duplicate_keys(line, source + " (line " + std::to_string(line_number) + ")");
-    }
-    if (!object || !is_sglang_run(*object)) {
-      throw InputError(source + ":" + std::to_string(line_number) +
-                       ": not an SGLang bench_serving run: expected one JSON object a line with "
-                       "backend, completed and mean_e2e_latency_ms (see docs/audit.md)");
-    }
-    BenchResult result =
-        blank_result(source + ":" + std::to_string(line_number), "sglang-bench-jsonl");
-    read_sglang_run(result, *object);
-    results.push_back(std::move(result));
+    results.push_back(sglang_run_result(line, object, line_number, source));
   }
   if (results.empty()) return request_log_or_refuse(source, text, std::nullopt);
   return results;
+}
+
+// An SGLang bench_serving JSONL whose first line (`first`, read already) is a run: each line is
+// read, checked and handed to `take` as it comes, so memory holds one line and one result, not
+// the text of 10^5 runs (audit of such a file reports each run; it need not keep the text). The
+// limits are read_text's: at most max_input_bytes() in all, no NUL byte, no line nesting deeper
+// than kMaxRecordDepth.
+void stream_sglang_lines(InputFile& file, const BenchResultSink& take) {
+  const std::uint64_t limit = max_input_bytes();
+  if (file.regular() && file.size() > limit) refuse_too_large(file.label(), limit);
+  const std::unique_ptr<trace::ByteSource> source = file.stream(0);
+  std::string pending;  // the line being assembled
+  std::vector<char> chunk(std::size_t{1} << 16);
+  std::uint64_t total = 0;
+  std::int64_t line_number = 0;
+  const auto finish_line = [&](std::string_view line) {
+    ++line_number;
+    if (line_number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+    if (const std::optional<std::size_t> at = json_nesting_beyond(line, kMaxRecordDepth)) {
+      throw InputError(file.path() + ":" + std::to_string(line_number) +
+                       ": the JSON nests deeper than " + std::to_string(kMaxRecordDepth) +
+                       " levels (at byte " + std::to_string(*at) +
+                       " of the line): expected an SGLang bench_serving run (real ones nest "
+                       "under 10 levels)");
+    }
+    take(sglang_run_result(line, parse_whole(line), line_number, file.path()));
+  };
+  for (;;) {
+    const std::size_t n = source->read(chunk.data(), chunk.size());
+    if (n == 0) break;
+    const std::string_view got(chunk.data(), n);
+    if (got.find('\0') != std::string_view::npos) {
+      throw InputError(file.label() + " is " + describe_binary(pending.empty() ? got : pending) +
+                       "; expected text");
+    }
+    total += n;
+    if (total > limit) refuse_too_large(file.label(), limit);
+    std::size_t start = 0;
+    for (std::size_t end = got.find('\n'); end != std::string_view::npos;
+         end = got.find('\n', start)) {
+      if (pending.empty()) {
+        finish_line(got.substr(start, end - start));
+      } else {
+        pending.append(got.substr(start, end - start));
+        finish_line(pending);
+        pending.clear();
+      }
+      start = end + 1;
+    }
+    pending.append(got.substr(start));
+  }
+  if (!pending.empty()) finish_line(pending);
 }
 
 // The first line that is not blank.
@@ -1365,24 +1461,39 @@ std::optional<std::string> export_in(const std::string& directory, std::string_v
   return found.front();
 }
 
-std::vector<BenchResult> read_bench_file(InputFile& file) {
+void read_bench_file(InputFile& file, const BenchResultSink& take) {
   // An AIPerf per-request export can be larger than a whole file kspeed reads into memory: it
-  // is streamed, one record at a time, as kspeed mix reads it. The first line is sniffed from
-  // the same descriptor, so a pipe is read once.
+  // is streamed, one record at a time, as kspeed mix reads it; an SGLang JSONL one run a line.
+  // The first line is sniffed from the same descriptor, so a pipe is read once.
   const std::string& start = file.head(kHeadLineBytes);
   const std::size_t newline = start.find('\n');
   if (newline != std::string::npos || start.size() < kHeadLineBytes) {
     std::string head = start.substr(0, newline);
     if (head.rfind("\xEF\xBB\xBF", 0) == 0) head.erase(0, 3);
-    if (const std::optional<json> record = parse_whole(head); record && is_aiperf_record(*record)) {
+    const std::optional<json> record =
+        json_nesting_beyond(head, kMaxRecordDepth) ? std::nullopt : parse_whole(head);
+    if (record && is_aiperf_record(*record)) {
       BenchResult result = blank_result(file.path(), "aiperf-jsonl");
       read_per_request(result, [&file](const RequestSink& sink) {
         return read_request_log(file, ReadOptions{}, sink);
       });
-      return {result};
+      take(std::move(result));
+      return;
+    }
+    if (record && is_sglang_run(*record)) {
+      stream_sglang_lines(file, take);
+      return;
     }
   }
-  return parse_bench_results(file.read_text(), file.path());
+  for (BenchResult& result : parse_bench_results(file.read_text(), file.path())) {
+    take(std::move(result));
+  }
+}
+
+std::vector<BenchResult> read_bench_file(InputFile& file) {
+  std::vector<BenchResult> results;
+  read_bench_file(file, [&results](BenchResult&& result) { results.push_back(std::move(result)); });
+  return results;
 }
 
 std::vector<BenchResult> read_bench_file(const std::string& path) {
@@ -1516,6 +1627,16 @@ std::vector<BenchResult> read_bench_results(const std::string& path) {
 
 std::vector<BenchResult> read_bench_results(InputFile& file) {
   return read_bench_file(file);
+}
+
+void for_each_bench_result(const std::string& path, const BenchResultSink& take) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    for (BenchResult& result : read_artifact_directory(path)) take(std::move(result));
+    return;
+  }
+  InputFile file(path, "benchmark result");
+  read_bench_file(file, take);
 }
 
 }  // namespace kspeed::io

@@ -293,6 +293,19 @@ nlohmann::json parse_json_document(std::string_view text, std::string_view sourc
   }
 }
 
+void check_json_document(std::string_view text, std::string_view source) {
+  // A valid text is accepted by nlohmann's validating parser, which keeps nothing; only a text
+  // it refuses is parsed in full, for parse_json_document's message with the line and column.
+  // StructureCheck (duplicate keys, depth, number ranges) runs either way.
+  const std::string name(source);
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos || looks_binary(text)) {
+    (void)parse_json_document(text, source);
+    return;
+  }
+  StructureCheck(text, name).run();
+  if (!nlohmann::json::accept(text)) (void)parse_json_document(text, source);
+}
+
 void JsonReader::fail(std::string_view path, std::string_view message) const {
   throw InputError(source_ + ": " + (path.empty() ? std::string("top level") : std::string(path)) +
                    ": " + std::string(message));

@@ -57,16 +57,16 @@ Table comparison_table(const Audit& audit) {
     std::string text;
     if (comparison.differs) {
       text = "DIFFERS";
-    } else if (comparison.omitted_by.size() == audit.files.size()) {
+    } else if (comparison.omitted == audit.file_count) {
       text = "unchecked: no file states it";
-    } else if (!comparison.omitted_by.empty()) {
-      text = "unchecked: " + std::to_string(comparison.omitted_by.size()) + " of " +
-             std::to_string(audit.files.size()) + " files omit it";
+    } else if (comparison.omitted > 0) {
+      text = "unchecked: " + std::to_string(comparison.omitted) + " of " +
+             std::to_string(audit.file_count) + " files omit it";
     } else {
       text = "same";
     }
-    if (comparison.differs && !comparison.omitted_by.empty()) {
-      text += " (" + std::to_string(comparison.omitted_by.size()) + " files omit it)";
+    if (comparison.differs && comparison.omitted > 0) {
+      text += " (" + std::to_string(comparison.omitted) + " files omit it)";
     }
     table.rows.push_back({condition_label(comparison.key), text});
   }
@@ -75,48 +75,65 @@ Table comparison_table(const Audit& audit) {
 
 }  // namespace
 
-View audit_view(const Audit& audit) {
+View audit_head_view(const Audit& summary, const engine::FileConditions* only) {
   View view;
   view.title("kspeed audit: the ten conditions of a benchmark figure");
-  if (audit.files.size() >= 2) {
-    if (!audit.comparable) {
-      view.answer("Not comparable: " + differ_text(audit.differing) +
+  if (summary.file_count >= 2) {
+    if (!summary.comparable) {
+      view.answer("Not comparable: " + differ_text(summary.differing) +
                   " between the files, so their latency and throughput figures measure "
                   "different things.");
-    } else if (!audit.unchecked.empty()) {
-      view.answer("No stated condition differs, but " + label_list(audit.unchecked) +
+    } else if (!summary.unchecked.empty()) {
+      view.answer("No stated condition differs, but " + label_list(summary.unchecked) +
                   " cannot be checked (omitted by some file): comparable only as far as the "
                   "files say.");
     } else {
       view.answer("Comparable: every condition is stated in every file, with the same value.");
     }
-  } else if (!audit.files.empty()) {
-    const engine::FileConditions& file = audit.files.front();
-    view.answer(file.source + " states " +
-                std::to_string(count_status(file, ConditionStatus::stated)) +
+  } else if (only != nullptr) {
+    view.answer(only->source + " states " +
+                std::to_string(count_status(*only, ConditionStatus::stated)) +
                 " of 10 conditions (" +
-                std::to_string(count_status(file, ConditionStatus::partial)) + " more in part).");
+                std::to_string(count_status(*only, ConditionStatus::partial)) + " more in part).");
   }
-  for (const engine::FileConditions& file : audit.files) {
-    view.subheading(file.source + " (" + file.format + "): " +
-                    std::to_string(count_status(file, ConditionStatus::stated)) + " stated, " +
-                    std::to_string(count_status(file, ConditionStatus::partial)) + " partial, " +
-                    std::to_string(count_status(file, ConditionStatus::omitted)) + " omitted");
-    view.table(file_table(file));
-  }
-  if (audit.files.size() >= 2) {
+  return view;
+}
+
+View audit_file_view(const engine::FileConditions& file) {
+  View view;
+  view.subheading(file.source + " (" + file.format + "): " +
+                  std::to_string(count_status(file, ConditionStatus::stated)) + " stated, " +
+                  std::to_string(count_status(file, ConditionStatus::partial)) + " partial, " +
+                  std::to_string(count_status(file, ConditionStatus::omitted)) + " omitted");
+  view.table(file_table(file));
+  return view;
+}
+
+View audit_tail_view(const Audit& summary) {
+  View view;
+  if (summary.file_count >= 2) {
     view.subheading("Across the files");
-    view.table(comparison_table(audit));
+    view.table(comparison_table(summary));
     view.caption(
         "a condition differs when two files state different values; token counts are compared "
         "per request (means to two significant digits), not as totals");
-    view.verdict(audit.comparable ? "comparable (as far as the stated conditions go)"
-                                  : "not comparable: " + differ_text(audit.differing),
-                 audit.comparable);
+    view.verdict(summary.comparable ? "comparable (as far as the stated conditions go)"
+                                    : "not comparable: " + differ_text(summary.differing),
+                 summary.comparable);
   }
   view.note(
       "The conditions are kspeed's checklist (docs/audit.md): a figure that omits one cannot be "
       "compared with another on it.");
+  return view;
+}
+
+View audit_view(const Audit& audit) {
+  View view = audit_head_view(audit, audit.files.size() == 1 ? &audit.files.front() : nullptr);
+  const auto append = [&view](View part) {
+    for (Block& block : part.blocks) view.blocks.push_back(std::move(block));
+  };
+  for (const engine::FileConditions& file : audit.files) append(audit_file_view(file));
+  append(audit_tail_view(audit));
   return view;
 }
 

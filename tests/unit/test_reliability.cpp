@@ -22,6 +22,8 @@
 #include "kspeed/io/json_document.hpp"
 #include "kspeed/io/ranges.hpp"
 #include "kspeed/io/requests/request_log.hpp"
+#include "kspeed/report/render.hpp"
+#include "kspeed/report/reports.hpp"
 
 namespace unit_reliability {
 
@@ -291,6 +293,105 @@ TEST_CASE("a number beyond a double names its field", "[rel][messages]") {
                    "n2.jsonl", strict, ignore);
              }),
              Contains("n2.jsonl:2: the number 1e309 (field timestamp) is beyond the range"));
+}
+
+namespace {
+
+// Three SGLang bench_serving runs (the fields the reader looks at), the third at another rate.
+std::string sglang_runs_text() {
+  const std::string run =
+      R"({"backend": "sglang", "dataset_name": "random", "request_rate": RATE, )"
+      R"("max_concurrency": null, "total_input_tokens": 152612, "total_output_tokens": 160347, )"
+      R"("mean_e2e_latency_ms": 24370.8, "median_ttft_ms": 218.8, "duration": 317.5, )"
+      R"("completed": 300, "random_input_len": 1024, "random_output_len": 1024})";
+  const auto at_rate = [&run](const char* rate) {
+    std::string line = run;
+    line.replace(line.find("RATE"), 4, rate);
+    return line + "\n";
+  };
+  return "\xEF\xBB\xBF" + at_rate("1.0") + "\n" + at_rate("1.0") + at_rate("4.0");
+}
+
+std::string audit_text(const kspeed::report::View& view) {
+  return kspeed::report::render(kspeed::report::Report{view, {}}, kspeed::report::Format::text(),
+                                {});
+}
+
+}  // namespace
+
+TEST_CASE("an SGLang JSONL is read a line at a time, as the whole-text reader reads it",
+          "[rel][audit]") {
+  Scratch scratch;
+  const std::string text = sglang_runs_text();
+  const std::string path = scratch.file("runs.jsonl", text);
+  std::vector<io::BenchResult> streamed;
+  io::for_each_bench_result(
+      path, [&](io::BenchResult&& result) { streamed.push_back(std::move(result)); });
+  const std::vector<io::BenchResult> whole = io::parse_bench_results(text, path);
+  REQUIRE(streamed.size() == 3);
+  REQUIRE(whole.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(streamed[i].source == whole[i].source);
+    CHECK(streamed[i].format == "sglang-bench-jsonl");
+    REQUIRE(streamed[i].conditions.conditions.size() == whole[i].conditions.conditions.size());
+    for (std::size_t k = 0; k < whole[i].conditions.conditions.size(); ++k) {
+      CHECK(streamed[i].conditions.conditions[k].value == whole[i].conditions.conditions[k].value);
+      CHECK(streamed[i].conditions.conditions[k].status ==
+            whole[i].conditions.conditions[k].status);
+    }
+  }
+  CHECK(streamed[2].source == path + ":4");  // the blank line 2 counts
+  // The limits of the whole-text reader hold line by line: a later bad line names its number, a
+  // NUL byte is binary, KSPEED_MAX_INPUT_BYTES bounds the whole file.
+  const std::string bad = scratch.file("bad.jsonl", text + "{\"backend\": 1}\n");
+  CHECK_THAT(error_of([&] { io::for_each_bench_result(bad, [](io::BenchResult&&) {}); }),
+             Contains("bad.jsonl:5: not an SGLang bench_serving run"));
+  const std::string nul = scratch.file("nul.jsonl", text + std::string(4, '\0'));
+  CHECK_THAT(error_of([&] { io::for_each_bench_result(nul, [](io::BenchResult&&) {}); }),
+             Contains("is binary (it contains NUL bytes); expected text"));
+  const std::string deep = scratch.file("deep.jsonl", text + nested(100000) + "\n");
+  CHECK_THAT(error_of([&] { io::for_each_bench_result(deep, [](io::BenchResult&&) {}); }),
+             Contains("deep.jsonl:5: the JSON nests deeper than 64 levels"));
+  ::setenv(io::kMaxInputBytesVariable, std::to_string(text.size() - 1).c_str(), 1);
+  const std::string capped = error_of([&] { io::for_each_bench_result(path, [](auto&&) {}); });
+  ::unsetenv(io::kMaxInputBytesVariable);
+  CHECK_THAT(capped, Contains("is larger than " + std::to_string(text.size() - 1) + " bytes"));
+}
+
+TEST_CASE("audit's tally and its three view parts make audit_view's text", "[rel][audit]") {
+  namespace engine = kspeed::engine;
+  namespace report = kspeed::report;
+  const std::vector<io::BenchResult> runs = io::parse_bench_results(sglang_runs_text(), "r.jsonl");
+  for (const std::size_t count : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+    std::vector<engine::FileConditions> files;
+    engine::AuditTally tally;
+    for (std::size_t i = 0; i < count; ++i) {
+      files.push_back(runs[i].conditions);
+      tally.add(runs[i].conditions);
+    }
+    const engine::Audit whole = engine::audit_conditions(files);
+    const engine::Audit summary = tally.summary();
+    CHECK(summary.files.empty());
+    CHECK(summary.file_count == count);
+    CHECK(summary.comparable == whole.comparable);
+    CHECK(summary.differing == whole.differing);
+    CHECK(summary.unchecked == whole.unchecked);
+    REQUIRE(summary.comparisons.size() == whole.comparisons.size());
+    for (std::size_t k = 0; k < whole.comparisons.size(); ++k) {
+      CHECK(summary.comparisons[k].omitted == whole.comparisons[k].omitted);
+    }
+    std::string parts =
+        audit_text(report::audit_head_view(summary, count == 1 ? &files.front() : nullptr));
+    for (const engine::FileConditions& file : files) {
+      parts += "\n" + audit_text(report::audit_file_view(file));
+    }
+    parts += "\n" + audit_text(report::audit_tail_view(summary));
+    CHECK(parts == audit_text(report::audit_view(whole)));
+  }
+  // Runs 1 and 3 differ in their rate: the tally says so.
+  engine::AuditTally tally;
+  for (const io::BenchResult& run : runs) tally.add(run.conditions);
+  CHECK(tally.summary().differing == std::vector<std::string>{"concurrency"});
 }
 
 }  // namespace unit_reliability

@@ -9,6 +9,7 @@
 //   Python's bare `Infinity` is read as null;
 // - kspeed workloads, including the one `kspeed profile --emit-workload` writes.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,13 @@ std::vector<BenchResult> read_bench_results(const std::string& path);
 class InputFile;
 /// The same over a file already open (its head perhaps sniffed): read from that descriptor.
 std::vector<BenchResult> read_bench_results(InputFile& file);
+
+/// Receives one result at a time (for_each_bench_result).
+using BenchResultSink = std::function<void(BenchResult&&)>;
+
+/// As read_bench_results(path), handing each result to `take` as it is read: an SGLang JSONL
+/// is streamed a line at a time, so memory holds one run, not the file (kspeed audit).
+void for_each_bench_result(const std::string& path, const BenchResultSink& take);
 
 /// `path` itself, or for an AIPerf artifact directory its per-request export (InputError when
 /// the directory has none). For readers of per-request logs (kspeed mix).

@@ -65,6 +65,13 @@ View bench_diff_view(const engine::BenchDiff& diff);
 Document bench_diff_document(const engine::BenchDiff& diff);
 
 View audit_view(const engine::Audit& audit);
+/// audit_view in three parts, for a report written as its files are read: the title and the
+/// answer (from the summary; `only` is the file when there is one), one file's section, and the
+/// comparison across the files with the closing note. In text, the parts joined by a blank line
+/// are audit_view's text.
+View audit_head_view(const engine::Audit& summary, const engine::FileConditions* only);
+View audit_file_view(const engine::FileConditions& file);
+View audit_tail_view(const engine::Audit& summary);
 Document audit_document(const engine::Audit& audit);
 
 View mix_view(const engine::MixResult& result);

@@ -7,6 +7,22 @@
 
 namespace kspeed::io::requests {
 
+nlohmann::json parse_json_tight(std::string_view text) {
+  // Below a megabyte (a JSONL line) the plain parser: the callback costs time on every value.
+  constexpr std::size_t kTightFrom = std::size_t{1} << 20;
+  if (text.size() < kTightFrom) return nlohmann::json::parse(text, nullptr, false);
+  // An array grows by doubling as it is parsed: 70 gaps of a vLLM --save-detailed `itls` entry
+  // sit in room for 128. Each array is trimmed when it closes (same values, half the room).
+  const nlohmann::json::parser_callback_t trim = [](int, nlohmann::json::parse_event_t event,
+                                                    nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::array_end && parsed.is_array()) {
+      parsed.get_ref<nlohmann::json::array_t&>().shrink_to_fit();
+    }
+    return true;
+  };
+  return nlohmann::json::parse(text, trim, false);
+}
+
 std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem) {
   // Deeper than any real record: refused before nlohmann builds it, so no later step (a copy,
   // a message quoting the value) walks a 100,000-level tree.
@@ -22,7 +38,7 @@ std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem&
       text.find("Infinity") != std::string_view::npos || text.find("NaN") != std::string_view::npos;
   const std::string cleaned = nonfinite ? without_nonfinite_literals(text) : std::string();
   const std::string_view parsed = nonfinite ? std::string_view(cleaned) : text;
-  nlohmann::json value = nlohmann::json::parse(parsed, nullptr, false);
+  nlohmann::json value = parse_json_tight(parsed);
   if (value.is_discarded()) {
     if (const std::optional<std::string> number = number_beyond_double(parsed)) {
       const std::string field = number_field(parsed, *number);
@@ -146,7 +162,10 @@ std::optional<std::int64_t> json_timestamp_ns(const nlohmann::json* value, doubl
 }
 
 bool read_json_document(LogInput& input) {
-  std::string document_text = input.head;
+  // The head is the document's first line, often all of it (json.dump writes one line): taken,
+  // not copied, and given back when the text is not a JSON document (the callers quote it).
+  const std::size_t head_size = input.head.size();
+  std::string document_text = std::move(input.head);
   std::string line;
   while (input.rest->next(line)) {
     if (document_text.size() + line.size() >= input.rest->limit()) {
@@ -157,6 +176,8 @@ bool read_json_document(LogInput& input) {
   }
   RowProblem problem;
   const std::optional<nlohmann::json> document = parse_json_text(document_text, problem);
+  document_text.resize(head_size);
+  input.head = std::move(document_text);
   if (!document) return false;
   // Tried last among the JSON readers: deciding needs the whole document.
   return read_vllm_json(input, *document) || read_guidellm_json(input, *document) ||

@@ -14,6 +14,11 @@ namespace kspeed::io::requests {
 /// The JSON value of `text`, or nullopt with `problem` set ("not a complete JSON object").
 std::optional<nlohmann::json> parse_json_text(std::string_view text, RowProblem& problem);
 
+/// nlohmann::json::parse without exceptions (discarded on an error); a text of a megabyte or
+/// more has each array trimmed to its size as it closes, so a whole document's tree (a vLLM
+/// --save-detailed file's 10^5 `itls` lists) holds no doubling slack.
+nlohmann::json parse_json_tight(std::string_view text);
+
 /// The number in `text` that is beyond a double (1e400), when that is why `text` does not parse
 /// as JSON; nullopt when it parses or fails for another reason.
 std::optional<std::string> number_beyond_double(std::string_view text);

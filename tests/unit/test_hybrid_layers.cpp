@@ -1,7 +1,8 @@
 // Hybrid models (Qwen3-Next): linear-attention layers hold a constant state per sequence instead
 // of a KV cache, and an attention kernel moves only the softmax-attention layers. Read from the
-// preset and from the public config.json (tests/fixtures/hf, its kspeed-relevant keys); the state
-// and parameter figures are written out again here from the config's numbers.
+// preset and from the public config.json (the golden case estimate-hf-config-qwen3-next holds its
+// kspeed-relevant keys); the state and parameter figures are written out again here from the
+// config's numbers.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -19,7 +20,8 @@ using namespace kspeed::engine;
 namespace {
 
 const std::string kQwenNextConfig =
-    std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/hf/Qwen3-Next-80B-A3B/config.json";
+    std::string(KSPEED_SOURCE_DIR) +
+    "/tests/golden/cases/estimate-hf-config-qwen3-next/Qwen3-Next-80B-A3B/config.json";
 
 }  // namespace
 

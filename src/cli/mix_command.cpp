@@ -299,6 +299,20 @@ class MixCommand final : public Command {
     if (deployment) {
       inputs.push_back({"replay step model", deployment->step->calibration});
       inputs.push_back({"replay KV capacity", deployment->kv.provenance});
+      if (deployment->kv.modelled) {
+        // Each term of vLLM's cache sizing (kv_capacity.hpp), as the replay's capacity line
+        // words it: the GPU file's memory, the utilization, the modelled weights and profile-run
+        // peak, and the cited CUDA-graph and non-torch defaults.
+        const bool visible = deployment->kv.modelled->total_is_visible;
+        inputs.push_back({visible ? "KV sizing: visible GPU memory" : "KV sizing: GPU memory_gb",
+                          engine::Provenance::preset});
+        inputs.push_back(
+            {"KV sizing: memory utilization", deployment->kv.memory_utilization.provenance});
+        inputs.push_back({"KV sizing: weights", engine::Provenance::modelled});
+        inputs.push_back({"KV sizing: activation peak", engine::Provenance::modelled});
+        inputs.push_back({"KV sizing: CUDA graph pool", engine::Provenance::default_value});
+        inputs.push_back({"KV sizing: non-torch reserve", engine::Provenance::default_value});
+      }
     }
     return inputs;
   }

@@ -198,7 +198,7 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
   app.add_option("--kv-blocks", flags.kv_blocks,
                  "KV cache per replica in blocks (vLLM logs 'GPU KV cache size'); full: the "
                  "latest request is preempted and recomputed. Default: what --model on --gpu "
-                 "leaves beside the weights (--gpu-memory-utilization), else unlimited")
+                 "leaves beside the weights and vLLM's profile-run reserves, else unlimited")
       ->type_name("N");
   app.add_option("--block-size", flags.block_size,
                  "Tokens per KV block (vLLM --block-size). Default: 16")

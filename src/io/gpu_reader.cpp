@@ -12,14 +12,14 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kGpuTopKeys = {
-    "name",      "description", "source",      "peak_dense_tflops", "hbm_bandwidth_tbs",
-    "memory_gb", "sources",     "interconnect"};
+    "name",      "description", "source",       "peak_dense_tflops", "hbm_bandwidth_tbs",
+    "memory_gb", "sources",     "interconnect", "memory_visible_gib"};
 const std::vector<std::string> kInterconnectKeys = {"name", "per_direction_gbs",
                                                     "collective_latency_us", "source"};
 const std::vector<std::string> kPrecisions = {"fp64", "tf32", "bf16", "fp16",
                                               "fp8",  "fp6",  "fp4",  "int8"};
-const std::vector<std::string> kFigureKeys = {"peak_dense_tflops", "hbm_bandwidth_tbs",
-                                              "memory_gb"};
+const std::vector<std::string> kFigureKeys = {"peak_dense_tflops", "hbm_bandwidth_tbs", "memory_gb",
+                                              "memory_visible_gib"};
 // Above this a "TB/s" figure is almost certainly GB/s (the fastest HBM today is ~8 TB/s).
 constexpr double kImplausibleTbs = 100.0;
 // Plausible figures, far outside today's parts (A100 to B200: 312 to 4,500 dense TFLOP/s,
@@ -102,6 +102,15 @@ engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
   }
   gpu.memory_gb =
       reader.number_in_range(reader.required(document, "", "memory_gb"), "memory_gb", kMemoryGb);
+  if (document.contains("memory_visible_gib")) {
+    gpu.memory_visible_gib =
+        reader.number_in_range(document["memory_visible_gib"], "memory_visible_gib", kMemoryGb);
+    if (*gpu.memory_visible_gib * 1.073741824 > gpu.memory_gb * 1.1) {
+      reader.fail("memory_visible_gib",
+                  "the visible memory (GiB) exceeds the GPU's memory_gb by more than 10%: write "
+                  "cudaMemGetInfo's total in GiB (2^30 bytes), as vLLM logs total_gpu_memory");
+    }
+  }
   if (document.contains("sources")) {
     gpu.figure_sources = read_sources(reader, document["sources"], kFigureKeys);
   }

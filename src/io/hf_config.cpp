@@ -34,6 +34,7 @@ constexpr Supported kSupported[] = {
     {"MixtralForCausalLM", Family::mixtral},     {"Qwen2MoeForCausalLM", Family::qwen_moe},
     {"Qwen3MoeForCausalLM", Family::qwen_moe},   {"DeepseekV2ForCausalLM", Family::deepseek},
     {"DeepseekV3ForCausalLM", Family::deepseek}, {"GptOssForCausalLM", Family::gpt_oss},
+    {"Qwen3NextForCausalLM", Family::qwen_moe},
 };
 
 // A config.json writes `null` for "not used" (sliding_window, head_dim, q_lora_rank).
@@ -173,6 +174,32 @@ void read_sliding_window(const JsonReader& reader, const json& config, Family fa
     arch.sliding_window_layers = sliding_layers;
     arch.sliding_window_tokens = required_count(reader, config, "sliding_window");
   }
+}
+
+// Linear-attention layers (hybrid models): layer_types naming "linear_attention" layers, else
+// Qwen3-Next's full_attention_interval (layer i attends fully when (i + 1) % interval == 0,
+// transformers' Qwen3NextConfig), with the gated DeltaNet's linear_* dimensions.
+void read_linear_attention(const JsonReader& reader, const json& config, engine::ModelArch& arch) {
+  std::int64_t linear_layers = 0;
+  if (const json* types = present(config, "layer_types"); types != nullptr && types->is_array()) {
+    linear_layers = std::count(types->begin(), types->end(), json("linear_attention"));
+  } else if (present(config, "full_attention_interval") != nullptr) {
+    const std::int64_t interval = required_count(reader, config, "full_attention_interval");
+    linear_layers = arch.layers - arch.layers / interval;
+  }
+  if (linear_layers == 0) return;
+  if (linear_layers + arch.sliding_window_layers >= arch.layers) {
+    reader.fail("layer_types", std::to_string(linear_layers) +
+                                   " linear-attention layers leave no softmax-attention layer of " +
+                                   std::to_string(arch.layers));
+  }
+  engine::LinearAttentionDims& d = arch.linear;
+  d.layers = linear_layers;
+  d.key_heads = required_count(reader, config, "linear_num_key_heads");
+  d.value_heads = required_count(reader, config, "linear_num_value_heads");
+  d.key_head_dim = required_count(reader, config, "linear_key_head_dim");
+  d.value_head_dim = required_count(reader, config, "linear_value_head_dim");
+  d.conv_kernel = required_count(reader, config, "linear_conv_kernel_dim");
 }
 
 // MoE layers of a Qwen-MoE model: layer i is sparse when it is not in mlp_only_layers and
@@ -401,6 +428,7 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
   } else {
     read_gqa(reader, document, arch, shapes);
     read_sliding_window(reader, document, kind.family, arch);
+    read_linear_attention(reader, document, arch);
   }
   shapes.ffn = read_ffn(reader, document, kind.family, arch.layers);
   read_weight_types(reader, document, arch, shapes);

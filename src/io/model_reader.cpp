@@ -24,13 +24,15 @@ const std::vector<std::string> kModelTopKeys = {
     "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
     "sources",      "shapes"};
 const std::vector<std::string> kAttentionKeys = {
-    "type",          "query_heads",      "kv_heads",         "head_dim",
-    "kv_lora_rank",  "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
-    "sliding_window"};
+    "type",           "query_heads",      "kv_heads",         "head_dim",
+    "kv_lora_rank",   "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+    "sliding_window", "linear_attention"};
 const std::vector<std::string> kGqaKeys = {"query_heads", "kv_heads", "head_dim"};
 const std::vector<std::string> kMlaKeys = {"query_heads", "kv_lora_rank", "qk_rope_head_dim",
                                            "qk_nope_head_dim", "v_head_dim"};
 const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
+const std::vector<std::string> kLinearKeys = {"layers",       "key_heads",      "value_heads",
+                                              "key_head_dim", "value_head_dim", "conv_kernel"};
 const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
 const std::vector<std::string> kModelFigureKeys = {"layers",       "attention", "parameters",
                                               "weight_dtype", "kv_dtype",  "weight_bytes_per_param",
@@ -118,6 +120,26 @@ void read_window(const JsonReader& reader, const json& object, engine::ModelArch
   }
 }
 
+// Linear-attention layers of a hybrid model (Qwen3-Next's gated DeltaNet): their dimensions,
+// from which the engine prices the constant per-sequence state (hardware.hpp).
+void read_linear_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+  const std::string path = "attention.linear_attention";
+  reader.expect_object(object, path, kLinearKeys);
+  engine::LinearAttentionDims& d = model.linear;
+  d.layers = count_at(reader, object, path, "layers");
+  d.key_heads = count_at(reader, object, path, "key_heads");
+  d.value_heads = count_at(reader, object, path, "value_heads");
+  d.key_head_dim = count_at(reader, object, path, "key_head_dim");
+  d.value_head_dim = count_at(reader, object, path, "value_head_dim");
+  d.conv_kernel = count_at(reader, object, path, "conv_kernel");
+  if (d.layers + model.sliding_window_layers >= model.layers) {
+    reader.fail(path + ".layers", "linear-attention layers (" + std::to_string(d.layers) +
+                                      ") leave no softmax-attention layer of the model's " +
+                                      std::to_string(model.layers) +
+                                      ": at least one layer must attend");
+  }
+}
+
 void read_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
   reader.expect_object(object, "attention", kAttentionKeys);
   const std::string type =
@@ -133,6 +155,9 @@ void read_attention(const JsonReader& reader, const json& object, engine::ModelA
   }
   if (object.contains("sliding_window")) {
     read_window(reader, object["sliding_window"], model);
+  }
+  if (object.contains("linear_attention")) {
+    read_linear_attention(reader, object["linear_attention"], model);
   }
 }
 

@@ -25,16 +25,23 @@ std::string step_model_source(const engine::Deployment& deployment) {
 
 namespace {
 
-// "80 GB × 0.9 (vLLM's default)": the memory the engine takes.
+// "79.22 GiB visible × 0.9 (vLLM's default)": the memory the engine takes.
 std::string kv_budget(const engine::Deployment& deployment) {
   const engine::WithProvenance<double>& utilization = deployment.kv.memory_utilization;
-  return human_plain(deployment.platform->gpu.value.memory_gb) + " GB × " +
-         human_plain(utilization.value) +
+  const engine::Gpu& gpu = deployment.platform->gpu.value;
+  const std::string total = gpu.memory_visible_gib
+                                ? human_fixed(*gpu.memory_visible_gib, 2) + " GiB visible"
+                                : human_plain(gpu.memory_gb) + " GB";
+  return total + " × " + human_plain(utilization.value) +
          (utilization.provenance == engine::Provenance::given ? " (given)" : " (vLLM's default)");
 }
 
+std::string gib_text(double bytes) {
+  return human_fixed(bytes / engine::kBytesPerGib, 2) + " GiB";
+}
+
 std::string weights_gb(const engine::KvCapacity& kv) {
-  return human_fixed(kv.weight_bytes / 1e9, 2) + " GB";
+  return gib_text(kv.weight_bytes);
 }
 
 }  // namespace
@@ -43,9 +50,13 @@ std::string kv_capacity_source(const engine::Deployment& deployment) {
   const engine::KvCapacityChoice& kv = deployment.kv;
   if (kv.provenance == engine::Provenance::given) return "given: --kv-blocks";
   if (!kv.modelled) return "default: unlimited";
-  return "modelled: (" + kv_budget(deployment) + " − " + weights_gb(*kv.modelled) + " weights) / " +
-         human_count(std::llround(kv.modelled->kv_bytes_per_token)) + " bytes per token / " +
-         std::to_string(kv.modelled->block_tokens) + " tokens";
+  const engine::KvCapacity& c = *kv.modelled;
+  return "modelled like vLLM's profile run: (" + kv_budget(deployment) + " − " + weights_gb(c) +
+         " weights − " + gib_text(c.activation_bytes) + " activation peak at " +
+         human_count(deployment.scheduler.max_batched_tokens) + " tokens − " +
+         gib_text(c.cuda_graph_bytes) + " CUDA graphs − " + gib_text(c.non_torch_bytes) +
+         " non-torch) / " + human_count(std::llround(c.kv_bytes_per_token)) +
+         " bytes per token / " + std::to_string(c.block_tokens) + " tokens";
 }
 
 std::string no_kv_room_error(const engine::Deployment& deployment) {

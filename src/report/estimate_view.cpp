@@ -118,8 +118,13 @@ std::string speculation_text(const engine::CalibratedStepModel& m) {
 
 // The per-sequence cost, when a calibration set it (a roofline has none).
 std::string per_sequence_text(const engine::CalibratedStepModel& m) {
-  if (m.origins.per_sequence.provenance == engine::Provenance::default_value) return {};
-  return " + " +
+  const std::string state =
+      m.model.ms_per_linear_state_sequence > 0
+          ? fmt::format(" + {:.4g} ms/running sequence's linear-attention state (modelled)",
+                        m.model.ms_per_linear_state_sequence)
+          : std::string();
+  if (m.origins.per_sequence.provenance == engine::Provenance::default_value) return state;
+  return state + " + " +
          coefficient(m.model.ms_per_sequence, "ms/running sequence", m.origins.per_sequence);
 }
 
@@ -321,6 +326,23 @@ std::pair<std::string, std::string> link_row(const engine::Platform& p) {
           human_plain(gbs) + " GB/s"};
 }
 
+// A hybrid model's softmax-attention layers, the only ones an attention kernel acts on:
+// "12 of 48"; nullopt for a model without linear-attention layers.
+std::optional<std::string> layers_moved_text(const engine::ModelArch& model) {
+  if (model.linear.layers < 1) return std::nullopt;
+  return fmt::format("{} of {}", engine::softmax_attention_layers(model), model.layers);
+}
+
+// "the kernel moved 12 of 48 layers: the other 36 are linear attention ...".
+std::string layers_moved_sentence(const engine::ModelArch& model) {
+  return fmt::format(
+      "the kernel moved {} layers: the other {} are linear attention (gated DeltaNet), each "
+      "holding a constant {} MB state per sequence, read and written every decode step, that an "
+      "attention kernel does not touch",
+      *layers_moved_text(model), model.linear.layers,
+      human_fixed(engine::linear_state_bytes_per_layer(model.linear) / 1e6, 2));
+}
+
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   if (!s.platform) {
@@ -331,6 +353,10 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
             p.model.value.from_hf_config ? "config.json" : to_string(p.model.provenance));
   add_input(inputs, "GPU", p.gpu.value.name, to_string(p.gpu.provenance));
   add_input(inputs, "batch", human_count(p.batch.value), to_string(p.batch.provenance));
+  if (const auto moved = layers_moved_text(p.model.value)) {
+    add_input(inputs, "layers the kernel moves", *moved,
+              p.model.value.from_hf_config ? "config.json" : to_string(p.model.provenance));
+  }
   if (const auto union_text = expert_union_text(p)) {
     add_input(inputs, "experts read per MoE layer", *union_text, "modelled");
     // The prefill step reads the union over its prompt's tokens (step_model.hpp).
@@ -641,6 +667,9 @@ View estimate_view(const Estimate& estimate) {
   const std::string missing = missing_conditions_line(conditions);
   if (!missing.empty()) {
     view.fact("not stated", missing);
+  }
+  if (s.platform && layers_moved_text(s.platform->model.value)) {
+    view.fact("layers", layers_moved_sentence(s.platform->model.value));
   }
   if (s.platform && expert_union_text(*s.platform)) {
     view.note(expert_union_note());

@@ -55,28 +55,40 @@ nlohmann::json run_mix(std::vector<std::string> args, int& exit_code) {
 
 }  // namespace
 
-TEST_CASE("KV capacity of Llama-3.1-8B on one H100: (80 GB x 0.9 - weights) / KV per block",
+TEST_CASE("KV capacity of Llama-3.1-8B on one H100: budget - weights - profile-run reserves",
           "[kv_capacity]") {
-  const KvCapacity kv =
-      kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm"), kDefaultGpuMemoryUtilization, 16);
+  KvSizing sizing;  // vLLM's 0.9, 16-token blocks, 8,192 tokens and 256 sequences
+  const KvCapacity kv = kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm"), sizing);
+  CHECK_FALSE(kv.total_is_visible);  // the preset cites no visible memory: its 80 GB datasheet
   CHECK(kv.budget_bytes == Approx(72e9));
   // 8,029,995,008 parameters from config.json's shapes (untied embeddings) in BF16: the
   // checkpoint's 8,030,261,248 less its 65 RMSNorm vectors of 4,096, which the shapes omit
   CHECK(kv.weight_bytes == Approx(8029995008.0 * 2).epsilon(1e-12));
+  // LlamaMLP over 8,192 tokens: 8,192 · (3 · 4,096 + 3 · 14,336) · 2 bytes; the sampler's
+  // 256 × 128,256 float32 logits (131 MB) are smaller
+  CHECK(kv.activation_bytes == Approx(905969664.0));
+  CHECK(kv.cuda_graph_bytes == 0);
+  CHECK(kv.non_torch_bytes == Approx(0.2 * 1073741824.0));
   // K and V, 8 KV heads of 128 in BF16, 32 layers
   CHECK(kv.kv_bytes_per_token == Approx(2.0 * 8 * 128 * 2 * 32));
-  // (72e9 - 16,059,990,016) / (131,072 · 16) = 26,674.3: checked in python
-  CHECK(kv.blocks == 26674);
+  // (72e9 - 16,059,990,016 - 905,969,664 - 214,748,364.8) / (131,072 · 16) = 26,139.9: python
+  CHECK(kv.blocks == 26139);
 }
 
-TEST_CASE("KV capacity splits weights and KV heads over tensor parallelism; no room is 0 blocks",
-          "[kv_capacity]") {
-  const KvCapacity tp2 = kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm", 2),
-                                           kDefaultGpuMemoryUtilization, 16);
+TEST_CASE(
+    "KV capacity splits weights, the FFN's activations and KV heads over tensor "
+    "parallelism; no room is 0 blocks",
+    "[kv_capacity]") {
+  KvSizing sizing;
+  sizing.max_seqs = 1024;  // vLLM's H100 default: 1,024 rows of logits (525 MB)
+  const KvCapacity tp2 = kv_cache_capacity(platform_for("llama-3.1-8b", "h100-sxm", 2), sizing);
   CHECK(tp2.kv_bytes_per_token == Approx(65536));
-  CHECK(tp2.blocks == 61006);  // (72e9 - 8,029,995,008) / (65,536 · 16) = 61,006.5
+  // 8,192 · (3 · 4,096 + 3 · 7,168) · 2 = 553,648,128 > 1,024 · 128,256 · 4 = 525,336,576
+  CHECK(tp2.activation_bytes == Approx(553648128.0));
+  // (72e9 - 8,029,995,008 - 553,648,128 - 214,748,364.8) / (65,536 · 16) = 60,273.6: python
+  CHECK(tp2.blocks == 60273);
   // Llama-3.1-70B's 141 GB of BF16 weights do not fit one 80 GB GPU
-  CHECK(kv_cache_capacity(platform_for("llama-3.1-70b", "h100-sxm"), 0.9, 16).blocks == 0);
+  CHECK(kv_cache_capacity(platform_for("llama-3.1-70b", "h100-sxm"), sizing).blocks == 0);
 }
 
 TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's KV blocks",
@@ -88,9 +100,13 @@ TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's 
   CHECK(deployment.step->model.ms_per_kv_token == Approx(modelled.model.ms_per_kv_token));
   CHECK(report::step_model_source(deployment) ==
         "modelled: llama-3.1-8b on h100-sxm roofline at the cited default efficiencies");
-  CHECK(deployment.scheduler.kv_blocks == 26674);
+  // vLLM's H100 defaults: 8,192 tokens, 1,024 sequences (the FFN's 906 MB peak still leads)
+  CHECK(deployment.scheduler.kv_blocks == 26139);
   CHECK(report::kv_capacity_source(deployment)
-            .rfind("modelled: (80 GB × 0.9 (vLLM's default) − 16.06 GB weights)", 0) == 0);
+            .rfind("modelled like vLLM's profile run: (80 GB × 0.9 (vLLM's default) − 14.96 GiB "
+                   "weights − 0.84 GiB activation peak at 8,192 tokens − 0.00 GiB CUDA graphs − "
+                   "0.20 GiB non-torch)",
+                   0) == 0);
   CHECK(deployment.scheduler.request_overhead_ms == 0);
 
   // Stated blocks and coefficients override, each labelled given

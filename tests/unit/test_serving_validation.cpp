@@ -1039,10 +1039,8 @@ PerRequestComparison compare_per_request(const PerRequestDeployment& deployment)
   setup.arrivals.replicas = deployment.replicas;
   setup.arrivals.routing = Routing::least_outstanding;
   out.kv_blocks_recorded = run.kv_blocks.has_value();
-  out.kv_blocks =
-      run.kv_blocks
-          ? *run.kv_blocks
-          : kv_cache_capacity(platform, kDefaultGpuMemoryUtilization, kVllmBlockTokens).blocks;
+  out.kv_blocks = run.kv_blocks ? *run.kv_blocks
+                                : kv_cache_capacity(platform, kv_sizing_of(setup.scheduler)).blocks;
   setup.scheduler.kv_blocks = out.kv_blocks;
   const std::vector<ReplayRequest> requests = own_arrivals(run);
   out.prior_model = modelled_step_model_with_tp_comm(platform);

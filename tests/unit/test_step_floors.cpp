@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kspeed/engine/deployment/decode_model.hpp"
+#include "kspeed/engine/deployment/kv_capacity.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/engine/deployment/step_calibration.hpp"
@@ -74,7 +75,16 @@ Floors floors_of(const Platform& p, double prompt, double concurrency) {
   const double peak = std::max(p.peak_tflops, p.gemm_peak_tflops);
   f.flop_ms = 2.0 * c.active * prompt * concurrency / tp / (peak * 1e9);
   f.ttft_bytes_ms = step_weight_bytes(m, prompt * concurrency, tp) / bytes_per_ms;
-  f.tpot_bytes_ms = step_weight_bytes(m, concurrency, tp) / bytes_per_ms;
+  // A hybrid model's linear-attention layers read and write each sequence's constant state
+  // every step: 2 · (recurrent value heads · key dim · value dim + conv (kernel − 1) · channels)
+  // · 2 bytes, per layer and sequence, split by tp (hardware.hpp's formula, written out again).
+  const LinearAttentionDims& d = m.linear;
+  const double state = 2.0 * static_cast<double>(d.value_heads * d.key_head_dim * d.value_head_dim +
+                                                 std::max<std::int64_t>(d.conv_kernel - 1, 0) *
+                                                     (2 * d.key_heads * d.key_head_dim +
+                                                      d.value_heads * d.value_head_dim));
+  const double state_bytes = 2.0 * state * static_cast<double>(d.layers) * concurrency / tp;
+  f.tpot_bytes_ms = (step_weight_bytes(m, concurrency, tp) + state_bytes) / bytes_per_ms;
   return f;
 }
 
@@ -216,6 +226,53 @@ TEST_CASE("the busiest expert-parallel rank: the binomial maximum against a simu
   CHECK(expected_busiest_rank_experts(128, 4, 1, 64) ==
         Approx(expected_distinct_experts(128, 4, 64)));
   CHECK(expected_busiest_rank_experts(256, 8, 8, 1e5) == Approx(32.0));
+}
+
+TEST_CASE("every preset deployment's KV sizing spends no more than the engine's share of memory",
+          "[floors][kv_capacity]") {
+  // Over every model × GPU × tp × token budget: weights + activation peak + non-torch + the
+  // blocks' bytes stay within total × utilization, the activation peak grows with the budget,
+  // and a larger budget never leaves more blocks.
+  int checked = 0;
+  std::vector<std::string> violations;
+  for (const std::string& model_name : io::builtin_model_names()) {
+    const ModelArch model = io::load_model(model_name);
+    for (const std::string& gpu_name : io::builtin_gpu_names()) {
+      const Gpu gpu = io::load_gpu(gpu_name);
+      for (const std::int64_t tp : {1, 2, 4, 8}) {
+        Platform platform;
+        try {
+          platform = make(model, gpu, tp, 1);
+        } catch (const InputError&) {
+          continue;
+        }
+        KvCapacity previous;
+        for (const std::int64_t budget : {512, 2048, 8192, 32768}) {
+          KvSizing sizing;
+          sizing.max_batched_tokens = budget;
+          const KvCapacity kv = kv_cache_capacity(platform, sizing);
+          ++checked;
+          const double block_bytes = kv.kv_bytes_per_token * static_cast<double>(kv.block_tokens);
+          const double spent = kv.weight_bytes + kv.activation_bytes + kv.cuda_graph_bytes +
+                               kv.non_torch_bytes + static_cast<double>(kv.blocks) * block_bytes;
+          const std::string where = model_name + " on " + gpu_name + " tp " + std::to_string(tp) +
+                                    " budget " + std::to_string(budget);
+          if (kv.blocks > 0 && spent > kv.budget_bytes * (1 + 1e-12)) {
+            violations.push_back(where + ": spends more than total × utilization");
+          }
+          if (kv.activation_bytes <= 0) violations.push_back(where + ": no activation peak");
+          if (budget > 512 &&
+              (kv.activation_bytes < previous.activation_bytes || kv.blocks > previous.blocks)) {
+            violations.push_back(where + ": a larger budget reserved less");
+          }
+          previous = kv;
+        }
+      }
+    }
+  }
+  for (const std::string& v : violations) UNSCOPED_INFO(v);
+  CHECK(violations.empty());
+  CHECK(checked > 300);
 }
 
 }  // namespace unit_step_floors

@@ -75,7 +75,27 @@ AttentionShape attention_shape(const Platform& platform) {
   return shape;
 }
 
+KernelCost linear_attention_step_cost(const Platform& platform) {
+  const LinearAttentionDims& d = platform.model.value.linear;
+  if (d.layers < 1) return {};
+  // Each sequence's state is read and written once per step (tokens of one sequence share it),
+  // split over tensor parallelism by heads; the recurrence updates and reads it per token:
+  // about 4 FLOPs per state element and token (decay-and-rank-one update, then the readout).
+  const double tp = as_double(platform.tensor_parallel.value);
+  const double layers = as_double(d.layers);
+  const double state = linear_state_bytes_per_layer(d);
+  const double elements = as_double(d.value_heads * d.key_head_dim * d.value_head_dim);
+  return {4.0 * elements * layers * tokens_per_step(platform) / tp,
+          2.0 * state * layers * as_double(platform.batch.value) / tp};
+}
+
 KernelCost non_attention_step_cost(const Platform& platform) {
+  const KernelCost linear = linear_attention_step_cost(platform);
+  const KernelCost rest = weights_step_cost(platform);
+  return {rest.flops + linear.flops, rest.bytes + linear.bytes};
+}
+
+KernelCost weights_step_cost(const Platform& platform) {
   const ModelArch& m = platform.model.value;
   if (m.shapes) {
     // From the shapes: non-expert weights + MoE layers · (U(t) + shared) experts, t = batch

@@ -49,7 +49,8 @@ std::optional<CalibratedStepModel> choose_step_model(const DeploymentRequest& re
 }
 
 // KV blocks per replica: as stated, else what the platform's GPU memory holds beside its
-// weights (kv_capacity.hpp), else unlimited.
+// weights, the profile run's activation peak at the scheduler's token budget and the memory
+// outside PyTorch (kv_capacity.hpp), else unlimited.
 KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerOptions& scheduler) {
   KvCapacityChoice kv;
   const bool utilization_given = request.gpu_memory_utilization.has_value();
@@ -75,7 +76,7 @@ KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerO
   if (utilization_given)
     kv.memory_utilization = {*request.gpu_memory_utilization, Provenance::given};
   kv.modelled =
-      kv_cache_capacity(*request.platform, kv.memory_utilization.value, scheduler.block_tokens);
+      kv_cache_capacity(*request.platform, kv_sizing_of(scheduler, kv.memory_utilization.value));
   kv.provenance = Provenance::modelled;
   scheduler.kv_blocks = kv.modelled->blocks;
   return kv;

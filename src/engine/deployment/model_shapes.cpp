@@ -47,7 +47,10 @@ ParamCounts count_params(const ModelArch& model, const ModelShapes& shapes) {
   const double n_moe = as_double(moe_layers(model, f));
   const double n_dense = as_double(model.layers) - n_moe;
   const double shared = as_double(f.shared_experts) * c.params_per_shared_expert;
-  const double common = as_double(model.layers) * c.attention_per_layer +
+  // Hybrid models: the linear-attention layers hold their own projections instead.
+  const double n_linear = as_double(model.linear.layers);
+  const double common = (as_double(model.layers) - n_linear) * c.attention_per_layer +
+                        n_linear * linear_params_per_layer(model.linear, shapes.hidden_size) +
                         n_dense * c.dense_ffn_per_layer + n_moe * c.router_per_layer;
   const double head = c.embedding;  // the output head (the input table itself when tied)
   const double input_table = shapes.tied_embeddings ? 0.0 : c.embedding;

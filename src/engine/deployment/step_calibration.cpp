@@ -416,8 +416,7 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
     out.model.experts.all_experts_ms =
         bytes_ms(reads.routed_experts_bytes / expert_split, roof, efficiency.bandwidth);
   } else {
-    out.model.weights_ms =
-        bytes_ms(non_attention_step_cost(platform).bytes, roof, efficiency.bandwidth);
+    out.model.weights_ms = bytes_ms(weights_step_cost(platform).bytes, roof, efficiency.bandwidth);
   }
   // The GEMMs at their own precision's peak (FP8 weights compute in FP8, hardware.hpp).
   Roof gemm_roof = roof;
@@ -427,6 +426,12 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   const WindowCost window = sliding_window_cost(platform, roof, efficiency);
   out.model.ms_per_window_prefill_token = window.prefill_token_ms;
   out.model.ms_per_window_decode_sequence = window.decode_sequence_ms;
+  // A hybrid model's linear-attention state: a constant per running sequence, read and written
+  // each step (batch 1 here: the cost of one sequence), outside the attention a kernel moves.
+  Platform one_sequence = platform;
+  one_sequence.batch = {1, Provenance::default_value};
+  out.model.ms_per_linear_state_sequence =
+      bytes_ms(linear_attention_step_cost(one_sequence).bytes, roof, efficiency.bandwidth);
   out.model.ms_per_prefill_pair =
       flops_ms(full_layers * prefill_flops_per_pair_per_layer(model, tp), roof,
                efficiency.attention_compute);

@@ -15,10 +15,19 @@ namespace kspeed::engine {
 /// The attention shape of a platform (its model, KV type, batch and tp; activations in BF16).
 AttentionShape attention_shape(const Platform& platform);
 
+/// The weights' part of one decode step: the model's GEMMs over the step's tokens (MoE: the
+/// experts they route to).
+KernelCost weights_step_cost(const Platform& platform);
+
+/// Linear-attention layers' part of one decode step (hybrid models; zero without them): each
+/// running sequence's constant state read and written in every such layer.
+KernelCost linear_attention_step_cost(const Platform& platform);
+
 /// The non-attention work of one decode step on one GPU: weights read once,
 /// bytes = P_active · bytes_per_param / tp; FLOPs = 2 · P_active · batch / tp. A model with
 /// shapes reads its weights from them, a MoE model the expert union at the batch
 /// (moe.hpp's decode_weights: E · (1 - (1 - k/E)^batch) experts per layer, an upper bound).
+/// Plus a hybrid model's linear-attention state (linear_attention_step_cost).
 KernelCost non_attention_step_cost(const Platform& platform);
 
 /// One decode step's modelled time on one GPU.

@@ -2,6 +2,7 @@
 // What sets an attention kernel's cost: the GPU (its roof) and the model's architecture (its
 // shapes). Read from JSON by io::parse_gpu / io::parse_model and validated there.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,10 @@ struct Gpu {
   std::vector<PeakFigure> peak_dense_tflops;  ///< per precision, at least bf16
   double hbm_bandwidth_tbs = 0;               ///< peak HBM bandwidth, TB/s (10^12 bytes/s)
   double memory_gb = 0;                       ///< HBM capacity, GB (10^9 bytes)
+  /// The memory the driver lets a process use (cudaMemGetInfo's total, as vLLM logs it as
+  /// total_gpu_memory), GiB; absent: not cited (KV sizing then uses memory_gb). Its source is
+  /// figure_sources' "memory_visible_gib".
+  std::optional<double> memory_visible_gib;
   FigureSources figure_sources;
   std::optional<Interconnect> interconnect;  ///< absent: no cited link (tp > 1 then needs a flag)
 };
@@ -69,6 +74,41 @@ struct MlaDims {
   std::int64_t v_head_dim = 0;        ///< per-head value width
 };
 
+/// Linear-attention layers (Qwen3-Next's gated DeltaNet, config.json's linear_* keys): each keeps
+/// a constant state per sequence instead of a KV cache, read and written once per decode step.
+struct LinearAttentionDims {
+  std::int64_t layers = 0;          ///< layers with linear attention (0: none)
+  std::int64_t key_heads = 0;       ///< linear_num_key_heads
+  std::int64_t value_heads = 0;     ///< linear_num_value_heads
+  std::int64_t key_head_dim = 0;    ///< linear_key_head_dim
+  std::int64_t value_head_dim = 0;  ///< linear_value_head_dim
+  std::int64_t conv_kernel = 0;     ///< linear_conv_kernel_dim (short causal convolution)
+};
+
+/// One sequence's state in one linear-attention layer, bytes, in a 2-byte (BF16) state: the
+/// recurrent state (value heads × key dim × value dim) and the convolution's last kernel − 1
+/// inputs over q, k and v (2·key heads·key dim + value heads·value dim channels). vLLM keeps both
+/// in the model's dtype unless --mamba-ssm-cache-dtype says otherwise (vllm/config/cache.py:
+/// mamba_cache_dtype and mamba_ssm_cache_dtype default "auto").
+inline double linear_state_bytes_per_layer(const LinearAttentionDims& d) {
+  const double recurrent = static_cast<double>(d.value_heads * d.key_head_dim * d.value_head_dim);
+  const double channels =
+      static_cast<double>(2 * d.key_heads * d.key_head_dim + d.value_heads * d.value_head_dim);
+  const double conv = static_cast<double>(std::max<std::int64_t>(d.conv_kernel - 1, 0)) * channels;
+  return 2.0 * (recurrent + conv);
+}
+
+/// Parameters of one gated-DeltaNet layer (vLLM's Qwen3NextGatedDeltaNet): in_proj_qkvz
+/// (hidden × (2·key + 2·value channels)), in_proj_ba (hidden × 2·value heads), the depthwise
+/// convolution (channels × kernel) and out_proj (value channels × hidden).
+inline double linear_params_per_layer(const LinearAttentionDims& d, std::int64_t hidden) {
+  const double h = static_cast<double>(hidden);
+  const double key = static_cast<double>(d.key_heads * d.key_head_dim);
+  const double value = static_cast<double>(d.value_heads * d.value_head_dim);
+  return h * (2 * key + 2 * value) + h * 2.0 * static_cast<double>(d.value_heads) +
+         (2 * key + value) * static_cast<double>(d.conv_kernel) + value * h;
+}
+
 struct ModelArch {
   std::string name;         ///< preset name or file stem, e.g. "llama-3.1-70b"
   std::string description;  ///< one line for people
@@ -81,11 +121,12 @@ struct ModelArch {
   MlaDims mla;                             ///< MLA only
   std::int64_t sliding_window_layers = 0;  ///< layers that attend to the last window only
   std::int64_t sliding_window_tokens = 0;  ///< their window, tokens (0: no sliding window)
-  double total_params_billions = 0;        ///< all parameters, 10^9
-  double active_params_billions = 0;       ///< parameters read per token (MoE: the routed subset)
-  std::string weight_dtype;                ///< e.g. "bf16", "fp8", "mxfp4"
-  double weight_bytes_per_param = 0;       ///< average over the active parameters
-  std::string kv_dtype;                    ///< the default KV cache type, e.g. "bf16"
+  LinearAttentionDims linear;         ///< linear-attention layers (hybrid models); layers 0: none
+  double total_params_billions = 0;   ///< all parameters, 10^9
+  double active_params_billions = 0;  ///< parameters read per token (MoE: the routed subset)
+  std::string weight_dtype;           ///< e.g. "bf16", "fp8", "mxfp4"
+  double weight_bytes_per_param = 0;  ///< average over the active parameters
+  std::string kv_dtype;               ///< the default KV cache type, e.g. "bf16"
   FigureSources figure_sources;
   /// Hidden width, FFN / MoE and weight storage, when known (presets, config.json): the decode
   /// model then reads the weights from them, MoE expert union included (moe.hpp); without
@@ -94,9 +135,15 @@ struct ModelArch {
   bool from_hf_config = false;  ///< read from a Hugging Face config.json (io/hf_config)
 };
 
-/// Layers that attend to the whole context.
+/// Layers that attend to the whole context with softmax attention (not the sliding-window ones,
+/// not the linear-attention ones).
 inline std::int64_t full_attention_layers(const ModelArch& model) {
-  return model.layers - model.sliding_window_layers;
+  return model.layers - model.sliding_window_layers - model.linear.layers;
+}
+
+/// Layers with softmax attention, full or sliding-window: what an attention kernel acts on.
+inline std::int64_t softmax_attention_layers(const ModelArch& model) {
+  return model.layers - model.linear.layers;
 }
 
 /// A model on a GPU, as a serving deployment runs it: what the decode model and the roofline

@@ -92,6 +92,10 @@ struct StepModel {
   /// prefill token (its W pairs) and per decode sequence (its W cached tokens). 0 without them.
   double ms_per_window_prefill_token = 0;
   double ms_per_window_decode_sequence = 0;
+  /// Hybrid models (Qwen3-Next): each running sequence's linear-attention state, read and
+  /// written once per step in every linear layer. Not softmax attention: no attention kernel
+  /// speedup moves it. 0 without linear-attention layers.
+  double ms_per_linear_state_sequence = 0;
   /// Per decode sequence in the step, whatever its context: the engine's work for each running
   /// request (vLLM's input preparation, sampling, output processing and detokenization; per-token
   /// kernels the roofline's max() hides). A roofline has none (0); only a calibration on
@@ -115,6 +119,7 @@ inline void scale_reads(StepModel& model, double factor) {
   model.experts.all_experts_ms *= factor;
   model.ms_per_kv_token *= factor;
   model.ms_per_window_decode_sequence *= factor;
+  model.ms_per_linear_state_sequence *= factor;
 }
 
 /// One step's time by part.
@@ -144,7 +149,8 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
       (model.experts.experts > 0
            ? model.experts.all_experts_ms * routed_expert_fraction(model.experts, batch.tokens())
            : 0.0);
-  time.other_ms = compute_ms > read_ms ? compute_ms : read_ms;
+  time.other_ms = (compute_ms > read_ms ? compute_ms : read_ms) +
+                  model.ms_per_linear_state_sequence * static_cast<double>(batch.decode_sequences);
   time.prefill_attention_ms = (model.ms_per_prefill_pair * batch.prefill_pairs +
                                model.ms_per_window_prefill_token * batch.prefill_tokens) /
                               attention_speedup;

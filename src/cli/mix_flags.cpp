@@ -704,7 +704,7 @@ std::string describe_arrivals(const engine::ArrivalSpec& spec) {
     case engine::ArrivalProcess::constant:
       return "constant" + rate;
     case engine::ArrivalProcess::trace:
-      return "no arrival times (closed loop)";
+      return "no arrival times";
   }
   return {};
 }

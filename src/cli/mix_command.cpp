@@ -14,6 +14,7 @@
 #include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/engine/serving/load_generator.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
@@ -48,14 +49,28 @@ class MixCommand final : public Command {
   CLI::App& app() override { return *app_; }
 
   int execute() override {
-    if (flags_.log.empty()) {
+    const bool has_log = !flags_.log.empty();
+    if (!has_log && flags_.prompt_tokens.empty() && flags_.output_tokens.empty() &&
+        flags_.requests.empty() && flags_.duration.empty()) {
       throw InputError(
           "kspeed mix needs a request log: kspeed mix FILE (Azure or BurstGPT CSV, Mooncake "
           "JSONL, vllm bench serve --save-detailed JSON, AIPerf profile_export.jsonl, GuideLLM "
           "benchmarks.json, LLMServingSim's vLLM requests.jsonl, a per-request CSV with "
-          "--columns; see kspeed mix --help)");
+          "--columns; see kspeed mix --help), or requests to generate: --prompt-tokens 1000 "
+          "--output-tokens 200 --requests 1000 (with --replay: --arrivals poisson --rate 4, or "
+          "--concurrency N)");
+    }
+    if (!has_log && !flags_.columns.empty()) {
+      throw InputError("--columns maps a CSV log's columns, and no log is given: drop --columns");
     }
     // Every flag is checked before the log is read, so a typo fails in milliseconds.
+    const std::optional<engine::LoadSpec> load = parse_load(flags_, has_log);
+    if (!has_log && flags_.replay && flags_.concurrency.empty() &&
+        load->arrivals.process == engine::ArrivalProcess::trace) {
+      throw InputError(
+          "--replay of generated requests needs their arrivals: add --arrivals poisson "
+          "--rate R (or gamma:CV, constant), or run a closed loop with --concurrency N");
+    }
     const engine::EstimateOptions estimate_options = to_options(flags_.deployment);
     io::ReadOptions read_options;
     read_options.strict = flags_.strict;
@@ -140,19 +155,35 @@ class MixCommand final : public Command {
 
     engine::MixRun run(model);
     engine::MixResult result;
-    // An AIPerf artifact directory is read through its per-request export.
-    const io::RequestLogReport log =
-        io::read_request_log(io::per_request_export(flags_.log), read_options,
-                             [&run](const engine::Request& request) { run.add(request); });
-    result.log = static_cast<const engine::RequestLogCounts&>(log);  // format: by name, below
-    result.log_format = std::string(io::to_string(log.format));
+    if (has_log) {
+      // An AIPerf artifact directory is read through its per-request export. With generated
+      // arrivals each request, in log order, takes the next arrival time of the process.
+      std::optional<engine::ArrivalGenerator> arrivals;
+      if (load) arrivals.emplace(load->arrivals, engine::arrival_seed(load->seed));
+      const io::RequestLogReport log =
+          io::read_request_log(io::per_request_export(flags_.log), read_options,
+                               [&run, &arrivals](const engine::Request& request) {
+                                 if (!arrivals) {
+                                   run.add(request);
+                                   return;
+                                 }
+                                 engine::Request timed = request;
+                                 timed.arrival_s = arrivals->next_s();
+                                 run.add(timed);
+                               });
+      result.log = static_cast<const engine::RequestLogCounts&>(log);  // format: by name, below
+      result.log_format = std::string(io::to_string(log.format));
+      if (load) result.generated_load = describe_load(*load, log.requests, true);
+    } else {
+      add_generated(*load, run, result);
+    }
     result.workload_name = workload.name;
     result.workload_source = workload.source;
     result.model = run.model();
     result.summary = engine::summarise(run);
     result.grouping = grouping;
     if (grouping == engine::MixGrouping::model && result.summary.by_model.empty()) {
-      throw InputError("--by model: " + flags_.log +
+      throw InputError("--by model: " + result.log.source +
                        " names no models (BurstGPT logs and --columns model=COL do); use --by "
                        "bucket");
     }
@@ -179,7 +210,7 @@ class MixCommand final : public Command {
       engine::note_replayed_decode(result.summary.warnings, serving.speedup);
       if (result.replay->requests == 0) {
         throw InputError(
-            "--replay: " + flags_.log + " (" + result.log_format +
+            "--replay: " + result.log.source + " (" + result.log_format +
             ") gives no request an arrival time, so there is no queue to replay; "
             "replay it as a closed loop with --concurrency N, drop --replay, or map an arrival "
             "column with --columns arrival=COL:s");
@@ -207,6 +238,28 @@ class MixCommand final : public Command {
   }
 
  private:
+  // The generated requests (no log) through the chain, counted as a log's would be.
+  static void add_generated(const engine::LoadSpec& load, engine::MixRun& run,
+                            engine::MixResult& result) {
+    const std::vector<engine::ReplayRequest> generated = engine::generate_load(load);
+    run.reserve(generated.size());
+    const bool timed = load.arrivals.process != engine::ArrivalProcess::trace;
+    for (std::size_t i = 0; i < generated.size(); ++i) {
+      engine::Request request;
+      if (timed) request.arrival_s = generated[i].arrival_s;
+      request.prompt_tokens = generated[i].prompt_tokens;
+      request.response_tokens = generated[i].response_tokens;
+      request.line = static_cast<std::int64_t>(i) + 1;
+      run.add(request);
+    }
+    const auto count = static_cast<std::int64_t>(generated.size());
+    result.log.source = "generated";
+    result.log.records = count;
+    result.log.requests = count;
+    result.log_format = "generated";
+    result.generated_load = describe_load(load, count, false);
+  }
+
   // The replay looks at every replica at each event, so its work grows as replicas times
   // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
   // replica-requests the replay would run for minutes. Refused, naming what to lower.
@@ -228,8 +281,9 @@ class MixCommand final : public Command {
     const auto replicas =
         static_cast<std::uint64_t>(std::max<std::int64_t>(1, serving.arrivals.replicas));
     if (replicas > 1 && replicas > requests) {
-      throw InputError("--replicas " + flags_.replicas + ": " + flags_.log + " holds " +
-                       report::human_count(static_cast<std::int64_t>(requests)) +
+      throw InputError("--replicas " + flags_.replicas + ": " +
+                       (flags_.log.empty() ? std::string("the generated load") : flags_.log) +
+                       " holds " + report::human_count(static_cast<std::int64_t>(requests)) +
                        " requests, and a replica beyond one per request never runs one: lower "
                        "--replicas to at most " +
                        report::human_count(static_cast<std::int64_t>(requests)));

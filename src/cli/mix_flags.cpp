@@ -7,6 +7,7 @@
 #include "choice.hpp"
 #include "command.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/length_file.hpp"
 #include "kspeed/io/ranges.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/human.hpp"
@@ -239,6 +240,44 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
       ->type_name("N");
 }
 
+// The load model: generated requests (no log) or generated arrivals (a log's requests), and the
+// client's limits (load_generator.hpp, ArrivalOptions).
+void add_load_flags(CLI::App& app, MixFlags& flags) {
+  app.add_option("--arrivals", flags.arrivals,
+                 "Arrival process at --rate: poisson, gamma:CV (gaps with that coefficient of "
+                 "variation; 1 is poisson), constant, or trace (the log's timestamps, the "
+                 "default with a log)")
+      ->type_name("PROCESS");
+  app.add_option("--rate", flags.rate, "Mean arrival rate of --arrivals, requests/s: 4, 0.5")
+      ->type_name("R");
+  app.add_option("--prompt-tokens", flags.prompt_tokens,
+                 "Without a log: each request's prompt: a count (1000, 4k), uniform:A:B, "
+                 "lognormal:MEAN:SD, or file:PATH (lengths drawn from the file's)")
+      ->type_name("DIST");
+  app.add_option("--output-tokens", flags.output_tokens,
+                 "Without a log: each request's output tokens, as --prompt-tokens")
+      ->type_name("DIST");
+  app.add_option("--requests", flags.requests, "Without a log: how many requests to generate")
+      ->type_name("N");
+  app.add_option("--duration", flags.duration,
+                 "Without a log, instead of --requests: every request --arrivals sends in this "
+                 "time (60s, 10min)")
+      ->type_name("DURATION");
+  app.add_option("--seed", flags.seed,
+                 "Seed of the generated arrivals and lengths (same seed, same requests). "
+                 "Default: 0")
+      ->type_name("N");
+  app.add_option("--max-inflight", flags.max_inflight,
+                 "Open loop with at most N requests in flight: one due while N are out is sent "
+                 "when one returns (inference-perf, vllm bench serve --max-concurrency with a "
+                 "rate)")
+      ->type_name("N");
+  app.add_option("--think-time", flags.think_time,
+                 "With --concurrency: each client waits this long after a response before its "
+                 "next request (2s)")
+      ->type_name("DURATION");
+}
+
 // The deployment the replay runs on, registered by the code estimate and sweep use.
 void add_deployment_flags(CLI::App& app, MixFlags& flags) {
   add_platform_flags(app, flags.deployment.platform);
@@ -320,6 +359,7 @@ void add_mix_flags(CLI::App& app, MixFlags& flags) {
   add_log_flags(app, flags);
   add_cache_flags(app, flags);
   add_replay_flags(app, flags);
+  add_load_flags(app, flags);
   add_deployment_flags(app, flags);
   add_mix_change_flags(app, flags);
   add_report_flags(app, flags);
@@ -392,7 +432,12 @@ void reject_replay_flags_without_replay(const MixFlags& flags) {
                                     {"--slo-tpot", &flags.slo_tpot},
                                     {"--attainment", &flags.attainment},
                                     {"--batch", &platform.batch},
-                                    {"--gpu-memory-utilization", &flags.gpu_memory_utilization}}) {
+                                    {"--gpu-memory-utilization", &flags.gpu_memory_utilization},
+                                    {"--arrivals", &flags.arrivals},
+                                    {"--rate", &flags.rate},
+                                    {"--duration", &flags.duration},
+                                    {"--max-inflight", &flags.max_inflight},
+                                    {"--think-time", &flags.think_time}}) {
     if (!value->empty()) {
       throw InputError(std::string(flag) +
                        " describes the batching replay: add --replay (SLO attainment and "
@@ -440,12 +485,254 @@ engine::ArrivalOptions parse_arrivals(const MixFlags& flags) {
     arrivals.concurrency =
         parse_whole(flags.concurrency, "--concurrency", "a number of clients", 1e7);
   }
+  if (!flags.max_inflight.empty()) {
+    if (arrivals.concurrency > 0) {
+      throw InputError(
+          "--max-inflight caps an open loop, and --concurrency runs a closed loop (its N "
+          "clients are the cap): pass one");
+    }
+    arrivals.max_inflight =
+        parse_whole(flags.max_inflight, "--max-inflight", "a number of requests in flight", 1e7);
+  }
+  if (!flags.think_time.empty()) {
+    if (arrivals.concurrency == 0) {
+      throw InputError(
+          "--think-time is a closed loop's client waiting between a response and its next "
+          "request: add --concurrency N (an open loop's arrivals come from the log or --arrivals)");
+    }
+    arrivals.think_time_s = io::parse_duration_ms(flags.think_time, "--think-time") / 1000.0;
+  }
   arrivals.routing =
       parse_choice<engine::Routing>(flags.routing, "--routing", "routing",
                                     {{"round-robin", engine::Routing::round_robin},
                                      {"least-outstanding", engine::Routing::least_outstanding},
                                      {"shared-queue", engine::Routing::shared_queue}});
   return arrivals;
+}
+
+namespace {
+
+// "poisson", "gamma:2", "constant", "trace".
+engine::ArrivalSpec parse_arrival_process(const std::string& text) {
+  engine::ArrivalSpec spec;
+  const std::string fix =
+      " (poisson, gamma:CV with CV > 0 e.g. gamma:2, constant, or trace: the log's timestamps)";
+  if (text == "poisson") {
+    spec.process = engine::ArrivalProcess::poisson;
+  } else if (text == "constant") {
+    spec.process = engine::ArrivalProcess::constant;
+  } else if (text == "trace") {
+    spec.process = engine::ArrivalProcess::trace;
+  } else if (text.rfind("gamma:", 0) == 0) {
+    spec.process = engine::ArrivalProcess::gamma;
+    const std::string cv = text.substr(6);
+    spec.cv = io::parse_number(cv, "--arrivals gamma:CV", "a coefficient of variation > 0");
+    if (!(spec.cv > 0) || spec.cv > 100) {
+      throw InputError("--arrivals: '" + text +
+                       "': the gaps' coefficient of variation must be above 0 and at most 100 "
+                       "(1 is poisson, 0.5 smoother, 2 burstier); e.g. --arrivals gamma:2");
+    }
+  } else {
+    throw InputError("--arrivals: '" + text + "' is not an arrival process" + fix);
+  }
+  return spec;
+}
+
+// A whole count of tokens from a distribution's parameter.
+double length_parameter(const std::string& text, const char* flag, const std::string& spec) {
+  const double value = io::parse_number(text, flag, "a number of tokens");
+  if (!(value >= 1 && value <= (1 << 28))) {
+    throw InputError(std::string(flag) + ": '" + spec + "': '" + text +
+                     "' is not a number of tokens from 1 to 268435456");
+  }
+  return value;
+}
+
+// "1000", "4k", "uniform:A:B", "lognormal:MEAN:SD", "file:PATH".
+engine::LengthSpec parse_length_spec(const std::string& text, const char* flag) {
+  engine::LengthSpec spec;
+  const std::string fix = std::string(" (e.g. ") + flag + " 1000, " + flag + " uniform:100:2000, " +
+                          flag + " lognormal:800:400, " + flag + " file:lengths.txt)";
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    spec.first = static_cast<double>(io::parse_token_count(text, flag));
+    return spec;
+  }
+  const std::string kind = text.substr(0, colon);
+  const std::string rest = text.substr(colon + 1);
+  if (kind == "file") {
+    spec.kind = engine::LengthSpec::Kind::list;
+    spec.values = io::read_length_file(rest, flag);
+    return spec;
+  }
+  const std::size_t second = rest.find(':');
+  if ((kind != "uniform" && kind != "lognormal") || second == std::string::npos) {
+    throw InputError(std::string(flag) + ": '" + text +
+                     "' is not a length distribution: a count, uniform:A:B, lognormal:MEAN:SD or "
+                     "file:PATH" +
+                     fix);
+  }
+  spec.first = length_parameter(rest.substr(0, second), flag, text);
+  spec.second = kind == "uniform"
+                    ? length_parameter(rest.substr(second + 1), flag, text)
+                    : io::parse_number(rest.substr(second + 1), flag, "a standard deviation");
+  if (kind == "uniform") {
+    spec.kind = engine::LengthSpec::Kind::uniform;
+    if (spec.second < spec.first) {
+      throw InputError(std::string(flag) + ": '" + text + "': uniform:A:B needs A <= B" + fix);
+    }
+  } else {
+    spec.kind = engine::LengthSpec::Kind::lognormal;
+    if (!(spec.second > 0) || spec.second > 1e9) {
+      throw InputError(std::string(flag) + ": '" + text +
+                       "': lognormal:MEAN:SD needs a standard deviation above 0 (a fixed length "
+                       "is a count)" +
+                       fix);
+    }
+  }
+  return spec;
+}
+
+// Flags that describe generated requests, given with a log.
+void reject_generator_flags_with_log(const MixFlags& flags) {
+  for (const auto& [flag, value] : {std::pair{"--prompt-tokens", &flags.prompt_tokens},
+                                    {"--output-tokens", &flags.output_tokens},
+                                    {"--requests", &flags.requests},
+                                    {"--duration", &flags.duration}}) {
+    if (!value->empty()) {
+      throw InputError(std::string(flag) +
+                       " describes generated requests, and the log's requests are the "
+                       "workload (their lengths measured): drop " +
+                       flag + ", or drop the log to generate requests");
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<engine::LoadSpec> parse_load(const MixFlags& flags, bool has_log) {
+  engine::LoadSpec load;
+  if (!flags.arrivals.empty()) load.arrivals = parse_arrival_process(flags.arrivals);
+  const bool generated_arrivals = load.arrivals.process != engine::ArrivalProcess::trace;
+  if (!flags.rate.empty()) {
+    const double rate = io::parse_number(flags.rate, "--rate", "requests per second");
+    if (!(rate > 0) || rate > 1e7) {
+      throw InputError("--rate: '" + flags.rate +
+                       "' is not an arrival rate: pass requests per second above 0 (at most "
+                       "1e7), e.g. --rate 4");
+    }
+    if (!generated_arrivals) {
+      throw InputError(
+          "--rate is the rate of generated arrivals: add --arrivals poisson, gamma:CV or "
+          "constant (the log's own timestamps are scaled by --rate-scale)");
+    }
+    load.arrivals.rate_per_s = rate;
+  } else if (generated_arrivals) {
+    throw InputError("--arrivals " + flags.arrivals +
+                     " needs its mean rate: add --rate R (requests per second), e.g. --rate 4");
+  }
+  if (generated_arrivals && !flags.rate_scale.empty()) {
+    throw InputError(
+        "--rate and --rate-scale both set the arrival rate of generated arrivals: pass --rate");
+  }
+  if (generated_arrivals && !flags.concurrency.empty()) {
+    throw InputError(
+        "--arrivals " + flags.arrivals +
+        " sends requests at times of its own, and --concurrency N sends each when a client's "
+        "last returns: pass one (--max-inflight N caps an open loop)");
+  }
+  if (!flags.seed.empty()) {
+    const double seed = io::parse_number(flags.seed, "--seed", "a whole number from 0");
+    if (!(seed >= 0 && seed <= 1e15) || seed != std::floor(seed)) {
+      throw InputError("--seed: '" + flags.seed +
+                       "' is not a seed (a whole number from 0 to 1e15), e.g. --seed 7");
+    }
+    load.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (has_log) {
+    reject_generator_flags_with_log(flags);
+    if (!generated_arrivals) {
+      if (!flags.seed.empty()) {
+        throw InputError(
+            "--seed draws generated arrivals, and the log's timestamps are replayed: add "
+            "--arrivals poisson|gamma:CV|constant with --rate, or drop --seed");
+      }
+      return std::nullopt;
+    }
+    return load;
+  }
+  if (flags.prompt_tokens.empty() || flags.output_tokens.empty()) {
+    throw InputError(
+        "kspeed mix without a log generates its requests: give both --prompt-tokens and "
+        "--output-tokens (a count, uniform:A:B, lognormal:MEAN:SD or file:PATH), e.g. "
+        "--prompt-tokens 1000 --output-tokens 200");
+  }
+  load.prompt = parse_length_spec(flags.prompt_tokens, "--prompt-tokens");
+  load.output = parse_length_spec(flags.output_tokens, "--output-tokens");
+  if (flags.requests.empty() == flags.duration.empty()) {
+    throw InputError(
+        "kspeed mix without a log generates its requests: give how many, --requests N, or "
+        "for how long arrivals come, --duration 60s (one of the two)");
+  }
+  if (!flags.requests.empty()) {
+    load.requests = parse_whole(flags.requests, "--requests", "a number of requests", 1e8);
+  } else {
+    if (!generated_arrivals) {
+      throw InputError(
+          "--duration counts the requests --arrivals sends in that time: add --arrivals "
+          "poisson|gamma:CV|constant with --rate, or give --requests N");
+    }
+    load.duration_s = io::parse_duration_ms(flags.duration, "--duration") / 1000.0;
+    if (*load.duration_s * load.arrivals.rate_per_s > 1e8) {
+      throw InputError("--duration " + flags.duration + " at --rate " + flags.rate +
+                       " is more than 100,000,000 requests: shorten --duration or lower --rate");
+    }
+  }
+  return load;
+}
+
+namespace {
+
+std::string describe_lengths(const engine::LengthSpec& spec) {
+  switch (spec.kind) {
+    case engine::LengthSpec::Kind::fixed:
+      return report::human_count(static_cast<std::int64_t>(spec.first));
+    case engine::LengthSpec::Kind::uniform:
+      return "uniform " + report::human_count(static_cast<std::int64_t>(spec.first)) + ".." +
+             report::human_count(static_cast<std::int64_t>(spec.second));
+    case engine::LengthSpec::Kind::lognormal:
+      return "lognormal mean " + report::human_plain(spec.first) + " sd " +
+             report::human_plain(spec.second);
+    case engine::LengthSpec::Kind::list:
+      return "drawn from " + report::human_count(static_cast<std::int64_t>(spec.values.size())) +
+             " lengths";
+  }
+  return {};
+}
+
+std::string describe_arrivals(const engine::ArrivalSpec& spec) {
+  const std::string rate = " at " + report::human_plain(spec.rate_per_s) + " req/s";
+  switch (spec.process) {
+    case engine::ArrivalProcess::poisson:
+      return "poisson" + rate;
+    case engine::ArrivalProcess::gamma:
+      return "gamma (CV " + report::human_plain(spec.cv) + ")" + rate;
+    case engine::ArrivalProcess::constant:
+      return "constant" + rate;
+    case engine::ArrivalProcess::trace:
+      return "no arrival times";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string describe_load(const engine::LoadSpec& load, std::int64_t requests, bool has_log) {
+  const std::string seed = ", seed " + std::to_string(load.seed) + " (given)";
+  if (has_log) return "arrivals generated, " + describe_arrivals(load.arrivals) + seed;
+  return report::human_count(requests) +
+         " requests generated: " + describe_arrivals(load.arrivals) + ", prompts " +
+         describe_lengths(load.prompt) + ", outputs " + describe_lengths(load.output) + seed;
 }
 
 // --share-model analytic|calibrated: each request's prefill share from the model's

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "estimate_flags.hpp"
-#include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/chain/mix_disagg.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/engine/serving/load_generator.hpp"
 #include "output_options.hpp"
 
 namespace kspeed::cli {
@@ -45,6 +46,10 @@ struct MixFlags {
   std::string gpu_memory_utilization;
   /// --disagg xPyD, --kv-link, and each pool's GPU and tensor parallelism when not --gpu/--tp.
   std::string disagg, kv_link, prefill_gpu, prefill_tp, decode_gpu, decode_tp;
+  /// The load model (load_generator.hpp): generated requests without a log, or generated
+  /// arrivals for the log's requests; the client's limits.
+  std::string arrivals, rate, prompt_tokens, output_tokens, requests, duration, seed, max_inflight,
+      think_time;
   OutputOptions output;
 };
 
@@ -75,6 +80,15 @@ engine::KvLinkChoice parse_kv_link(const std::string& text);
 std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
                                                   const engine::DeploymentRequest& colocated,
                                                   const PlatformDefaults& defaults);
+/// --arrivals, --rate, --prompt-tokens, --output-tokens, --requests, --duration, --seed:
+/// nullopt when the log's own arrivals (or none) are replayed. Without a log the lengths and a
+/// count or duration are required; with one, only the arrival process may be given (the log's
+/// lengths are measured). `has_log`: a log was named.
+std::optional<engine::LoadSpec> parse_load(const MixFlags& flags, bool has_log);
+/// "1,000 requests generated: poisson at 4 req/s, prompts uniform 100..2000, outputs 200,
+/// seed 0", or "arrivals generated: ..." for a log's requests.
+std::string describe_load(const engine::LoadSpec& load, std::int64_t requests, bool has_log);
+
 /// --share-model analytic|calibrated: each request's prefill share from the model's
 /// architecture (estimate's, at each request's own prompt); table: none.
 std::optional<engine::ModelledPrefillShare> modelled_share(

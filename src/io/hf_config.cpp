@@ -179,7 +179,7 @@ void read_sliding_window(const JsonReader& reader, const json& config, Family fa
 // Linear-attention layers (hybrid models): layer_types naming "linear_attention" layers, else
 // Qwen3-Next's full_attention_interval (layer i attends fully when (i + 1) % interval == 0,
 // transformers' Qwen3NextConfig), with the gated DeltaNet's linear_* dimensions.
-void read_linear_attention(const JsonReader& reader, const json& config, engine::ModelArch& arch) {
+void read_config_linear_attention(const JsonReader& reader, const json& config, engine::ModelArch& arch) {
   std::int64_t linear_layers = 0;
   if (const json* types = present(config, "layer_types"); types != nullptr && types->is_array()) {
     linear_layers = std::count(types->begin(), types->end(), json("linear_attention"));
@@ -428,7 +428,7 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
   } else {
     read_gqa(reader, document, arch, shapes);
     read_sliding_window(reader, document, kind.family, arch);
-    read_linear_attention(reader, document, arch);
+    read_config_linear_attention(reader, document, arch);
   }
   shapes.ffn = read_ffn(reader, document, kind.family, arch.layers);
   read_weight_types(reader, document, arch, shapes);

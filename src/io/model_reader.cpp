@@ -122,7 +122,7 @@ void read_window(const JsonReader& reader, const json& object, engine::ModelArch
 
 // Linear-attention layers of a hybrid model (Qwen3-Next's gated DeltaNet): their dimensions,
 // from which the engine prices the constant per-sequence state (hardware.hpp).
-void read_linear_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+void read_preset_linear_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
   const std::string path = "attention.linear_attention";
   reader.expect_object(object, path, kLinearKeys);
   engine::LinearAttentionDims& d = model.linear;
@@ -157,7 +157,7 @@ void read_attention(const JsonReader& reader, const json& object, engine::ModelA
     read_window(reader, object["sliding_window"], model);
   }
   if (object.contains("linear_attention")) {
-    read_linear_attention(reader, object["linear_attention"], model);
+    read_preset_linear_attention(reader, object["linear_attention"], model);
   }
 }
 

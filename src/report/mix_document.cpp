@@ -37,7 +37,8 @@ ordered_json before_after_json(const engine::BeforeAfter& metric,
           {"after", distribution_json(metric.after, points)}};
 }
 
-ordered_json log_json(const engine::RequestLogCounts& log, const std::string& format) {
+ordered_json log_json(const engine::RequestLogCounts& log, const std::string& format,
+                      const std::string& generated) {
   ordered_json out;
   out["file"] = log.source;
   out["format"] = format;
@@ -56,6 +57,7 @@ ordered_json log_json(const engine::RequestLogCounts& log, const std::string& fo
   out["timestamps_backwards"] = log.out_of_order;
   out["first_backwards_line"] =
       log.out_of_order > 0 ? ordered_json(log.first_out_of_order_line) : ordered_json(nullptr);
+  if (!generated.empty()) out["generated"] = generated;  // the load model, when one made them
   return out;
 }
 
@@ -291,6 +293,11 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
                                                               : ordered_json(nullptr)},
                      {"replicas", arrivals.replicas},
                      {"routing", routing_name(arrivals.routing)}};
+  // The client model's limits, when given (absent otherwise: no cap, no think time).
+  if (arrivals.max_inflight > 0) out["arrivals"]["max_inflight"] = arrivals.max_inflight;
+  if (arrivals.concurrency > 0 && arrivals.think_time_s > 0) {
+    out["arrivals"]["think_time_s"] = arrivals.think_time_s;
+  }
   // estimate's and sweep's names for the kernel speedup each phase's attention gets; null: each
   // request's own (--kernel-speedup-table read at its prompt).
   const engine::AttentionSpeedup& speedup = setup.speedup;
@@ -402,7 +409,7 @@ ordered_json mix_tree(const engine::MixResult& r) {
   out["schema_version"] = kSchemaVersion;
   out["kspeed_version"] = KSPEED_VERSION;
   out["workload"] = {{"name", r.workload_name}, {"citation", r.workload_source}};
-  out["log"] = log_json(r.log, r.log_format);
+  out["log"] = log_json(r.log, r.log_format, r.generated_load);
   out["inputs"] = inputs_json(r);
   // `summary` is the headline's result: with a replay, its latencies are the replayed ones
   // (under load) and the per-request chain's (each request alone) is `no_queue_summary`.

@@ -541,12 +541,17 @@ std::string arrivals_text(const engine::MixResult& r) {
   const engine::ArrivalOptions& a = q.setup.arrivals;
   const std::string replicas = fmt::format("{} replica{}", a.replicas, a.replicas == 1 ? "" : "s");
   if (a.concurrency > 0) {
-    return fmt::format("{} requests from a closed loop of {} clients on {}",
-                       human_count(q.requests), a.concurrency, replicas);
+    const std::string think =
+        a.think_time_s > 0 ? ", each thinking " + human_ms(a.think_time_s * 1000) + " between"
+                           : std::string();
+    return fmt::format("{} requests from a closed loop of {} clients{} on {}",
+                       human_count(q.requests), a.concurrency, think, replicas);
   }
-  return fmt::format("{} requests arriving at {} req/s (rate ×{}) on {}", human_count(q.requests),
+  const std::string cap =
+      a.max_inflight > 0 ? fmt::format(", at most {} in flight", a.max_inflight) : std::string();
+  return fmt::format("{} requests arriving at {} req/s (rate ×{}){} on {}", human_count(q.requests),
                      human_figure(q.serving.before.offered_rate_per_s), human_plain(a.rate_scale),
-                     replicas);
+                     cap, replicas);
 }
 
 // A step-model coefficient to four significant digits ("4.8", "7.725", "7.5e-07"): a modelled
@@ -795,6 +800,11 @@ std::string skipped_text(const engine::SkippedRows& rows) {
 
 void add_log_facts(View& view, const engine::MixResult& r) {
   const engine::RequestLogCounts& log = r.log;
+  if (r.log_format == "generated") {  // no log: the load model's requests
+    view.fact("requests", r.generated_load);
+    return;
+  }
+  if (!r.generated_load.empty()) view.fact("arrivals", r.generated_load);
   view.fact("log", fmt::format("{} ({}): {} record{}, {} request{} used, {} skipped", log.source,
                                r.log_format, human_count(log.records), log.records == 1 ? "" : "s",
                                human_count(log.requests), log.requests == 1 ? "" : "s",

@@ -150,7 +150,8 @@ double whole_kv_bytes_per_token(const Deployment& deployment, const char* pool) 
                      "step times)");
   }
   const Platform& platform = *deployment.platform;
-  const KvCapacity per_gpu = kv_cache_capacity(platform, kDefaultGpuMemoryUtilization, 16);
+  // Bytes a token's KV takes depend on the model alone, not on how the memory is sized.
+  const KvCapacity per_gpu = kv_cache_capacity(platform, KvSizing{});
   return per_gpu.kv_bytes_per_token * static_cast<double>(platform.tensor_parallel.value);
 }
 

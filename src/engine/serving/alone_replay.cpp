@@ -230,6 +230,8 @@ BatchReplay replay_alone(const std::vector<ReplayRequest>& requests, const StepM
   ArrivalOptions one_client = arrivals;
   one_client.rate_scale = 1;
   one_client.concurrency = 1;
+  one_client.think_time_s = 0;  // alone: each request as soon as the last is out
+  one_client.max_inflight = 0;
   return replay_batches(requests, model, speedup, scheduler, one_client);
 }
 

@@ -81,9 +81,10 @@ class Simulator final : private StepForming {
  public:
   Simulator(const std::vector<ReplayRequest>& requests, StepTimer& timer,
             const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-            const CompletionCallback& on_complete, bool keep_timing)
+            const CompletionCallback& on_complete, bool keep_timing, bool keep_sent_times)
       : requests_(requests),
         keep_timing_(keep_timing),
+        keep_sent_times_(keep_sent_times),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
@@ -96,11 +97,15 @@ class Simulator final : private StepForming {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
     }
     if (keep_timing_) out_.timing.resize(requests.size());
+    if (keep_sent_times_) {
+      out_.sent_s.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());
+    }
     out_.totals.requests = static_cast<std::int64_t>(requests.size());
     out_.totals.itl.counts.assign(kItlBins, 0);
-    if (arrivals_.concurrency > 0) {
-      const auto clients =
-          std::min<std::size_t>(static_cast<std::size_t>(arrivals_.concurrency), requests.size());
+    // A closed loop's clients, or an open loop's in-flight slots: each is ready at 0.
+    const std::int64_t slots = slot_count();
+    if (slots > 0) {
+      const auto clients = std::min<std::size_t>(static_cast<std::size_t>(slots), requests.size());
       for (std::size_t c = 0; c < clients; ++c) ready_clients_.push(0.0);
     }
   }
@@ -135,13 +140,22 @@ class Simulator final : private StepForming {
   }
 
  private:
+  // Clients of a closed loop, else in-flight slots of a capped open loop, else 0 (no slots).
+  std::int64_t slot_count() const {
+    return arrivals_.concurrency > 0 ? arrivals_.concurrency : arrivals_.max_inflight;
+  }
+
   double next_arrival_s() const {
     if (next_request_ >= requests_.size()) return kUnlimited;
-    if (arrivals_.concurrency > 0) {
+    const double scheduled_s = requests_[next_request_].arrival_s / arrivals_.rate_scale;
+    if (slot_count() > 0) {
       if (ready_clients_.empty()) return kUnlimited;
-      return ready_clients_.top();
+      // A closed loop sends when a client is ready; a capped open loop when the request is due
+      // and a slot is free.
+      return arrivals_.concurrency > 0 ? ready_clients_.top()
+                                       : std::max(ready_clients_.top(), scheduled_s);
     }
-    return requests_[next_request_].arrival_s / arrivals_.rate_scale;
+    return scheduled_s;
   }
 
   // Keeps one arrival event in the queue, at the next arrival's time: a closed loop's next
@@ -182,7 +196,7 @@ class Simulator final : private StepForming {
   // The next request arrives: to the replica the router names (returned), or to the router's
   // queue (replicas_.size()).
   std::size_t dispatch(double arrival_s) {
-    if (arrivals_.concurrency > 0) ready_clients_.pop();
+    if (slot_count() > 0) ready_clients_.pop();
     const ReplayRequest& request = requests_[next_request_];
     Sequence sequence;
     sequence.arrival_s = arrival_s;
@@ -193,6 +207,7 @@ class Simulator final : private StepForming {
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     sequence.kernel_speedup = request.kernel_speedup;
+    if (keep_sent_times_) out_.sent_s[next_request_] = arrival_s;
     const std::size_t r = router_->route(next_request_);
     if (r < replicas_.size()) {
       assign(sequence, r, arrival_s);
@@ -336,8 +351,14 @@ class Simulator final : private StepForming {
     at_router_.pop_front();
   }
 
+  // A request left the engine at `time_s`: its client (closed loop) may send again after its
+  // think time, or its in-flight slot (capped open loop) is free.
   void client_ready(double time_s) {
-    if (arrivals_.concurrency > 0) ready_clients_.push(time_s);
+    if (arrivals_.concurrency > 0) {
+      ready_clients_.push(time_s + arrivals_.think_time_s);
+    } else if (arrivals_.max_inflight > 0) {
+      ready_clients_.push(time_s);
+    }
   }
 
   // The start of one engine step of `replica`: the policy forms the batch, the timer times it.
@@ -423,7 +444,8 @@ class Simulator final : private StepForming {
   }
 
   const std::vector<ReplayRequest>& requests_;
-  bool keep_timing_;  // out_.timing holds every request's values (else on_complete alone)
+  bool keep_timing_;      // out_.timing holds every request's values (else on_complete alone)
+  bool keep_sent_times_;  // out_.sent_s holds every request's send time
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;
@@ -490,15 +512,18 @@ std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_toke
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
                            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
                            const ArrivalOptions& arrivals, const CompletionCallback& on_complete,
-                           bool keep_timing) {
+                           bool keep_timing, bool keep_sent_times) {
   ModelStepTimer timer(model, speedup);
-  return replay_batches(requests, timer, scheduler, arrivals, on_complete, keep_timing);
+  return replay_batches(requests, timer, scheduler, arrivals, on_complete, keep_timing,
+                        keep_sent_times);
 }
 
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer& timer,
                            const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-                           const CompletionCallback& on_complete, bool keep_timing) {
-  Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing);
+                           const CompletionCallback& on_complete, bool keep_timing,
+                           bool keep_sent_times) {
+  Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing,
+                      keep_sent_times);
   return simulator.run();
 }
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kspeed/engine/serving/alone_replay.hpp"
 #include "kspeed/engine/denominator.hpp"
+#include "kspeed/engine/serving/alone_replay.hpp"
 
 namespace kspeed::engine {
 
@@ -48,6 +48,12 @@ ServingSetup with_arrivals(const ServingSetup& setup, double rate_scale, std::in
   ServingSetup out = setup;
   out.arrivals.rate_scale = rate_scale;
   out.arrivals.concurrency = concurrency;
+  // A closed loop of the replay's own (each request alone, every batch full) has no think time
+  // and no cap: only the setup's own arrivals keep the client model the user gave.
+  if (concurrency > 0) {
+    out.arrivals.think_time_s = 0;
+    out.arrivals.max_inflight = 0;
+  }
   return out;
 }
 

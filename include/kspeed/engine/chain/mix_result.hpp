@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/chain/mix.hpp"
 #include "kspeed/engine/chain/mix_disagg.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/engine/serving/request_log_counts.hpp"
 
 namespace kspeed::engine {
@@ -18,8 +18,11 @@ namespace kspeed::engine {
 enum class MixGrouping { bucket, model };
 
 struct MixResult {
-  RequestLogCounts log;       ///< records, requests, skipped rows by reason
-  std::string log_format;     ///< the reader's name for the log's format, e.g. "azure-csv"
+  RequestLogCounts log;    ///< records, requests, skipped rows by reason
+  std::string log_format;  ///< the reader's name for the log's format, e.g. "azure-csv"
+  /// The load model, when requests or arrivals were generated (--arrivals, --prompt-tokens):
+  /// what made them, with its seed; empty when the log's requests and times are replayed.
+  std::string generated_load;
   std::string workload_name;  ///< the workload the shares and reference latencies came from
   std::string workload_source;
   engine::MixModel model;  ///< speedup, phase, reference TTFT, TPOT, prefix cache

@@ -65,6 +65,13 @@ struct ArrivalOptions {
   /// the log's next request when its previous one finishes (vllm bench serve
   /// --max-concurrency, AIPerf --concurrency); arrival times are then ignored.
   std::int64_t concurrency = 0;
+  /// Closed loop only: seconds a client waits after a response before it sends its next request
+  /// (think time Z; the client's next send is its last completion + the request overhead + Z).
+  double think_time_s = 0;
+  /// Open loop only: 0, no cap; N > 0, at most N requests in flight (sent, not yet finished):
+  /// a request due while N are in flight is sent when one finishes, and its latencies count
+  /// from that send (inference-perf's and vllm bench serve's --max-concurrency with a rate).
+  std::int64_t max_inflight = 0;
   std::int64_t replicas = 1;
   Routing routing = Routing::round_robin;
 };
@@ -150,6 +157,11 @@ struct ReplayTotals {
 
 struct BatchReplay {
   std::vector<RequestTiming> timing;  ///< in the order of the input requests
+  /// When each request was sent (s, engine time; same order; only with keep_sent_times, 8 bytes
+  /// a request): its arrival after rate scaling, or when its client (closed loop) or an
+  /// in-flight slot (max_inflight) let it go. Its latencies count from here; it is in flight
+  /// until sent_s + e2e.
+  std::vector<double> sent_s;
   ReplayTotals totals;
 };
 
@@ -160,18 +172,21 @@ using CompletionCallback = std::function<void(std::size_t, const RequestTiming&)
 /// engines. Preconditions (the caller validates): options >= 1 where counts, speedups > 0,
 /// kv_blocks (when set) large enough for the longest request (check with fits_kv). Without
 /// `keep_timing` the result's timing is empty (20 bytes a request saved): on_complete sees each
-/// request's values as it finishes (a dropped request never finishes).
+/// request's values as it finishes (a dropped request never finishes). With `keep_sent_times`
+/// the result's sent_s holds each request's send time.
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const StepModel& model,
                            const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
                            const ArrivalOptions& arrivals,
-                           const CompletionCallback& on_complete = {}, bool keep_timing = true);
+                           const CompletionCallback& on_complete = {}, bool keep_timing = true,
+                           bool keep_sent_times = false);
 
 class StepTimer;
 
 /// The same with the step-time model injected (step_timer.hpp): `timer` times every step.
 BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer& timer,
                            const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-                           const CompletionCallback& on_complete = {}, bool keep_timing = true);
+                           const CompletionCallback& on_complete = {}, bool keep_timing = true,
+                           bool keep_sent_times = false);
 
 /// Blocks one request needs at its longest (prompt + response tokens).
 std::int64_t blocks_needed(const ReplayRequest& request, std::int64_t block_tokens);

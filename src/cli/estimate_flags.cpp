@@ -279,7 +279,7 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
 void name_after_deployment(engine::Workload& workload,
                            const std::optional<engine::Platform>& platform) {
   if (!workload.name.empty() || !platform) return;
-  workload.name = engine::deployment_name(*platform);
+  workload.name = report::deployment_name(*platform);
   workload.description = "the deployment alone: its step model gives the latencies and shares";
   workload.source =
       "Deployment " + workload.name +

@@ -75,7 +75,7 @@ engine::Workload load_estimate_workload(const EstimateFlags& flags,
                                         const std::optional<io::CalibrationFile>& calibration);
 
 /// The workload of an answer the deployment gives alone (load_estimate_workload's lengths-only
-/// workload, which comes back unnamed): named after the deployment (engine::deployment_name), its
+/// workload, which comes back unnamed): named after the deployment (report::deployment_name), its
 /// citation saying what answers, so no other model's workload is named in the answer. Any other
 /// workload is kept.
 void name_after_deployment(engine::Workload& workload,

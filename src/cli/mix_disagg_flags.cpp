@@ -121,6 +121,8 @@ std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
   if (flags.disagg.empty()) return std::nullopt;
   engine::DisaggRequest request;
   std::tie(request.prefill_replicas, request.decode_replicas) = parse_disagg_shape(flags.disagg);
+  request.shape = std::to_string(request.prefill_replicas) + "P" +
+                  std::to_string(request.decode_replicas) + "D";
   if (flags.kv_link.empty()) {
     throw InputError("--disagg " + flags.disagg +
                      " needs the KV link between the pools: --kv-link nvlink, ib-ndr, "

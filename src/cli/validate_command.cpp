@@ -15,6 +15,7 @@
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/validate_report.hpp"
+#include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 
@@ -149,7 +150,7 @@ class ValidateCommand final : public Command {
     if (!platform) throw InputError("--model and --gpu did not resolve to a deployment");
     engine::ServingSetup setup;
     report::ValidateContext context;
-    context.deployment = engine::deployment_name(*platform);
+    context.deployment = report::deployment_name(*platform);
     setup.scheduler.chunked_prefill =
         flags_.chunked_prefill.empty()
             ? true

@@ -251,7 +251,7 @@ std::string source_text(const ProfileResult& result, ShareScope scope, const std
                      ", time-weighted over the steps at each context; request.tpot_ms is the "
                      "decode step, mean over the steps at the request's context (steps[]), "
                      "under the same denominator; no TTFT or response length (a trace of steps "
-                     "shows neither: give --ttft and --response-tokens)";
+                     "shows neither: the answer asks for both)";
   if (result.options.denominator == Denominator::wall_time) {
     text += keep_idle_gaps ? "; profiler idle gaps kept in the wall time, as asked"
                            : "; profiler idle gaps (steps[].profiler_gap_ms) excluded from the "

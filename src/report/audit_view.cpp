@@ -1,6 +1,7 @@
 // `kspeed audit` for people: per file, the ten conditions (MODEL.md section 6) it states, with
 // the value, and those it omits; for several files, which conditions differ and whether the
 // figures are comparable.
+#include "kspeed/report/human.hpp"
 #include "kspeed/report/reports.hpp"
 
 namespace kspeed::report {
@@ -10,8 +11,6 @@ namespace {
 using engine::Audit;
 using engine::ConditionEntry;
 using engine::ConditionStatus;
-
-constexpr const char* kMissing = "—";
 
 // "prefix_caching" -> "prefix caching".
 std::string condition_label(const std::string& key) {

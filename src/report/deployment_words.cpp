@@ -8,10 +8,21 @@
 
 namespace kspeed::report {
 
+std::string deployment_name(const engine::Platform& platform) {
+  std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
+  if (platform.tensor_parallel.value > 1) {
+    name += " tp " + std::to_string(platform.tensor_parallel.value);
+  }
+  if (platform.expert_parallel.value > 1) {
+    name += " ep " + std::to_string(platform.expert_parallel.value);
+  }
+  return name;
+}
+
 std::string step_model_source(const engine::Deployment& deployment) {
   const engine::CalibratedStepModel& step = *deployment.step;
   if (step.calibration == engine::Provenance::given) return "given: " + step.calibration_source;
-  const std::string& name = deployment.name;
+  const std::string name = deployment_name(*deployment.platform);
   if (step.calibration == engine::Provenance::fitted) {
     return "fitted: " + name + " to " + step.calibration_source +
            (deployment.calibration_note.empty() ? std::string()

@@ -18,7 +18,6 @@ namespace {
 using profile::PhaseChange;
 using profile::TraceDiff;
 
-constexpr const char* kMissing = "—";
 constexpr std::size_t kKernelNameWidth = 60;
 constexpr std::size_t kKernelRows = 10;
 

@@ -47,7 +47,7 @@ bool deployment_answers(const Estimate& estimate) {
 
 // The deployment's name, with the batch when it is not 1: "llama-3.1-8b on h100-sxm batch 32".
 std::string headline_name(const engine::Platform& platform) {
-  std::string name = engine::deployment_name(platform);
+  std::string name = deployment_name(platform);
   if (platform.batch.value > 1) name += " batch " + human_count(platform.batch.value);
   return name;
 }

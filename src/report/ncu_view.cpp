@@ -15,7 +15,6 @@ using engine::MeasuredKernel;
 using engine::MeasuredPosition;
 using engine::MeasuredRooflineResult;
 
-constexpr const char* kMissing = "—";
 constexpr std::size_t kNameWidth = 40;  // kernel names are C++ signatures: the start says enough
 
 std::string short_name(const std::string& name) {

@@ -208,7 +208,7 @@ std::string sweep_subject(const Sweep& sweep) {
         !sweep.workload.borrowed_share_table.empty() && sweep.phase != engine::Phase::decode &&
         !sweep.rows.empty() &&
         sweep.rows.front().prefill_share.provenance == engine::Provenance::modelled;
-    return "deployment " + engine::deployment_name(*sweep.platform) +
+    return "deployment " + deployment_name(*sweep.platform) +
            (borrowed
                 ? " (prefill share calibrated on " +
                       engine::borrowed_table(sweep.workload.borrowed_share_table) + ", borrowed)"

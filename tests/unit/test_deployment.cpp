@@ -52,17 +52,19 @@ TEST_CASE("resolve_deployment: the modelled step model and the memory's KV block
       modelled_step_model_with_tp_comm(test::platform_for("llama-3.1-8b", "h100-sxm"));
   CHECK(deployment.step->model.weights_ms == modelled.model.weights_ms);
   CHECK(deployment.step->model.ms_per_kv_token == modelled.model.ms_per_kv_token);
-  CHECK(deployment.name == "llama-3.1-8b on h100-sxm");
-  // (80 GB · 0.9 - 16,059,990,016 bytes of weights) / (131,072 bytes · 16 tokens) = 26,674.3
+  CHECK(report::deployment_name(*deployment.platform) == "llama-3.1-8b on h100-sxm");
+  // (80 GB · 0.9 - 16,059,990,016 bytes of weights - 905,969,664 bytes of activation peak
+  // (8,192 tokens · (3 · 4,096 + 3 · 14,336) · 2 bytes) - 0.2 GiB non-torch reserve)
+  // / (131,072 bytes · 16 tokens) = 26,139.9
   CHECK(deployment.kv.provenance == Provenance::modelled);
   CHECK(deployment.kv.memory_utilization.provenance == Provenance::default_value);
   REQUIRE(deployment.scheduler.kv_blocks);
-  CHECK(*deployment.scheduler.kv_blocks == 26674);
+  CHECK(*deployment.scheduler.kv_blocks == 26139);
   CHECK(deployment.scheduler.request_overhead_ms == 0);
 
   // tp 8: the name says so, the all-reduces join the step
   const Deployment tp8 = test::deployment_for("llama-3.1-70b", "h100-sxm", 8);
-  CHECK(tp8.name == "llama-3.1-70b on h100-sxm tp 8");
+  CHECK(report::deployment_name(*tp8.platform) == "llama-3.1-70b on h100-sxm tp 8");
   CHECK(tp8.step->model.tp_ms_per_token > 0);
   CHECK(tp8.kv.provenance == Provenance::default_value);  // it serves no replay: no KV decided
 }
@@ -81,12 +83,13 @@ TEST_CASE("resolve_deployment: given values win, each labelled given", "[deploym
   CHECK(given.scheduler.request_overhead_ms == 3.0);
   CHECK(given.step->request_overhead_ms == 3.0);
 
-  // --gpu-memory-utilization 0.5: (40e9 - 16,059,990,016) / 2,097,152 = 11,415.6 blocks
+  // --gpu-memory-utilization 0.5: (40e9 - 16,059,990,016 - 905,969,664 - 214,748,364.8)
+  // / 2,097,152 = 10,881.4 blocks
   DeploymentRequest half = test::request_for(test::platform_for("llama-3.1-8b", "h100-sxm"), true);
   half.gpu_memory_utilization = 0.5;
   const Deployment halved = resolve_deployment(half);
   CHECK(halved.kv.memory_utilization.provenance == Provenance::given);
-  CHECK(*halved.scheduler.kv_blocks == 11415);
+  CHECK(*halved.scheduler.kv_blocks == 10881);
 }
 
 TEST_CASE("resolve_deployment refuses what it cannot decide", "[deployment]") {

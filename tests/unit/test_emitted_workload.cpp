@@ -19,9 +19,8 @@ std::string shared_trace(const char* name) {
   return std::string(KSPEED_SOURCE_DIR) + "/../shared/data/traces/" + name;
 }
 
-int run_kspeed_args(std::vector<std::string> args) {
-  args.insert(args.begin(), "kspeed");
-  std::vector<const char*> argv;
+int run_kspeed_args(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"kspeed"};
   for (const std::string& arg : args) argv.push_back(arg.c_str());
   return kspeed::cli::run(static_cast<int>(argv.size()), argv.data());
 }

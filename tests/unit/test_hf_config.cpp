@@ -135,7 +135,7 @@ TEST_CASE("config.json: what is not supported fails naming the field and the fix
       io::parse_hf_config(R"({"architectures": ["FalconForCausalLM"]})", "c.json", "falcon"),
       Catch::Contains("c.json: architectures: 'FalconForCausalLM' is not an "
                       "architecture kspeed reads (it reads LlamaForCausalLM, ") &&
-          Catch::Contains("GptOssForCausalLM)"));
+          Catch::Contains("GptOssForCausalLM, Qwen3NextForCausalLM)"));
   CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type": "llama"})", "c.json", "x"),
                     Catch::Contains("c.json: architectures: expected a list naming the model"));
   CHECK_THROWS_WITH(

@@ -46,4 +46,7 @@ std::string human_fixed(double value, int decimals);
 /// The shortest text that reads back as the value: "0.5", "1307.4", "4096".
 std::string human_plain(double value);
 
+/// What a table cell shows for a figure that does not exist (no data, or not applicable).
+inline constexpr const char* kMissing = "—";
+
 }  // namespace kspeed::report

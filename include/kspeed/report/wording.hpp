@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kspeed/engine/deployment/deployment.hpp"
-#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/deployment.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/profile/analysis.hpp"
 #include "kspeed/report/document.hpp"
 
@@ -32,6 +32,10 @@ std::string worded_error(const std::string& message);
 /// How a deployment's step model was calibrated, for a headline (the source is part of the
 /// answer): "fitted to FILE", "measured from FILE", "modelled at default efficiencies".
 std::string calibration_phrase(const engine::CalibratedStepModel& model);
+
+/// The deployment's one name, wherever an answer names it: "llama-3.1-8b on h100-sxm", with
+/// " tp N" and " ep N" when more than one GPU shares the layers or the experts.
+std::string deployment_name(const engine::Platform& platform);
 
 /// Where a deployment's step model came from, led by its provenance: "given: --step-model",
 /// "fitted: llama-3.1-8b on h100-sxm to result.json", "measured: ... calibrated on the steps of
@@ -75,7 +79,8 @@ const char* lever_kind_name(engine::LeverKind kind);
 /// "bandwidth efficiency 0.5 → 0.8"
 std::string bandwidth_efficiency_text(const engine::Levers& levers);
 
-/// The Nsight Compute flag that collects `metric` (a name from engine/roofline/measured_roofline.cpp):
+/// The Nsight Compute flag that collects `metric` (a name from
+/// engine/roofline/measured_roofline.cpp):
 /// "--section SpeedOfLight" for duration and the Speed-of-Light percentages, else
 /// "--metrics NAME".
 std::string ncu_collect_flag(const std::string& metric);

@@ -144,10 +144,11 @@ std::optional<KvLinkChoice> kv_link_preset(const std::string& name) {
 
 double whole_kv_bytes_per_token(const Deployment& deployment, const char* pool) {
   if (!deployment.platform) {
-    throw InputError(std::string("--disagg: the ") + pool +
+    throw InputError(flag_mark("disagg") + ": the " + pool +
                      " pool's deployment names no model, so the KV bytes a token that cross the "
-                     "link are unknown: add --model and --gpu (a --step-model alone states only "
-                     "step times)");
+                     "link are unknown: add " +
+                     flag_mark("model") + " and " + flag_mark("gpu") + " (a " +
+                     flag_mark("step-model") + " alone states only step times)");
   }
   const Platform& platform = *deployment.platform;
   // Bytes a token's KV takes depend on the model alone, not on how the memory is sized.
@@ -178,8 +179,7 @@ MixDisagg replay_disaggregated_mix(const std::vector<ReplayRequest>& requests,
                                    const DisaggRequest& request, const AttentionSpeedup& speedup,
                                    const Slo& slo, const std::vector<double>& percentiles) {
   MixDisagg out;
-  out.name = std::to_string(request.prefill_replicas) + "P" +
-             std::to_string(request.decode_replicas) + "D";
+  out.name = request.shape;
   out.request = request;
   out.speedup = speedup;
   out.requests = static_cast<std::int64_t>(requests.size());

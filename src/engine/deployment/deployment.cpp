@@ -87,11 +87,6 @@ KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerO
 Deployment resolve_deployment(const DeploymentRequest& request) {
   Deployment deployment;
   deployment.platform = request.platform;
-  if (request.platform) {
-    deployment.name = deployment_name(*request.platform);
-  } else if (request.step_model) {
-    deployment.name = "stated step model (" + request.step_model->source + ")";
-  }
   deployment.serves = request.serves;
   deployment.scheduler = request.scheduler;
   if (request.serves && !request.step_model && !request.platform) {

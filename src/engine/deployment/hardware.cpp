@@ -1,7 +1,6 @@
 #include "kspeed/engine/deployment/hardware.hpp"
 
 #include <stdexcept>
-#include <string>
 
 #include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/engine/deployment/kv_layout.hpp"
@@ -105,17 +104,6 @@ std::optional<double> peak_tflops(const Gpu& gpu, std::string_view precision) {
     }
   }
   return std::nullopt;
-}
-
-std::string deployment_name(const Platform& platform) {
-  std::string name = platform.model.value.name + " on " + platform.gpu.value.name;
-  if (platform.tensor_parallel.value > 1) {
-    name += " tp " + std::to_string(platform.tensor_parallel.value);
-  }
-  if (platform.expert_parallel.value > 1) {
-    name += " ep " + std::to_string(platform.expert_parallel.value);
-  }
-  return name;
 }
 
 Platform make_platform(const PlatformChoice& choice) {

@@ -457,7 +457,7 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   out.origins.request_overhead = {Provenance::default_value,
                                   "0: a roofline has no tokenization or API time; calibrate to "
                                   "measure it"};
-  out.calibration_source = "modelled: " + deployment_name(platform);
+  out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
   out.calibration = Provenance::modelled;
   return out;
 }

@@ -34,6 +34,7 @@ std::optional<KvLinkChoice> kv_link_preset(const std::string& name);
 /// What the command asked for: x prefill and y decode replicas, each pool's deployment
 /// (resolved by resolve_deployment), the link.
 struct DisaggRequest {
+  std::string shape;  ///< "1P1D": the pools' replicas, as the command line names them
   std::int64_t prefill_replicas = 1;
   std::int64_t decode_replicas = 1;
   Deployment prefill;

@@ -78,9 +78,6 @@ struct KvCapacityChoice {
 /// One deployment, decided.
 struct Deployment {
   std::optional<Platform> platform;  ///< the model on the GPU; none: a stated step model alone
-  /// Its one name (deployment_name): "llama-3.1-8b on h100-sxm tp 2"; for a stated step model
-  /// alone, where it was stated; empty when nothing names a deployment.
-  std::string name;
   /// The step model (none without a platform or stated coefficients). Its `calibration` is the
   /// provenance: given (stated), fitted (a calibration run), measured (profiled steps) or
   /// modelled (the roofline at the cited default efficiencies); `calibration_source` where.

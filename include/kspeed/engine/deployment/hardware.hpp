@@ -196,8 +196,4 @@ struct PlatformChoice {
 /// the heads evenly, the KV type is unknown, or the GPU has no peak at the precision.
 Platform make_platform(const PlatformChoice& choice);
 
-/// The deployment's one name, used wherever an answer names it: "llama-3.1-8b on h100-sxm",
-/// with " tp N" and " ep N" when more than one GPU shares the layers or the experts.
-std::string deployment_name(const Platform& platform);
-
 }  // namespace kspeed::engine

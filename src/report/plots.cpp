@@ -580,10 +580,10 @@ chart::CdfChart mix_chart(const engine::MixResult& result,
     // The replay's requests, queueing included: the distributions the headline quotes. (Each
     // request alone on the step model is summarised in the replay's table, not kept a request.)
     for (std::size_t i = 0; i < replayed->after.size(); ++i) {
-      ttft_before.samples_ms.push_back(replayed->before[i].ttft_ms);
-      ttft_after.samples_ms.push_back(replayed->after[i].ttft_ms);
-      e2e_before.samples_ms.push_back(replayed->before[i].e2e_ms);
-      e2e_after.samples_ms.push_back(replayed->after[i].e2e_ms);
+      ttft_before.samples_ms.push_back(static_cast<double>(replayed->before[i].ttft_ms));
+      ttft_after.samples_ms.push_back(static_cast<double>(replayed->after[i].ttft_ms));
+      e2e_before.samples_ms.push_back(static_cast<double>(replayed->before[i].e2e_ms));
+      e2e_after.samples_ms.push_back(static_cast<double>(replayed->after[i].e2e_ms));
     }
   } else {
     for (const engine::RequestOutcome& outcome : outcomes) {

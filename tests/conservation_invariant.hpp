@@ -7,6 +7,7 @@
 // sweep: each row's phase latency (ttft_ms less ttft_fixed_ms, tpot_ms), its share of it and its
 // after-time: saved = before − after, attention = share × latency. An empty string: it holds.
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -14,6 +15,9 @@
 namespace kspeed::invariant {
 
 // Within a relative 1e-9 (and 1e-9 ms): the answer's own arithmetic, not a tolerance for error.
+// A double NaN (<cmath>'s NAN is a float: -Wdouble-promotion).
+inline constexpr double kNotANumber = std::numeric_limits<double>::quiet_NaN();
+
 inline bool same_ms(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-9;
 }
@@ -62,11 +66,11 @@ inline std::string sweep_row_violation(const nlohmann::json& row, std::size_t in
   const std::string phase = row.value("phase", "");
   const std::string where = "sweep row " + std::to_string(index);
   if (phase == "prefill" || phase == "both") {
-    const double latency = number_or(row, "ttft_ms", NAN) - number_or(row, "ttft_fixed_ms", 0);
-    const double after_ttft = number_or(row, "request_ttft_after_ms", NAN);
-    const double saved = number_or(row, "ttft_ms", NAN) - after_ttft;
-    const double attention = number_or(row, "prefill_attention_share", NAN) * latency;
-    const double s = number_or(row, "prefill_attention_speedup", NAN);
+    const double latency = number_or(row, "ttft_ms", kNotANumber) - number_or(row, "ttft_fixed_ms", 0);
+    const double after_ttft = number_or(row, "request_ttft_after_ms", kNotANumber);
+    const double saved = number_or(row, "ttft_ms", kNotANumber) - after_ttft;
+    const double attention = number_or(row, "prefill_attention_share", kNotANumber) * latency;
+    const double s = number_or(row, "prefill_attention_speedup", kNotANumber);
     if (std::isfinite(latency) && std::isfinite(saved) && std::isfinite(s)) {
       std::string broke = phase_violation(where + " prefill", attention, s, saved, latency);
       if (!broke.empty()) return broke;
@@ -77,10 +81,10 @@ inline std::string sweep_row_violation(const nlohmann::json& row, std::size_t in
   // A one-token response has no decode step: nothing of decode to conserve.
   const bool decodes = number_or(row, "response_tokens", 2) > 1;
   if ((phase == "decode" || phase == "both") && !levers && decodes) {
-    const double latency = number_or(row, "tpot_ms", NAN);
-    const double saved = latency - number_or(row, "request_tpot_after_ms", NAN);
-    const double attention = number_or(row, "decode_attention_share", NAN) * latency;
-    const double s = number_or(row, "kernel_speedup", NAN);
+    const double latency = number_or(row, "tpot_ms", kNotANumber);
+    const double saved = latency - number_or(row, "request_tpot_after_ms", kNotANumber);
+    const double attention = number_or(row, "decode_attention_share", kNotANumber) * latency;
+    const double s = number_or(row, "kernel_speedup", kNotANumber);
     if (std::isfinite(latency) && std::isfinite(saved) && std::isfinite(attention) &&
         std::isfinite(s)) {
       std::string broke = phase_violation(where + " decode", attention, s, saved, latency);

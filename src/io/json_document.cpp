@@ -229,15 +229,14 @@ std::optional<std::size_t> json_nesting_beyond(std::string_view text, std::size_
 }
 
 std::string json_value_excerpt(const nlohmann::json& value, std::size_t limit) {
-  using json = nlohmann::json;
-  const auto scalar = [](const json& v) {
-    return v.dump(-1, ' ', true, json::error_handler_t::replace);
+  const auto scalar = [](const nlohmann::json& v) {
+    return v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
   };
   if (!value.is_structured()) return scalar(value);
   // An explicit stack of open containers: each level is a frame on the heap, not the stack.
   struct Frame {
-    const json* container;
-    json::const_iterator next;
+    const nlohmann::json* container;
+    nlohmann::json::const_iterator next;
   };
   std::string out(value.is_object() ? "{" : "[");
   std::vector<Frame> open{{&value, value.cbegin()}};
@@ -249,8 +248,8 @@ std::string json_value_excerpt(const nlohmann::json& value, std::size_t limit) {
       continue;
     }
     if (top.next != top.container->cbegin()) out += ',';
-    const json::const_iterator item = top.next++;
-    if (top.container->is_object()) out += scalar(json(item.key())) + ":";
+    const nlohmann::json::const_iterator item = top.next++;
+    if (top.container->is_object()) out += scalar(nlohmann::json(item.key())) + ":";
     if (item->is_structured()) {
       out += item->is_object() ? '{' : '[';
       open.push_back({&*item, item->cbegin()});

@@ -56,6 +56,28 @@ TEST_CASE("an emitted workload invents no TTFT and no response length", "[conser
   }
 }
 
+TEST_CASE("an emitted workload keeps the model given, and estimate asks for what it lacks",
+          "[conservation][profile]") {
+  const std::string path = shared_trace("vllm-b200-gptoss-prefill.trace.json.gz");
+  if (!std::filesystem::exists(path)) {
+    WARN("skipped: " << path << " is not present");
+    return;
+  }
+  const std::filesystem::path out = emitted_scratch("model.json");
+  REQUIRE(run_kspeed_args({"profile", path, "--model", "gpt-oss-120b", "--emit-workload",
+                           out.string(), "-o", emitted_scratch("model-report.txt").string()}) == 0);
+  const nlohmann::json emitted = read_json_file(out);
+  CHECK(emitted.at("model") == "gpt-oss-120b");
+  CHECK(emitted.at("gpu") == "b200");  // from the trace's device properties
+  CHECK(emitted.at("tp") == 8);        // from the trace's distributed info
+  // The trace shows one 888-token prefill step and no request's arrival: no wait to take a TTFT
+  // from, so none is written, and the answer refuses to stand without one rather than invent it.
+  CHECK_FALSE(emitted.at("request").contains("ttft_ms"));
+  CHECK(run_kspeed_args({"estimate", "--workload", out.string(), "--phase", "both", "--strict"}) ==
+        2);
+  std::filesystem::remove(out);
+}
+
 TEST_CASE("a one-step attention calibration is labelled extrapolated at another prompt",
           "[conservation][profile]") {
   const std::string path = shared_trace("vllm-b200-gptoss-prefill.trace.json.gz");

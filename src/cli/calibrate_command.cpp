@@ -44,6 +44,8 @@ std::vector<io::DeploymentSetting> deployment_settings(const PlatformFlags& flag
       {"gpu", flags.gpu, "flag --gpu"},
       {"tp", std::to_string(platform.tensor_parallel.value),
        setting_source(flags.tp, "--tp", platform.tensor_parallel.provenance)},
+      {"ep", std::to_string(platform.expert_parallel.value),
+       setting_source(flags.ep, "--ep", platform.expert_parallel.provenance)},
       {"precision", platform.precision.value,
        setting_source(flags.precision, "--precision", platform.precision.provenance)},
       {"kv_dtype", platform.kv_dtype.value,

@@ -47,6 +47,7 @@ io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
   take_setting(flags.platform.model, "--model", file, "model");
   take_setting(flags.platform.gpu, "--gpu", file, "gpu");
   take_setting(flags.platform.tp, "--tp", file, "tp");
+  take_setting(flags.platform.ep, "--ep", file, "ep");
   take_setting(flags.platform.precision, "--precision", file, "precision");
   take_setting(flags.platform.kv_dtype, "--kv-dtype", file, "kv_dtype");
   std::int64_t tpot_points = 0;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
 
@@ -243,6 +244,46 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                     Catch::Contains("weight_ms") && Catch::Contains("d.json"));
   CHECK_THROWS_WITH(io::parse_deployment_file(R"({"kind": "workload"})", "d.json"),
                     Catch::Contains("kspeed-deployment"));
+}
+
+TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state survive",
+          "[calibrate]") {
+  PlatformChoice choice;
+  choice.model = {io::load_model("qwen3-next-80b-a3b"), Provenance::given};
+  choice.gpu = {io::load_gpu("h100-sxm"), Provenance::given};
+  choice.tensor_parallel = {4, Provenance::given};
+  choice.expert_parallel = {4, Provenance::given};
+  const Platform platform = make_platform(choice);
+  io::DeploymentFile file;
+  file.settings = {{"model", "qwen3-next-80b-a3b", "flag --model"},
+                   {"gpu", "h100-sxm", "flag --gpu"},
+                   {"tp", "4", "flag --tp"},
+                   {"ep", "4", "flag --ep"}};
+  file.step = modelled_step_model(platform);
+  const StepModel& a = file.step.model;
+  // What this test guards: terms a calibration does not move but the deployment pays.
+  REQUIRE(a.ep_fixed_ms > 0);
+  REQUIRE(a.ep_ms_per_token > 0);
+  REQUIRE(a.ms_per_linear_state_sequence > 0);
+  file.typical_prompt_tokens = 1024;
+  file.typical_response_tokens = 128;
+  const std::string text = io::deployment_to_json_text(file);
+  const io::DeploymentFile back = io::parse_deployment_file(text, "d.json");
+  CHECK(back.setting("ep") == "4");
+  const StepModel& b = back.step.model;
+  CHECK(b.ep_fixed_ms == a.ep_fixed_ms);
+  CHECK(b.ep_ms_per_token == a.ep_ms_per_token);
+  CHECK(b.ms_per_linear_state_sequence == a.ms_per_linear_state_sequence);
+  CHECK(b.tp_fixed_ms == a.tp_fixed_ms);
+  // A file written before these terms were saved still reads (they are 0 there).
+  nlohmann::json older = nlohmann::json::parse(text);
+  for (const char* key : {"ep_ms_per_token", "ep_fixed_ms", "ms_per_linear_state_sequence"}) {
+    older["step_model"]["coefficients"].erase(key);
+  }
+  older["deployment"].erase("ep");
+  const io::DeploymentFile old = io::parse_deployment_file(older.dump(), "old.json");
+  CHECK(old.step.model.ep_fixed_ms == 0);
+  CHECK(old.setting("ep").empty());
 }
 
 namespace {

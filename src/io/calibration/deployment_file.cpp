@@ -44,10 +44,26 @@ constexpr std::array<CoefficientSlot, 9> kCoefficients{{
     {"request_overhead_ms", nullptr, &engine::StepModelOrigins::request_overhead},
 }};
 
-// Terms the platform models and no calibration moves (tensor parallelism's all-reduces).
-constexpr std::array<std::pair<const char*, double engine::StepModel::*>, 2> kModelledTerms{{
-    {"tp_ms_per_token", &engine::StepModel::tp_ms_per_token},
-    {"tp_fixed_ms", &engine::StepModel::tp_fixed_ms},
+// Terms the platform models and no calibration moves, each with where it comes from. A file
+// that leaves out an optional one was written before kspeed saved it (0: the term is absent).
+struct ModelledTermSlot {
+  const char* key;
+  double engine::StepModel::*value;
+  const char* source;
+  bool required;
+};
+
+constexpr std::array<ModelledTermSlot, 5> kModelledTerms{{
+    {"tp_ms_per_token", &engine::StepModel::tp_ms_per_token,
+     "tensor-parallel all-reduces over the GPU's link", true},
+    {"tp_fixed_ms", &engine::StepModel::tp_fixed_ms,
+     "tensor-parallel all-reduces over the GPU's link", true},
+    {"ep_ms_per_token", &engine::StepModel::ep_ms_per_token,
+     "expert-parallel dispatch and combine all-to-alls over the GPU's link", false},
+    {"ep_fixed_ms", &engine::StepModel::ep_fixed_ms,
+     "expert-parallel dispatch and combine all-to-alls over the GPU's link", false},
+    {"ms_per_linear_state_sequence", &engine::StepModel::ms_per_linear_state_sequence,
+     "a hybrid model's linear-attention state, read and written once a step per sequence", false},
 }};
 
 constexpr std::array<engine::Provenance, 5> kCoefficientProvenances{
@@ -108,10 +124,9 @@ std::string deployment_to_json_text(const DeploymentFile& file) {
     const double value = slot.value != nullptr ? m.model.*(slot.value) : m.request_overhead_ms;
     step["coefficients"][slot.key] = origin_json(value, m.origins.*(slot.origin));
   }
-  for (const auto& [key, member] : kModelledTerms) {
-    step["coefficients"][key] = origin_json(
-        m.model.*member,
-        {engine::Provenance::modelled, "tensor-parallel all-reduces over the GPU's link"});
+  for (const ModelledTermSlot& term : kModelledTerms) {
+    step["coefficients"][term.key] =
+        origin_json(m.model.*(term.value), {engine::Provenance::modelled, term.source});
   }
   step["efficiency"] = {{"bandwidth", m.efficiency.bandwidth},
                         {"gemm_compute", m.efficiency.gemm_compute},
@@ -166,7 +181,8 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   DeploymentFile file;
   file.source = source;
   const json& deployment = reader.required(document, "", "deployment");
-  reader.expect_object(deployment, "deployment", {"model", "gpu", "tp", "precision", "kv_dtype"});
+  reader.expect_object(deployment, "deployment",
+                       {"model", "gpu", "tp", "ep", "precision", "kv_dtype"});
   for (const auto& [key, value] : deployment.items()) {
     const std::string path = "deployment." + key;
     reader.expect_object(value, path, {"value", "source"});
@@ -195,7 +211,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   const json& coefficients = reader.required(step, "step_model", "coefficients");
   std::vector<std::string> known;
   for (const CoefficientSlot& slot : kCoefficients) known.emplace_back(slot.key);
-  for (const auto& [key, member] : kModelledTerms) known.emplace_back(key);
+  for (const ModelledTermSlot& term : kModelledTerms) known.emplace_back(term.key);
   reader.expect_object(coefficients, "step_model.coefficients", known);
   const auto read_coefficient = [&](const char* key, engine::CoefficientOrigin* origin) {
     const std::string path = std::string("step_model.coefficients.") + key;
@@ -217,8 +233,10 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
       m.request_overhead_ms = value;
     }
   }
-  for (const auto& [key, member] : kModelledTerms) {
-    m.model.*member = read_coefficient(key, nullptr);
+  for (const ModelledTermSlot& term : kModelledTerms) {
+    if (term.required || coefficients.contains(term.key)) {
+      m.model.*(term.value) = read_coefficient(term.key, nullptr);
+    }
   }
   const json& efficiency = reader.required(step, "step_model", "efficiency");
   reader.expect_object(efficiency, "step_model.efficiency",

@@ -262,7 +262,6 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   file.step = modelled_step_model(platform);
   const StepModel& a = file.step.model;
   // What this test guards: terms a calibration does not move but the deployment pays.
-  REQUIRE(a.ep_fixed_ms > 0);
   REQUIRE(a.ep_ms_per_token > 0);
   REQUIRE(a.ms_per_linear_state_sequence > 0);
   file.typical_prompt_tokens = 1024;
@@ -282,7 +281,7 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   }
   older["deployment"].erase("ep");
   const io::DeploymentFile old = io::parse_deployment_file(older.dump(), "old.json");
-  CHECK(old.step.model.ep_fixed_ms == 0);
+  CHECK(old.step.model.ep_ms_per_token == 0);
   CHECK(old.setting("ep").empty());
 }
 

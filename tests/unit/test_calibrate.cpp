@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kspeed/engine/deployment/prefix_calibration.hpp"
+#include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
@@ -259,7 +260,7 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
                    {"gpu", "h100-sxm", "flag --gpu"},
                    {"tp", "4", "flag --tp"},
                    {"ep", "4", "flag --ep"}};
-  file.step = modelled_step_model(platform);
+  file.step = modelled_step_model_with_tp_comm(platform);  // the prior kspeed calibrate starts from
   const StepModel& a = file.step.model;
   // What this test guards: terms a calibration does not move but the deployment pays.
   REQUIRE(a.ep_ms_per_token > 0);

@@ -1,7 +1,6 @@
 // `kspeed mix`: a request log through the chain, one request at a time (streamed), then the
 // aggregates, optionally the queue replay and goodput, then a reporter (and, with --per-request,
 // one NDJSON object per request).
-#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -11,6 +10,7 @@
 #include "kspeed/engine/chain/answer_inputs.hpp"
 #include "kspeed/engine/chain/conditions.hpp"
 #include "kspeed/engine/chain/mix.hpp"
+#include "kspeed/engine/chain/mix_inputs.hpp"
 #include "kspeed/engine/chain/mix_result.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/deployment/deployment.hpp"
@@ -18,15 +18,14 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/bench_result.hpp"
 #include "kspeed/io/files.hpp"
-#include "kspeed/io/kernel_speedup_reader.hpp"
 #include "kspeed/io/ranges.hpp"
 #include "kspeed/io/requests/request_log.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/io/workload_reader.hpp"
-#include "kspeed/report/human.hpp"
 #include "kspeed/report/mix_plot.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
+#include "mix_checks.hpp"
 #include "mix_flags.hpp"
 #include "output_options.hpp"
 
@@ -34,13 +33,11 @@ namespace kspeed::cli {
 
 namespace {
 
-// Replicas x requests the replay accepts (check_replay_work).
-constexpr double kMaxReplicaWork = 1e9;
-// The longest response the replay accepts, in tokens (check_replay_work): it takes one decode
-// step a token, about 0.4 us each (Release; a 10-million-token response replayed in 3.8 s of
-// CPU), where the readers' own cap, 128m, took minutes. No model answers with 10 million tokens
-// (no context window is longer).
-constexpr std::int64_t kMaxReplayResponseTokens = 10'000'000;
+// What replaces inputs --strict or --fail-on refuse, in the flags mix takes.
+constexpr const char* kMixRemedy =
+    "give them (--ttft with --ctx, --tpot, --share, --decode-share, --kernel-speedup), a log with "
+    "measured latencies, or a workload measured on this deployment (--workload); for the replay, "
+    "--calibrate FILE with --model and --gpu, --step-model, --kv-blocks";
 
 class MixCommand final : public Command {
  public:
@@ -84,18 +81,19 @@ class MixCommand final : public Command {
         {{"bucket", engine::MixGrouping::bucket}, {"model", engine::MixGrouping::model}});
     const engine::Slo slo = parse_slo(flags_);
     const std::optional<engine::KernelSpeedupTable> speedup_table =
-        read_speedup_table(estimate_options);
+        read_speedup_table(flags_, estimate_options);
     reject_replay_flags_without_replay(flags_);
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
     engine::Workload workload = io::load_workload(flags_.workload);
     // The replay runs on the workload's deployment when the flags name none (a workload kspeed
     // profile emitted with --model states it, with the steps to calibrate it on).
     const PlatformDefaults workload_platform =
-        flags_.replay ? PlatformDefaults{workload.model, workload.gpu, workload.batch, workload.tp,
+        flags_.replay ? PlatformDefaults{workload.model,    workload.gpu,
+                                         workload.batch,    workload.tp,
                                          workload.kv_dtype, engine::workload_model_label(workload)}
                       : PlatformDefaults{};
-    engine::DeploymentRequest deployment_asked = deployment_request(
-        flags_.deployment.platform, calibration, workload, workload_platform);
+    engine::DeploymentRequest deployment_asked =
+        deployment_request(flags_.deployment.platform, calibration, workload, workload_platform);
     const std::optional<engine::Platform> platform = deployment_asked.platform;
     const std::optional<engine::ModelledPrefillShare> share_model = modelled_share(
         estimate_options.share_model, platform, workload, flags_.workload_option->count() > 0);
@@ -189,16 +187,16 @@ class MixCommand final : public Command {
     }
     result.slo = slo;
     // Before anything is written: --strict and --fail-on over what reaches this answer.
-    check_mix_inputs(mix_inputs(scenario, result.summary, deployment, run), result.summary);
+    check_mix_inputs(engine::mix_answer_inputs(scenario, result.summary, deployment, run),
+                     result.summary);
     if (flags_.replay) {
       serving.speedup = engine::attention_speedup(run.model());
       result.deployment = deployment;
-      check_replay_work(serving, run.outcomes());
+      check_replay_work(flags_, serving, run.outcomes());
       if (disagg) {  // before the colocated replay, which may release the outcomes
         std::vector<std::int32_t> index;
-        result.disagg = engine::replay_disaggregated_mix(engine::replay_requests(run, false, index),
-                                                         *disagg, serving.speedup, slo,
-                                                         percentiles);
+        result.disagg = engine::replay_disaggregated_mix(
+            engine::replay_requests(run, false, index), *disagg, serving.speedup, slo, percentiles);
       }
       // Nothing reads the outcomes after the replay without --per-request or --plot: the
       // replay releases them (80 bytes a request) once its own requests are built.
@@ -260,44 +258,6 @@ class MixCommand final : public Command {
     result.generated_load = describe_load(load, count, false);
   }
 
-  // The replay looks at every replica at each event, so its work grows as replicas times
-  // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
-  // replica-requests the replay would run for minutes. Refused, naming what to lower.
-  void check_replay_work(const engine::ServingSetup& serving,
-                         const std::vector<engine::RequestOutcome>& outcomes) const {
-    const std::size_t requests = outcomes.size();
-    std::int64_t longest = 0;
-    for (const engine::RequestOutcome& outcome : outcomes) {
-      longest = std::max<std::int64_t>(longest, outcome.response_tokens);
-    }
-    if (longest > kMaxReplayResponseTokens) {
-      throw InputError("--replay: " + flags_.log + " has a response of " +
-                       report::human_count(longest) +
-                       " tokens; the replay takes a decode step a token, and past " +
-                       report::human_count(kMaxReplayResponseTokens) +
-                       " (longer than any model's context) it would run for minutes: drop that "
-                       "request from the log, or run kspeed mix without --replay");
-    }
-    const auto replicas =
-        static_cast<std::uint64_t>(std::max<std::int64_t>(1, serving.arrivals.replicas));
-    if (replicas > 1 && replicas > requests) {
-      throw InputError("--replicas " + flags_.replicas + ": " +
-                       (flags_.log.empty() ? std::string("the generated load") : flags_.log) +
-                       " holds " + report::human_count(static_cast<std::int64_t>(requests)) +
-                       " requests, and a replica beyond one per request never runs one: lower "
-                       "--replicas to at most " +
-                       report::human_count(static_cast<std::int64_t>(requests)));
-    }
-    if (static_cast<double>(replicas) * static_cast<double>(requests) > kMaxReplicaWork) {
-      throw InputError("--replicas " + flags_.replicas + " over " +
-                       report::human_count(static_cast<std::int64_t>(requests)) +
-                       " requests is more replay work than kspeed does (replicas x requests at "
-                       "most " +
-                       report::human_count(static_cast<std::int64_t>(kMaxReplicaWork)) +
-                       "): lower --replicas, or replay a sample of the log");
-    }
-  }
-
   // The replay's deployment (the request completed by the replay's flags, then resolved) and
   // its arrivals.
   engine::ServingSetup parse_replay(engine::DeploymentRequest& request,
@@ -315,130 +275,19 @@ class MixCommand final : public Command {
     return setup;
   }
 
-  // The inputs that reach mix's answer, named as the output names them: the kernel speedup and
-  // shares of the targeted phases; the workload's TTFT and TPOT when some request lacks a
-  // measured one; with --replay, the step model and the KV capacity. The log's lengths are
-  // measured.
-  static std::vector<engine::AnswerInput> mix_inputs(
-      const engine::Scenario& scenario, const engine::MixSummary& summary,
-      const std::optional<engine::Deployment>& deployment, const engine::MixRun& run) {
-    const engine::MixModel& model = run.model();
-    std::vector<engine::AnswerInput> inputs;
-    for (const engine::AnswerInput& input : engine::answer_inputs(scenario)) {
-      const bool from_log = input.name == "prompt" || input.name == "response" ||
-                            (input.name == "TTFT" && summary.ttft_modelled == 0) ||
-                            (input.name == "TTFT fixed term" &&
-                             (summary.ttft_modelled == 0 || model.ttft_overhead_ms)) ||
-                            (input.name == "TPOT" && summary.tpot_from_workload == 0);
-      if (!from_log) inputs.push_back(input);
-    }
-    if (model.ttft_overhead_ms && *model.ttft_overhead_ms > 0 && summary.ttft_modelled > 0) {
-      inputs.push_back({"TTFT fixed term", engine::Provenance::given});
-    }
-    for (engine::AnswerInput& input : inputs) {
-      if (input.name == "prefill attention share" && model.share_model && !model.prefill_share) {
-        input = {input.name, engine::Provenance::modelled};  // --share-model's, not the table's
-        if (!model.share_model->borrowed_table.empty()) {
-          input.borrowed = true;
-          input.borrowed_from = engine::borrowed_table(model.share_model->borrowed_table);
-        }
-      }
-      if (input.name == "kernel speedup" && model.kernel_speedup_table) {
-        // The table's, at each prompt: clamped when some request lies outside its rows.
-        input = {input.name, run.speedups_clamped() > 0        ? engine::Provenance::clamped
-                             : run.speedups_interpolated() > 0 ? engine::Provenance::interpolated
-                                                               : engine::Provenance::given};
-      }
-    }
-    if (deployment) {
-      inputs.push_back({"replay step model", deployment->step->calibration});
-      inputs.push_back({"replay KV capacity", deployment->kv.provenance});
-      if (deployment->kv.modelled) {
-        // Each term of vLLM's cache sizing (kv_capacity.hpp), as the replay's capacity line
-        // words it: the GPU file's memory, the utilization, the modelled weights and profile-run
-        // peak, and the cited CUDA-graph and non-torch defaults.
-        const bool visible = deployment->kv.modelled->total_is_visible;
-        inputs.push_back({visible ? "KV sizing: visible GPU memory" : "KV sizing: GPU memory_gb",
-                          engine::Provenance::preset});
-        inputs.push_back(
-            {"KV sizing: memory utilization", deployment->kv.memory_utilization.provenance});
-        inputs.push_back({"KV sizing: weights", engine::Provenance::modelled});
-        inputs.push_back({"KV sizing: activation peak", engine::Provenance::modelled});
-        inputs.push_back({"KV sizing: CUDA graph pool", engine::Provenance::default_value});
-        inputs.push_back({"KV sizing: non-torch reserve", engine::Provenance::default_value});
-      }
-    }
-    return inputs;
-  }
-
-  // --kernel-speedup-table: a table by context, read at each request's prompt, by the chain and
-  // by the replay (each request's attention work in a shared step over its own speedup). A
-  // table by batch size is refused: the chain runs each request alone (no batch to read it at).
-  std::optional<engine::KernelSpeedupTable> read_speedup_table(
-      const engine::EstimateOptions& options) const {
-    if (flags_.speedup_table_path.empty()) return std::nullopt;
-    if (options.kernel_speedup) {
-      throw InputError(
-          "--kernel-speedup-table gives each request's kernel speedup at its prompt: drop "
-          "--kernel-speedup");
-    }
-    engine::KernelSpeedupTable table = io::load_kernel_speedup_table(flags_.speedup_table_path);
-    if (table.key != engine::SpeedupKey::context) {
-      throw InputError("--kernel-speedup-table " + flags_.speedup_table_path +
-                       " is by batch size, and mix prices each request alone (batch 1): give a "
-                       "table by context ('context,speedup'), read at each request's prompt");
-    }
-    return table;
-  }
-
   // --strict (illustrative, clamped, extrapolated, borrowed) and --fail-on: exit 2 naming the
   // refused inputs, with fixes mix takes.
   void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs,
                         const engine::MixSummary& summary) const {
-    if (flags_.strict) refuse_missing_phase(summary);
-    if (flags_.strict) refuse(inputs, engine::strict_filter(), "--strict");
+    if (flags_.strict) engine::refuse_missing_phase(summary);
+    if (flags_.strict) {
+      engine::refuse_inputs(inputs, engine::strict_filter(), "--strict", kMixRemedy);
+    }
     if (!flags_.deployment.fail_on.empty()) {
-      refuse(inputs, engine::parse_input_filter(flags_.deployment.fail_on, "--fail-on"),
-             "--fail-on");
+      engine::refuse_inputs(inputs,
+                            engine::parse_input_filter(flags_.deployment.fail_on, "--fail-on"),
+                            "--fail-on", kMixRemedy);
     }
-  }
-
-  // --strict: an answer missing a phase's latency for some requests (a workload that measured
-  // only prefill or only decode, a log without it) is not the whole request (issue 27).
-  static void refuse_missing_phase(const engine::MixSummary& summary) {
-    for (const engine::Warning& warning : summary.warnings) {
-      const bool ttft = warning.code == engine::WarningCode::requests_ttft_missing;
-      if (!ttft && warning.code != engine::WarningCode::requests_tpot_missing) continue;
-      throw InputError(
-          "--strict: " + report::human_count(std::llround(warning.number("requests"))) +
-          " requests have no " + (ttft ? "TTFT" : "TPOT") +
-          ": neither the log nor the workload measured " + (ttft ? "prefill" : "decode") +
-          ", so the answer would leave that phase out; pass " +
-          (ttft ? "--ttft D and --ctx N" : "--tpot D") +
-          " (measured on this deployment), or --model and --gpu to model it");
-    }
-  }
-
-  static void refuse(const std::vector<engine::AnswerInput>& inputs,
-                     const engine::InputFilter& filter, const char* flag) {
-    std::string list;
-    int count = 0;
-    for (const engine::AnswerInput& input : inputs) {
-      const bool listed = std::find(filter.provenances.begin(), filter.provenances.end(),
-                                    input.provenance) != filter.provenances.end();
-      if (!listed && !(filter.borrowed && input.borrowed)) continue;
-      list += (list.empty() ? "" : ", ") + input.name + " (" +
-              (input.borrowed ? engine::borrowed_phrase(input) + ", " : std::string()) +
-              std::string(engine::to_string(input.provenance)) + ")";
-      ++count;
-    }
-    if (count == 0) return;
-    throw InputError(std::string(flag) + ": the answer stands on " + std::to_string(count) +
-                     (count == 1 ? " input" : " inputs") + " it refuses: " + list +
-                     ": give them (--ttft with --ctx, --tpot, --share, --decode-share, "
-                     "--kernel-speedup), a log with measured latencies, or a workload measured "
-                     "on this deployment (--workload); for the replay, --calibrate FILE with "
-                     "--model and --gpu, --step-model, --kv-blocks");
   }
 
   // One NDJSON line per request in log order, handed over as it is made; with --replay, its

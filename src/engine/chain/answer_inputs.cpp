@@ -247,6 +247,15 @@ void refuse_attention_beyond_latency(const std::vector<Warning>& warnings, std::
                    " to use the deployment's own");
 }
 
+void refuse_inputs(const std::vector<AnswerInput>& inputs, const InputFilter& filter,
+                   std::string_view flag, const std::string& remedy) {
+  std::vector<AnswerInput> refused;
+  for (const AnswerInput& input : inputs) {
+    if (refuses(filter, input)) refused.push_back(input);
+  }
+  throw_refused(refused, flag, remedy);
+}
+
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
   const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
   throw_refused(refused, flag, estimate_remedy(refused, scenario.platform.has_value()));

@@ -68,6 +68,11 @@ std::vector<AnswerInput> refused_inputs(const Scenario& scenario, const InputFil
 /// there is one; `flag` is the option that asked ("--strict" or "--fail-on").
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag);
 
+/// The same over a list of inputs another command gathered (mix's), ending with `remedy`: what
+/// that command takes to replace them.
+void refuse_inputs(const std::vector<AnswerInput>& inputs, const InputFilter& filter,
+                   std::string_view flag, const std::string& remedy);
+
 /// The same over every point of a sweep: an input is refused when any point refuses it (named
 /// once, with the first point's provenance).
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag);

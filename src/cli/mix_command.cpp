@@ -396,6 +396,7 @@ class MixCommand final : public Command {
   void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs,
                         const engine::MixSummary& summary) const {
     if (flags_.strict) refuse_missing_phase(summary);
+    if (flags_.strict) engine::refuse_beyond_context(summary.warnings, "--strict");
     if (flags_.strict) refuse(inputs, engine::strict_filter(), "--strict");
     if (!flags_.deployment.fail_on.empty()) {
       refuse(inputs, engine::parse_input_filter(flags_.deployment.fail_on, "--fail-on"),

@@ -266,6 +266,13 @@ std::string requests_sentence(const Warning& w) {
              " can never be scheduled (a prompt over --max-batched-tokens with chunked prefill "
              "off, or over the KV capacity): left out with no latency (raise the limit)";
     case WarningCode::requests_beyond_context:
+      if (w.number("requests") == 1) {
+        return "1 request of " + tokens_text(w.number("longest_tokens")) +
+               " has a prompt and response longer than " + w.text("model") + "'s context of " +
+               tokens_text(w.number("context_tokens")) +
+               ": a server refuses it, but it is priced as if served (drop it from the log, or "
+               "name the model the log was served with)";
+      }
       return requests_text(w) + " (the longest " + tokens_text(w.number("longest_tokens")) +
              ") have a prompt and response longer than " + w.text("model") + "'s context of " +
              tokens_text(w.number("context_tokens")) +

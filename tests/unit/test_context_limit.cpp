@@ -12,6 +12,7 @@
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/report/wording.hpp"
 
 namespace unit_context_limit {
 
@@ -83,6 +84,15 @@ TEST_CASE("mix: requests past the model's context are counted, with the longest"
   CHECK(found[0].number("context_tokens") == 1000);
   CHECK(found[0].text("model") == "tiny");
   CHECK_THROWS_AS(refuse_beyond_context(found, "--strict"), InputError);
+  CHECK(report::warning_sentence(found[0]).rfind(
+            "2 requests (the longest 2,001 tokens) have a prompt and response longer than tiny's "
+            "context of 1,000 tokens",
+            0) == 0);
+  Warning one = found[0];  // one request: said in the singular
+  for (auto& [name, value] : one.numbers) {
+    if (name == "requests") value = 1;
+  }
+  CHECK(report::warning_sentence(one).rfind("1 request of 2,001 tokens has a prompt", 0) == 0);
   // No model context (a log priced without --model): nothing is counted.
   model.context_tokens = 0;
   MixRun unchecked(model);

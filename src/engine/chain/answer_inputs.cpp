@@ -265,14 +265,14 @@ void refuse_beyond_context(const std::vector<Warning>& warnings, std::string_vie
     }
     if (w.code == WarningCode::requests_beyond_context) {
       const double requests = w.number("requests");
-      throw InputError(std::string(flag) + ": " + count_mark(std::llround(requests)) +
-                       (requests == 1 ? " request has" : " requests have") +
-                       " a prompt and response longer than " + w.text("model") + "'s context of " +
-                       tokens(w.number("context_tokens")) + " (the longest " +
-                       tokens(w.number("longest_tokens")) +
-                       "), which no server of it runs: drop them from the log, or name the "
-                       "model the log was served with (" +
-                       flag_mark("model") + ")");
+      throw InputError(
+          std::string(flag) + ": " + count_mark(std::llround(requests)) +
+          (requests == 1 ? " request has" : " requests have") +
+          " a prompt and response longer than " + w.text("model") + "'s context of " +
+          tokens(w.number("context_tokens")) + (requests == 1 ? " (" : " (the longest ") +
+          tokens(w.number("longest_tokens")) + "), which no server of it runs: drop " +
+          (requests == 1 ? "it" : "them") +
+          " from the log, or name the model the log was served with (" + flag_mark("model") + ")");
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "kspeed/io/suggest.hpp"
 #include "kspeed/report/reports.hpp"
 #include "output_options.hpp"
+#include "run_names.hpp"
 
 namespace kspeed::cli {
 
@@ -83,6 +85,7 @@ struct AuditFlags {
   std::vector<std::string> files;
   bool require_comparable = false;
   std::string require_stated;
+  std::string run;
   OutputOptions output;
 };
 
@@ -101,6 +104,7 @@ class AuditCommand final : public Command {
                      "Exit 1 unless every file states each condition (comma-separated keys, e.g. "
                      "model,concurrency,token_counts): partial or omitted fails")
         ->type_name("COND[,...]");
+    add_run_option(*app_, flags_.run);
     add_output_options(*app_, flags_.output);
     app_->footer(
         "\nThe ten conditions (docs/audit.md): model; hardware; engine; precision; token "
@@ -112,7 +116,8 @@ class AuditCommand final : public Command {
         "  kspeed audit result.json                          what the result states and omits\n"
         "  kspeed audit base.json new.json --require-comparable   CI gate: exit 1 when they "
         "differ\n"
-        "  kspeed audit sglang-runs.jsonl --format csv       one record per run and condition\n" +
+        "  kspeed audit sglang-runs.jsonl --format csv       one record per run and condition\n"
+        "  kspeed audit sglang-runs.jsonl --run 3            the third run alone\n" +
         exit_codes_help(ExitCodes::not_comparable));
   }
 
@@ -126,6 +131,7 @@ class AuditCommand final : public Command {
           "kspeed audit --help)");
     }
     check_output_options(flags_.output);
+    run_ = parse_run_number(flags_.run);
     const std::vector<std::string> required = required_conditions(flags_.require_stated);
     std::vector<std::string> unmet_by_key(required.size());
     const auto note_unstated = [&](const engine::FileConditions& file) {
@@ -139,7 +145,7 @@ class AuditCommand final : public Command {
     } else {
       std::vector<engine::FileConditions> files;
       for (const std::string& path : flags_.files) {
-        io::for_each_bench_result(path, [&](io::BenchResult&& result) {
+        for_each_run(path, [&](io::BenchResult&& result) {
           note_unstated(result.conditions);
           files.push_back(std::move(result.conditions));
         });
@@ -168,6 +174,28 @@ class AuditCommand final : public Command {
   }
 
  private:
+  // Each run `path` stands for, as it is read: every run of the file (streamed: an SGLang JSONL
+  // of 10^5 runs is never held whole), or with --run the Nth alone; a FILE:LINE name, that run.
+  void for_each_run(const std::string& path, const io::BenchResultSink& take) const {
+    if (names_a_run(path)) {
+      for (io::BenchResult& result : runs_of(path, run_)) take(std::move(result));
+      return;
+    }
+    if (!run_) {
+      io::for_each_bench_result(path, take);
+      return;
+    }
+    std::int64_t seen = 0;
+    io::for_each_bench_result(path, [&](io::BenchResult&& result) {
+      if (++seen == *run_) take(std::move(result));
+    });
+    if (seen < *run_) {
+      throw InputError("--run " + std::to_string(*run_) + ": " + path + " holds " +
+                       std::to_string(seen) + (seen == 1 ? " run" : " runs") +
+                       ": give a run from 1 to " + std::to_string(seen));
+    }
+  }
+
   // The condition keys of --require-stated ("token-counts" is read as token_counts).
   static std::vector<std::string> required_conditions(const std::string& text) {
     std::vector<std::string> keys;
@@ -196,7 +224,7 @@ class AuditCommand final : public Command {
     engine::AuditTally tally;
     CompactConditions kept;
     for (const std::string& path : flags_.files) {
-      io::for_each_bench_result(path, [&](io::BenchResult&& result) {
+      for_each_run(path, [&](io::BenchResult&& result) {
         tally.add(result.conditions);
         note_unstated(result.conditions);
         kept.add(result.conditions);
@@ -237,6 +265,7 @@ class AuditCommand final : public Command {
 
   CLI::App* app_;
   AuditFlags flags_;
+  std::optional<std::int64_t> run_;  ///< --run, parsed
 };
 
 }  // namespace

@@ -32,6 +32,7 @@ struct DiffFlags {
   std::string patterns;
   std::string bootstrap = "1000";
   std::string confidence = "0.95";
+  std::string run;
   OutputOptions output;
 };
 
@@ -127,6 +128,7 @@ class DiffCommand final : public Command {
                      "Benchmark results: the intervals' confidence level (0.95 or 95%)")
         ->type_name("LEVEL")
         ->capture_default_str();
+    add_run_option(*app_, flags_.run);
     add_output_options(*app_, flags_.output);
     app_->footer(footer());
   }
@@ -148,27 +150,16 @@ class DiffCommand final : public Command {
     bootstrap.resamples = parse_resamples(flags_.bootstrap);
     bootstrap.confidence = parse_confidence(flags_.confidence);
     check_output_options(flags_.output);
+    const std::optional<std::int64_t> run = parse_run_number(flags_.run);
+    // Two runs of one file (FILE:3 FILE:5) are two results; the same name twice is refused.
     refuse_same_file(flags_.files[0], flags_.files[1]);
 
-    // One run of a multi-run file, by the FILE:LINE name kspeed audit prints.
-    std::optional<io::BenchResult> before_run = named_run(flags_.files[0]);
-    std::optional<io::BenchResult> after_run = named_run(flags_.files[1]);
-    if (before_run || after_run) {
-      io::BenchResult before =
-          before_run ? std::move(*before_run)
-                     : single_result(io::read_bench_results(flags_.files[0]), flags_.files[0]);
-      io::BenchResult after =
-          after_run ? std::move(*after_run)
-                    : single_result(io::read_bench_results(flags_.files[1]), flags_.files[1]);
-      return diff_bench(std::move(before), std::move(after), bootstrap);
-    }
-
-    // An AIPerf artifact directory is read file by file inside it.
-    if (is_directory(flags_.files[0]) || is_directory(flags_.files[1])) {
-      io::BenchResult before =
-          single_result(io::read_bench_results(flags_.files[0]), flags_.files[0]);
-      io::BenchResult after =
-          single_result(io::read_bench_results(flags_.files[1]), flags_.files[1]);
+    // One run of a multi-run file, by the FILE:LINE name kspeed audit prints, or an AIPerf
+    // artifact directory (read file by file inside it).
+    const bool named = names_a_run(flags_.files[0]) || names_a_run(flags_.files[1]);
+    if (named || is_directory(flags_.files[0]) || is_directory(flags_.files[1])) {
+      io::BenchResult before = single_result(runs_of(flags_.files[0], run), flags_.files[0]);
+      io::BenchResult after = single_result(runs_of(flags_.files[1], run), flags_.files[1]);
       return diff_bench(std::move(before), std::move(after), bootstrap);
     }
     io::InputFile before_file(flags_.files[0], "benchmark result");
@@ -183,6 +174,11 @@ class DiffCommand final : public Command {
                        " is not: pass two traces or two benchmark results");
     }
     if (before_trace) {
+      if (run) {
+        throw InputError(
+            "--run " + flags_.run + " picks one run of a benchmark file that holds several; " +
+            flags_.files[0] + " and " + flags_.files[1] + " are profiler traces: drop --run");
+      }
       profile::TraceDiffOptions options;
       options.denominator = denominator;
       options.scope = scope;
@@ -194,8 +190,10 @@ class DiffCommand final : public Command {
       return kExitOk;
     }
     // BEFORE is read first, so an error in both names BEFORE.
-    io::BenchResult before = single_result(io::read_bench_results(before_file), flags_.files[0]);
-    io::BenchResult after = single_result(io::read_bench_results(after_file), flags_.files[1]);
+    io::BenchResult before = single_result(
+        select_run(io::read_bench_results(before_file), flags_.files[0], run), flags_.files[0]);
+    io::BenchResult after = single_result(
+        select_run(io::read_bench_results(after_file), flags_.files[1], run), flags_.files[1]);
     return diff_bench(std::move(before), std::move(after), bootstrap);
   }
 
@@ -208,8 +206,31 @@ class DiffCommand final : public Command {
           "both (got " +
           flags_.files.front() + " as well)");
     }
-    for (const auto& [flag, runs] :
-         {std::pair{"--before", &flags_.before_runs}, {"--after", &flags_.after_runs}}) {
+    if (flags_.before_runs.empty() || flags_.after_runs.empty()) {
+      throw InputError(std::string(flags_.before_runs.empty() ? "--before" : "--after") +
+                       " has no run: a comparison with runs as the unit needs 2 or more a side "
+                       "(files, or a file that holds several runs); for two single runs give "
+                       "BEFORE AFTER, which compares their requests");
+    }
+    const double confidence = parse_confidence(flags_.confidence);
+    check_output_options(flags_.output);
+    const std::optional<std::int64_t> run = parse_run_number(flags_.run);
+    std::vector<engine::FileConditions> conditions;
+    // Each file is every run it holds (an SGLang JSONL of repeated runs, one a line), or with
+    // --run the Nth alone; a FILE:LINE name is that run.
+    const auto read = [&](const std::vector<std::string>& paths) {
+      std::vector<engine::BenchSide> runs;
+      for (const std::string& path : paths) {
+        for (io::BenchResult& result : runs_of(path, run)) {
+          conditions.push_back(result.conditions);
+          runs.push_back(std::move(result.latencies));
+        }
+      }
+      return runs;
+    };
+    std::vector<engine::BenchSide> before = read(flags_.before_runs);
+    std::vector<engine::BenchSide> after = read(flags_.after_runs);
+    for (const auto& [flag, runs] : {std::pair{"--before", &before}, {"--after", &after}}) {
       if (runs->size() < engine::kMinRunsPerSide) {
         throw InputError(std::string(flag) + " has " + std::to_string(runs->size()) +
                          " run(s): a comparison with runs as the unit needs 2 or more a side "
@@ -217,22 +238,6 @@ class DiffCommand final : public Command {
                          "BEFORE AFTER, which compares their requests");
       }
     }
-    const double confidence = parse_confidence(flags_.confidence);
-    check_output_options(flags_.output);
-    std::vector<engine::FileConditions> conditions;
-    const auto read = [&](const std::vector<std::string>& paths) {
-      std::vector<engine::BenchSide> runs;
-      for (const std::string& path : paths) {
-        std::optional<io::BenchResult> named = named_run(path);
-        io::BenchResult result =
-            named ? std::move(*named) : single_result(io::read_bench_results(path), path);
-        conditions.push_back(result.conditions);
-        runs.push_back(std::move(result.latencies));
-      }
-      return runs;
-    };
-    std::vector<engine::BenchSide> before = read(flags_.before_runs);
-    std::vector<engine::BenchSide> after = read(flags_.after_runs);
     engine::RunLevelDiff diff =
         engine::compare_runs(std::move(before), std::move(after), confidence);
     diff.differing_conditions = engine::audit_conditions(conditions).differing;
@@ -274,10 +279,11 @@ class DiffCommand final : public Command {
     if (results.size() != 1) {
       throw InputError(path + " holds " + std::to_string(results.size()) +
                        " benchmark runs (SGLang: one a line; GuideLLM: one per benchmarks[] "
-                       "entry; AccelMark: one per load level): kspeed diff compares one run with "
-                       "one run; name each by what kspeed audit prints for it (FILE:LINE, "
-                       "FILE:benchmarks[i], FILE:metrics.online.results_by_qps[i]), or put the "
-                       "two runs into files of their own");
+                       "entry; AccelMark: one per load level): kspeed diff BEFORE AFTER compares "
+                       "one run with one run; pick one with --run N (from 1), or name each by "
+                       "what kspeed audit prints for it (FILE:LINE, FILE:benchmarks[i], "
+                       "FILE:metrics.online.results_by_qps[i]); for repeated runs as the unit, "
+                       "--before FILE --after FILE reads every run of each file");
     }
     return std::move(results.front());
   }
@@ -302,6 +308,8 @@ class DiffCommand final : public Command {
            "  kspeed diff profile_export.jsonl new/profile_export.jsonl --format json\n"
            "  kspeed diff --before base1/ base2/ base3/ --after new1/ new2/ new3/   (runs as "
            "the unit)\n"
+           "  kspeed diff --before base.jsonl --after new.jsonl   (SGLang: every line a run)\n"
+           "  kspeed diff base.jsonl new.jsonl --run 2   (the second run of each file)\n"
            "See docs/diff.md.\n" +
            exit_codes_help();
   }

@@ -280,6 +280,7 @@ class MixCommand final : public Command {
   void check_mix_inputs(const std::vector<engine::AnswerInput>& inputs,
                         const engine::MixSummary& summary) const {
     if (flags_.strict) engine::refuse_missing_phase(summary);
+    if (flags_.strict) engine::refuse_beyond_context(summary.warnings, "--strict");
     if (flags_.strict) {
       engine::refuse_inputs(inputs, engine::strict_filter(), "--strict", kMixRemedy);
     }

@@ -28,6 +28,7 @@ struct PlanFlags {
   std::string repeats;
   std::string power = "0.8";
   std::string alpha = "0.05";
+  std::string run;
   OutputOptions output;
 };
 
@@ -76,20 +77,12 @@ std::pair<double, std::string> effect_from_estimate(const std::string& path,
   return {1 - 1 / speedup, path + " " + object + ".speedup " + std::to_string(speedup)};
 }
 
-engine::BaselineRun baseline_run(const std::string& path, engine::LatencyMetric metric,
+// One baseline run: `result`, read from `path` (a file, a FILE:LINE name, or one of the runs of
+// a multi-run file, whose own name result.source is).
+engine::BaselineRun baseline_run(const io::BenchResult& result, engine::LatencyMetric metric,
                                  std::vector<std::string>& warnings) {
-  std::vector<io::BenchResult> results;
-  if (std::optional<io::BenchResult> named = named_run(path)) {
-    results.push_back(std::move(*named));  // FILE:LINE, as kspeed audit names a run
-  } else {
-    results = io::read_bench_results(path);
-  }
-  if (results.size() != 1) {
-    throw InputError(path + " holds " + std::to_string(results.size()) +
-                     " runs: name each baseline run by what kspeed audit prints for it (" + path +
-                     ":LINE), or give each as a file of its own");
-  }
-  const engine::BenchSide& side = results.front().latencies;
+  const std::string& path = result.source;
+  const engine::BenchSide& side = result.latencies;
   // Rows the reader skipped (a negative TTFT, a failed request) are not in the noise: said, not
   // dropped silently.
   if (side.skipped > 0) {
@@ -148,6 +141,7 @@ class PlanCommand final : public Command {
     app_->add_option("--alpha", flags_.alpha, "The two-sided level (false-alarm rate)")
         ->type_name("A")
         ->capture_default_str();
+    add_run_option(*app_, flags_.run);
     add_output_options(*app_, flags_.output);
     app_->footer(
         "\nThe minimum detectable effect of a comparison of means, k · sd · √(2/n) / mean with "
@@ -157,6 +151,7 @@ class PlanCommand final : public Command {
         "\nExamples:\n"
         "  kspeed plan profile_export.jsonl --effect 1%\n"
         "  kspeed plan run1/ run2/ run3/ --estimate estimate.json --repeats 5\n"
+        "  kspeed plan runs.jsonl --effect 2%   (every run of the file a baseline run)\n"
         "See docs/plan.md.\n" +
         exit_codes_help());
   }
@@ -196,9 +191,15 @@ class PlanCommand final : public Command {
     input.options.alpha =
         io::check_range("--alpha", open_fraction(flags_.alpha, "--alpha"), flags_.alpha);
     check_output_options(flags_.output);
+    const std::optional<std::int64_t> run = parse_run_number(flags_.run);
     std::vector<std::string> skipped;
-    for (const std::string& path : flags_.baselines)
-      input.runs.push_back(baseline_run(path, metric, skipped));
+    // A file of several runs (SGLang JSONL, one a line) gives every run as a baseline run, a
+    // series; --run N or a FILE:LINE name gives one.
+    for (const std::string& path : flags_.baselines) {
+      for (const io::BenchResult& result : runs_of(path, run)) {
+        input.runs.push_back(baseline_run(result, metric, skipped));
+      }
+    }
     const engine::Plan plan = engine::plan_ab(input);
     render_and_emit(
         report::Report{report::plan_view(plan, context), report::plan_document(plan, context)},

@@ -179,7 +179,8 @@ void read_sliding_window(const JsonReader& reader, const json& config, Family fa
 // Linear-attention layers (hybrid models): layer_types naming "linear_attention" layers, else
 // Qwen3-Next's full_attention_interval (layer i attends fully when (i + 1) % interval == 0,
 // transformers' Qwen3NextConfig), with the gated DeltaNet's linear_* dimensions.
-void read_config_linear_attention(const JsonReader& reader, const json& config, engine::ModelArch& arch) {
+void read_config_linear_attention(const JsonReader& reader, const json& config,
+                                  engine::ModelArch& arch) {
   std::int64_t linear_layers = 0;
   if (const json* types = present(config, "layer_types"); types != nullptr && types->is_array()) {
     linear_layers = std::count(types->begin(), types->end(), json("linear_attention"));
@@ -434,6 +435,13 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
   read_weight_types(reader, document, arch, shapes);
   fill_parameters(arch, shapes);
   arch.shapes = shapes;
+  // The positions the model was built for: what a server's max_model_len defaults to (vLLM and
+  // SGLang derive it from max_position_embeddings); 0 (unknown) when config.json omits it.
+  arch.context_tokens = optional_count(reader, document, "max_position_embeddings", 0);
+  if (arch.context_tokens > 0) {
+    arch.figure_sources.emplace_back("context_tokens", "config.json max_position_embeddings " +
+                                                           std::to_string(arch.context_tokens));
+  }
   arch.from_hf_config = true;
   // config.json does not say how the KV cache is stored: the engines cache in the activation
   // type unless told otherwise.

@@ -22,7 +22,7 @@ const std::vector<std::string> kModelTopKeys = {
     "name",         "description", "source",
     "layers",       "attention",   "parameters",
     "weight_dtype", "kv_dtype",    "weight_bytes_per_param",
-    "sources",      "shapes"};
+    "sources",      "shapes",      "context_tokens"};
 const std::vector<std::string> kAttentionKeys = {
     "type",           "query_heads",      "kv_heads",         "head_dim",
     "kv_lora_rank",   "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
@@ -34,9 +34,9 @@ const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
 const std::vector<std::string> kLinearKeys = {"layers",       "key_heads",      "value_heads",
                                               "key_head_dim", "value_head_dim", "conv_kernel"};
 const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
-const std::vector<std::string> kModelFigureKeys = {"layers",       "attention", "parameters",
-                                              "weight_dtype", "kv_dtype",  "weight_bytes_per_param",
-                                              "shapes"};
+const std::vector<std::string> kModelFigureKeys = {
+    "layers", "attention",     "parameters", "weight_dtype", "kv_dtype", "weight_bytes_per_param",
+    "shapes", "context_tokens"};
 // Names follow Hugging Face config.json (engine::FfnSpec, engine::ModelShapes).
 const std::vector<std::string> kShapeKeys = {"hidden_size", "vocab_size", "tied_embeddings",
                                              "q_lora_rank", "ffn",        "weight_types"};
@@ -122,7 +122,8 @@ void read_window(const JsonReader& reader, const json& object, engine::ModelArch
 
 // Linear-attention layers of a hybrid model (Qwen3-Next's gated DeltaNet): their dimensions,
 // from which the engine prices the constant per-sequence state (hardware.hpp).
-void read_preset_linear_attention(const JsonReader& reader, const json& object, engine::ModelArch& model) {
+void read_preset_linear_attention(const JsonReader& reader, const json& object,
+                                  engine::ModelArch& model) {
   const std::string path = "attention.linear_attention";
   reader.expect_object(object, path, kLinearKeys);
   engine::LinearAttentionDims& d = model.linear;
@@ -294,6 +295,9 @@ engine::ModelArch parse_model(std::string_view text, std::string_view source) {
   read_dtypes(reader, document, model);
   if (document.contains("shapes")) {
     model.shapes = read_shapes(reader, document["shapes"], model);
+  }
+  if (document.contains("context_tokens")) {
+    model.context_tokens = count_at(reader, document, "", "context_tokens");
   }
   if (document.contains("sources")) {
     reader.expect_object(document["sources"], "sources", kModelFigureKeys);

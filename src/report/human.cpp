@@ -78,10 +78,11 @@ std::string human_ns(std::int64_t nanoseconds) {
 std::string human_percent(double fraction) {
   const double percent = fraction * 100.0;
   if (!std::isfinite(percent)) return kNotANumber;
-  if (std::fabs(percent) < 10) {
-    return fmt::format("{:.2f}%", percent);
-  }
-  return fmt::format("{:.1f}%", percent);
+  std::string text = fmt::format("{:.{}f}%", percent, std::fabs(percent) < 10 ? 2 : 1);
+  // A value that rounds to zero at the printed precision has no sign: "-0.00%" would read as a
+  // loss (a pool's busy time saved of -1e-6 is no saving and no loss).
+  if (text.front() == '-' && text.find_first_of("123456789") == std::string::npos) text.erase(0, 1);
+  return text;
 }
 
 std::string human_count(std::int64_t count) {

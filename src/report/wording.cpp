@@ -265,6 +265,19 @@ std::string requests_sentence(const Warning& w) {
       return requests_text(w) +
              " can never be scheduled (a prompt over --max-batched-tokens with chunked prefill "
              "off, or over the KV capacity): left out with no latency (raise the limit)";
+    case WarningCode::requests_beyond_context:
+      if (w.number("requests") == 1) {
+        return "1 request of " + tokens_text(w.number("longest_tokens")) +
+               " has a prompt and response longer than " + w.text("model") + "'s context of " +
+               tokens_text(w.number("context_tokens")) +
+               ": a server refuses it, but it is priced as if served (drop it from the log, or "
+               "name the model the log was served with)";
+      }
+      return requests_text(w) + " (the longest " + tokens_text(w.number("longest_tokens")) +
+             ") have a prompt and response longer than " + w.text("model") + "'s context of " +
+             tokens_text(w.number("context_tokens")) +
+             ": a server refuses them, but they are priced as if served (drop them from the "
+             "log, or name the model the log was served with)";
     default:
       return std::string(to_string(w.code));
   }
@@ -406,7 +419,14 @@ std::string warning_sentence(const Warning& w) {
     case WarningCode::requests_ttft_unsplit:
     case WarningCode::replay_without_arrival:
     case WarningCode::replay_unschedulable:
+    case WarningCode::requests_beyond_context:
       return requests_sentence(w);
+    case WarningCode::context_beyond_model:
+      return "a prompt of " + tokens_text(w.number("prompt_tokens")) + " and a response of " +
+             tokens_text(w.number("response_tokens")) + " are longer than " + w.text("model") +
+             "'s context of " + tokens_text(w.number("context_tokens")) +
+             ": a server refuses such a request, and the figures extend the model past it "
+             "(keep --ctx and --response-tokens within the context)";
     case WarningCode::replay_near_saturation:
       if (w.number("load") >= 1) {
         return "the replayed load " + w.input + " the change is " + human_figure(w.number("load")) +

@@ -15,9 +15,12 @@
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/engine/roofline/roofline_analysis.hpp"
+#include "kspeed/engine/verify/measured_analysis.hpp"
 #include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/model_reader.hpp"
+#include "kspeed/io/ncu_reader.hpp"
 #include "kspeed/io/workload_reader.hpp"
+#include "kspeed/profile/classify.hpp"
 #include "kspeed/report/chart/cdf_chart.hpp"
 #include "kspeed/report/chart/svg.hpp"
 #include "kspeed/report/reports.hpp"
@@ -212,6 +215,41 @@ std::string roofline_svg_for(const std::string& model, const std::string& gpu,
   return report::roofline_svg(engine::analyse_roofline(query));
 }
 
+// kspeed roofline --ncu FIXTURE --gpu GPU --plot: the priced launch of an ncu export on the roof
+// (as roofline_command.cpp builds the query), with `levers` (none given: the illustrative 2x
+// compute and 2x fewer bytes) and, when `modelled`, the model's kernel beside it (--model).
+std::string ncu_roofline_svg_for(const std::string& fixture, const std::string& gpu,
+                                 const engine::MeasuredLevers& levers, bool modelled) {
+  const io::NcuReport report =
+      io::load_ncu_csv(std::string(KSPEED_SOURCE_DIR) + "/tests/fixtures/ncu/" + fixture);
+  static const profile::KernelClassifier classifier(profile::builtin_patterns());
+  engine::MeasuredRooflineQuery query;
+  query.file = fixture;
+  query.page = fixture.rfind("raw", 0) == 0 ? "raw" : "details";
+  for (const auto& kernel : report.kernels) {
+    query.kernels.push_back(engine::measure_kernel(kernel, classifier.classify(kernel.name)));
+  }
+  const engine::Gpu g = io::load_gpu(gpu);
+  query.gpu_name = g.name;
+  query.precision = "bf16";
+  query.peak_tflops = {*engine::peak_tflops(g, "bf16"), engine::Provenance::preset};
+  query.bandwidth_tbs = {g.hbm_bandwidth_tbs, engine::Provenance::preset};
+  query.levers = levers;
+  query.levers_given = levers.compute_speedup != 1 || levers.bytes_reduction != 1;
+  if (modelled) {
+    engine::RooflineQuery roof;
+    roof.gpu_name = g.name;
+    roof.precision = "bf16";
+    roof.peak_tflops = query.peak_tflops;
+    roof.bandwidth_tbs = query.bandwidth_tbs;
+    roof.platform = platform_for("llama-3.1-70b", gpu, 1);
+    roof.context_tokens = {4096, engine::Provenance::given};
+    query.modelled = engine::analyse_roofline(roof).step_cost;
+    query.model_name = "llama-3.1-70b";
+  }
+  return report::measured_roofline_svg(engine::analyse_measured_roofline(query), "");
+}
+
 }  // namespace
 
 TEST_CASE("charts: no label overprints another or leaves its area", "[chart][labels]") {
@@ -312,6 +350,27 @@ TEST_CASE("charts: no label overprints another or leaves its area", "[chart][lab
     REQUIRE(raised.size() == 1);
     for (const auto* point : root.find_all("circle", "point")) {
       CHECK(point->number("data-y") <= raised[0]->number("data-y") * (1 + 1e-9));
+    }
+  }
+  SECTION("the measured roofline of an ncu export (kspeed roofline --ncu --plot)") {
+    // Illustrative levers, each lever alone, and the model's kernel beside the measured one;
+    // a details page on H100 and a raw page (FlashInfer, memory-bound) on B200.
+    engine::MeasuredLevers compute;
+    compute.compute_speedup = 2;
+    engine::MeasuredLevers bytes;
+    bytes.bytes_reduction = 2;
+    for (const auto& [fixture, gpu] :
+         {std::pair{"details-flash-fwd.csv", "h100-sxm"}, {"raw-b200-flashinfer.csv", "b200"}}) {
+      INFO(fixture);
+      for (const engine::MeasuredLevers& levers : {engine::MeasuredLevers{}, compute, bytes}) {
+        for (const bool modelled : {false, true}) {
+          INFO("compute ×" << levers.compute_speedup << ", bytes ÷" << levers.bytes_reduction
+                           << (modelled ? ", with --model" : ""));
+          const std::string svg = ncu_roofline_svg_for(fixture, gpu, levers, modelled);
+          CHECK(svg.find("measured") != std::string::npos);
+          CHECK(label_problems(svg) == std::vector<std::string>{});
+        }
+      }
     }
   }
   SECTION("the mix CDF, with a long subtitle") {

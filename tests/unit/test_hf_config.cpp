@@ -223,3 +223,33 @@ TEST_CASE("config.json: a file is named after its folder", "[hf_config]") {
 }
 
 }  // namespace unit_hf_config
+
+namespace unit_hf_config {
+
+TEST_CASE("config.json: max_position_embeddings is the model's context, as the presets cite it",
+          "[hf_config][context]") {
+  // The real config.json files (hf_configs.hpp) state 131,072 and 163,840; the presets cite them.
+  const io::HfModel llama = read(test::kLlama31_8bConfig, "Llama-3.1-8B");
+  CHECK(llama.arch.context_tokens == 131072);
+  CHECK(io::load_model("llama-3.1-8b").context_tokens == llama.arch.context_tokens);
+  const io::HfModel deepseek = read(test::kDeepSeekR1Config, "DeepSeek-R1");
+  CHECK(deepseek.arch.context_tokens == 163840);
+  CHECK(io::load_model("deepseek-r1").context_tokens == deepseek.arch.context_tokens);
+  // A config.json without the key leaves the context unknown (0): nothing is checked against it.
+  const io::HfModel qwen = read(test::kQwen3_8bConfig, "Qwen3-8B");
+  CHECK(qwen.arch.context_tokens == 0);
+  // Every preset states its context, with a source.
+  for (const std::string& name : io::builtin_model_names()) {
+    INFO(name);
+    const ModelArch preset = io::load_model(name);
+    CHECK(preset.context_tokens >= 32768);
+    bool cited = false;
+    for (const auto& [figure, source] : preset.figure_sources) {
+      cited = cited || (figure == "context_tokens" &&
+                        source.find("max_position_embeddings") != std::string::npos);
+    }
+    CHECK(cited);
+  }
+}
+
+}  // namespace unit_hf_config

@@ -36,6 +36,10 @@ TEST_CASE("numbers for people", "[report]") {
   CHECK(human_percent(0.18) == "18.0%");
   CHECK(human_percent(500.0 / 6850.0) == "7.30%");
   CHECK(human_percent(0.0066) == "0.66%");
+  // Rounded to zero, a value prints without a sign (a pool's busy time saved of -1e-7).
+  CHECK(human_percent(-1e-7) == "0.00%");
+  CHECK(human_percent(-0.0) == "0.00%");
+  CHECK(human_percent(-0.0001) == "-0.01%");
   CHECK(human_count(131072) == "131,072");
   CHECK(human_count(999) == "999");
   CHECK(human_count(1000000) == "1,000,000");

@@ -57,6 +57,11 @@ enum class WarningCode {
   replay_without_arrival,  ///< left out of the queue replay: no arrival time
   replay_near_saturation,  ///< the replayed load is near the saturation rate ("load")
   replay_unschedulable,    ///< requests the replayed engine can never schedule
+  /// Requests whose prompt and response outrun the model's context ("context_tokens", "model",
+  /// "longest_tokens"): a server refuses them, the answer prices them all the same.
+  requests_beyond_context,
+  /// estimate and sweep: the request's prompt and response outrun the model's context.
+  context_beyond_model,
   // kspeed roofline --ncu, about the measured kernel:
   measured_above_roof,    ///< an achieved fraction above 1: the roof is not the profiled GPU's
   tensor_work_uncounted,  ///< tensor instructions ran; the SASS FLOP counters miss them
@@ -139,6 +144,10 @@ constexpr std::string_view to_string(WarningCode code) {
       return "replay_near_saturation";
     case WarningCode::replay_unschedulable:
       return "replay_unschedulable";
+    case WarningCode::requests_beyond_context:
+      return "requests_beyond_context";
+    case WarningCode::context_beyond_model:
+      return "context_beyond_model";
     case WarningCode::measured_above_roof:
       return "measured_above_roof";
     case WarningCode::tensor_work_uncounted:

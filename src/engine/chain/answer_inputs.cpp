@@ -94,7 +94,12 @@ std::vector<AnswerInput> answer_inputs(const RooflineResult& result) {
 }
 
 InputFilter strict_filter() {
-  return {{Provenance::illustrative, Provenance::clamped, Provenance::extrapolated}, true, true};
+  InputFilter filter;
+  filter.provenances = {Provenance::illustrative, Provenance::clamped, Provenance::extrapolated};
+  filter.borrowed = true;
+  filter.conservation = true;
+  filter.within_context = true;
+  return filter;
 }
 
 InputFilter parse_input_filter(std::string_view list, std::string_view flag) {
@@ -256,10 +261,36 @@ void refuse_inputs(const std::vector<AnswerInput>& inputs, const InputFilter& fi
   throw_refused(refused, flag, remedy);
 }
 
+void refuse_beyond_context(const std::vector<Warning>& warnings, std::string_view flag) {
+  const auto tokens = [](double n) { return count_mark(std::llround(n)) + " tokens"; };
+  for (const Warning& w : warnings) {
+    if (w.code == WarningCode::context_beyond_model) {
+      throw InputError(std::string(flag) + ": a prompt of " + tokens(w.number("prompt_tokens")) +
+                       " and a response of " + tokens(w.number("response_tokens")) +
+                       " are longer than " + w.text("model") + "'s context of " +
+                       tokens(w.number("context_tokens")) +
+                       ", so no server of it runs this request: keep " + flag_mark("ctx") +
+                       " and " + flag_mark("response-tokens") + " within the context");
+    }
+    if (w.code == WarningCode::requests_beyond_context) {
+      const double requests = w.number("requests");
+      throw InputError(
+          std::string(flag) + ": " + count_mark(std::llround(requests)) +
+          (requests == 1 ? " request has" : " requests have") +
+          " a prompt and response longer than " + w.text("model") + "'s context of " +
+          tokens(w.number("context_tokens")) + (requests == 1 ? " (" : " (the longest ") +
+          tokens(w.number("longest_tokens")) + "), which no server of it runs: drop " +
+          (requests == 1 ? "it" : "them") +
+          " from the log, or name the model the log was served with (" + flag_mark("model") + ")");
+    }
+  }
+}
+
 void refuse_inputs(const Scenario& scenario, const InputFilter& filter, std::string_view flag) {
   const std::vector<AnswerInput> refused = refused_inputs(scenario, filter);
   throw_refused(refused, flag, estimate_remedy(refused, scenario.platform.has_value()));
   if (filter.conservation) refuse_attention_beyond_latency(scenario.warnings, flag);
+  if (filter.within_context) refuse_beyond_context(scenario.warnings, flag);
 }
 
 std::vector<AnswerInput> answer_inputs(const Sweep& sweep) {
@@ -291,6 +322,9 @@ void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_vi
     }
   }
   throw_refused(refused, flag, estimate_remedy(refused, sweep.platform.has_value()));
+  if (filter.within_context) {
+    for (const SweepRow& row : sweep.rows) refuse_beyond_context(row.warnings, flag);
+  }
   if (!filter.conservation) return;
   for (const SweepRow& row : sweep.rows) refuse_attention_beyond_latency(row.warnings, flag);
 }

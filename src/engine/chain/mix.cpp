@@ -111,6 +111,10 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   }
   if (scenario.tpot_ms.provenance != Provenance::default_value) model.tpot_ms = scenario.tpot_ms;
   if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
+  if (scenario.platform && scenario.platform->model.value.context_tokens > 0) {
+    model.context_tokens = scenario.platform->model.value.context_tokens;
+    model.context_model = scenario.platform->model.value.name;
+  }
   return model;
 }
 
@@ -190,6 +194,13 @@ const RequestOutcome& MixRun::add(const Request& request) {
   out.cached_tokens = static_cast<std::int32_t>(cached);
   prompt_tokens_total_ += request.prompt_tokens;
   cached_tokens_total_ += cached;
+  // A server refuses a request longer than the model's context; the log holds it (another
+  // model's, or a trace replayed on this one): priced all the same, and counted for the warning.
+  const std::int64_t sequence = request.prompt_tokens + request.response_tokens;
+  if (model_.context_tokens > 0 && sequence > model_.context_tokens) {
+    ++beyond_context_;
+    longest_beyond_context_ = std::max(longest_beyond_context_, sequence);
+  }
   const auto effective = static_cast<double>(2 * cached + fresh);
   std::optional<RequestLatency> modelled;
   if (model_.step_model) {
@@ -522,6 +533,14 @@ std::vector<Warning> MixRun::warnings() const {
                                        ttft_below_overhead_, "ttft_overhead");
     warning.numbers.emplace_back("overhead_ms", *model_.ttft_overhead_ms);
     warning.numbers.emplace_back("shortest_ttft_ms", shortest_below_overhead_ms_);
+    out.push_back(std::move(warning));
+  }
+  if (beyond_context_ > 0) {
+    Warning warning =
+        requests_warning(WarningCode::requests_beyond_context, beyond_context_, "model");
+    warning.numbers.emplace_back("context_tokens", static_cast<double>(model_.context_tokens));
+    warning.numbers.emplace_back("longest_tokens", static_cast<double>(longest_beyond_context_));
+    warning.names.emplace_back("model", model_.context_model);
     out.push_back(std::move(warning));
   }
   return out;

@@ -57,6 +57,22 @@ void add_memory_warning(const Scenario& s, const Platform& platform, std::vector
   }
 }
 
+// A request longer than the model's context is one no server runs (vLLM refuses it: "This
+// model's maximum context length is N tokens"); the answer prices it all the same, so it says so.
+void add_context_warning(const Scenario& s, const Platform& platform, std::vector<Warning>& out) {
+  const std::int64_t limit = platform.model.value.context_tokens;
+  const std::int64_t sequence = s.prompt_tokens.value + s.response_tokens.value;
+  if (limit <= 0 || sequence <= limit) return;
+  Warning warning;
+  warning.code = WarningCode::context_beyond_model;
+  warning.input = "prompt_tokens";
+  warning.numbers = {{"prompt_tokens", static_cast<double>(s.prompt_tokens.value)},
+                     {"response_tokens", static_cast<double>(s.response_tokens.value)},
+                     {"context_tokens", static_cast<double>(limit)}};
+  warning.names = {{"model", platform.model.value.name}};
+  out.push_back(std::move(warning));
+}
+
 // τ (--spec-accept) divides every decode time the model gives per output token, attention and
 // weights alike: the decode share and speedup are ratios it leaves unchanged, so the note shows
 // the figure it moves, the decode time per output token. With the deployment's step model it is
@@ -148,6 +164,7 @@ void resolve_roofline(const EstimateOptions& options, Scenario& scenario) {
     add_lever_warnings(scenario, platform, scenario.warnings);
   }
   add_memory_warning(scenario, platform, scenario.warnings);
+  add_context_warning(scenario, platform, scenario.warnings);
   add_speculation_note(options, scenario, platform, scenario.notes);
   add_headroom_warning(options, scenario);
 }

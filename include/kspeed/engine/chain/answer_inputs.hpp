@@ -52,6 +52,9 @@ struct InputFilter {
   /// --strict: also refuse an attention time longer than its phase's given latency
   /// (attention_exceeds_latency), which the answer could only cap.
   bool conservation = false;
+  /// --strict: also refuse a request longer than the model's context (context_beyond_model,
+  /// requests_beyond_context): no server of that model runs it, so no answer can stand for it.
+  bool within_context = false;
 };
 
 /// --strict: illustrative, clamped, extrapolated and borrowed inputs.
@@ -76,6 +79,10 @@ void refuse_inputs(const std::vector<AnswerInput>& inputs, const InputFilter& fi
 /// The same over every point of a sweep: an input is refused when any point refuses it (named
 /// once, with the first point's provenance).
 void refuse_inputs(const Sweep& sweep, const InputFilter& filter, std::string_view flag);
+
+/// Throws InputError (exit 2) when `warnings` hold a request beyond the model's context
+/// (context_beyond_model, requests_beyond_context): what it is, the limit and the fix.
+void refuse_beyond_context(const std::vector<Warning>& warnings, std::string_view flag);
 
 /// The same over the inputs of a roofline (answer_inputs above).
 void refuse_inputs(const RooflineResult& result, const InputFilter& filter, std::string_view flag);

@@ -141,6 +141,10 @@ struct MixModel {
   std::optional<KernelSpeedupTable> kernel_speedup_table;
   PrefixCacheOptions prefix_cache;
   std::vector<double> percentiles{50, 90, 99};  ///< which percentiles summaries report
+  /// The model's context (ModelArch::context_tokens) when the deployment names a model that
+  /// states one: requests whose prompt and response outrun it are counted and warned. 0: none.
+  std::int64_t context_tokens = 0;
+  std::string context_model;  ///< the model it is the context of
 };
 
 /// The model of a resolved estimate scenario: its tables, speedup, phase, reference TTFT and TPOT.
@@ -243,6 +247,9 @@ class MixRun {
   std::int64_t speedups_interpolated_ = 0, speedups_clamped_ = 0;
   /// Modelled TTFTs below --ttft-overhead (all fixed), and the shortest of them.
   std::int64_t ttft_below_overhead_ = 0;
+  /// Requests beyond the model's context (MixModel::context_tokens), and the longest of them.
+  std::int64_t beyond_context_ = 0;
+  std::int64_t longest_beyond_context_ = 0;
   double shortest_below_overhead_ms_ = 0;
   /// This request's kernel speedup: the table's at its prompt, else the model's one.
   double kernel_speedup_for(std::int64_t prompt_tokens);

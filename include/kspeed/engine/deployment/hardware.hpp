@@ -133,6 +133,11 @@ struct ModelArch {
   /// them, from active_params_billions · weight_bytes_per_param.
   std::optional<ModelShapes> shapes;
   bool from_hf_config = false;  ///< read from a Hugging Face config.json (io/hf_config)
+  /// The longest sequence, prompt and output tokens together, the model takes: config.json's
+  /// max_position_embeddings, or the model card's context length (figure_sources says which).
+  /// A server refuses a request beyond it (vLLM: "This model's maximum context length is ...").
+  /// 0: not known.
+  std::int64_t context_tokens = 0;
 };
 
 /// Layers that attend to the whole context with softmax attention (not the sliding-window ones,

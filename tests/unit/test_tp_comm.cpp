@@ -109,7 +109,18 @@ TEST_CASE("TP communication: every built-in GPU states its link", "[tp_comm]") {
     REQUIRE(gpu.interconnect.has_value());
     CHECK(gpu.interconnect->per_direction_gbs > 0);
     CHECK_FALSE(gpu.interconnect->source.empty());
+    // A stated latency is a cited one: the link's source names the field it sets (issue 28).
+    if (gpu.interconnect->collective_latency_us > 0) {
+      CHECK(gpu.interconnect->source.find("collective_latency_us") != std::string::npos);
+    }
+    if (gpu.interconnect->all_to_all_latency_us > 0) {
+      CHECK(gpu.interconnect->source.find("all_to_all_latency_us") != std::string::npos);
+    }
   }
+  // The presets with a public small-message figure: Hopper and Blackwell NVLink boards.
+  CHECK(io::load_gpu("h100-sxm").interconnect->collective_latency_us == 6.0);
+  CHECK(io::load_gpu("h200-sxm").interconnect->all_to_all_latency_us == 41.65);
+  CHECK(io::load_gpu("b200").interconnect->collective_latency_us == 3.0);
 }
 
 TEST_CASE("TP communication: a GPU file's interconnect is checked", "[tp_comm]") {

@@ -322,11 +322,13 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
 // The link tp's all-reduces cross, per direction: (label, value). The value stays short so that
 // the inputs table keeps its width.
 std::pair<std::string, std::string> link_row(const engine::Platform& p) {
+  // With tp 1 only expert parallelism's all-to-alls cross the link.
+  const std::string what = p.tensor_parallel.value > 1 ? "TP link" : "EP link";
   const double gbs = p.link_bandwidth_gbs.value;
-  if (gbs <= 0) return {"TP link", "unknown: not modelled (--link-bandwidth)"};
+  if (gbs <= 0) return {what, "unknown: not modelled (--link-bandwidth)"};
   const auto& link = p.gpu.value.interconnect;
   const bool preset = p.link_bandwidth_gbs.provenance != engine::Provenance::given && link;
-  return {preset ? "TP link each way (" + link->name + ")" : std::string("TP link each way"),
+  return {preset ? what + " each way (" + link->name + ")" : what + " each way",
           human_plain(gbs) + " GB/s"};
 }
 

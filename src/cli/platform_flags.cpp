@@ -100,8 +100,9 @@ void add_platform_flags(CLI::App& command, PlatformFlags& flags) {
   command
       .add_option("--ep", flags.ep,
                   "Expert parallelism: GPUs the routed experts of a MoE model are spread over, "
-                  "E/N whole experts each, with a dispatch and a combine all-to-all per MoE "
-                  "layer; a step waits for the busiest GPU. Default: 1 (experts split by --tp)")
+                  "E/N whole experts each; a step waits for the busiest GPU. Above --tp the "
+                  "attention is data-parallel and each MoE layer adds a dispatch and a combine "
+                  "all-to-all. Default: 1 (experts split by --tp)")
       ->type_name("N");
   command
       .add_option("--kv-dtype", flags.kv_dtype,

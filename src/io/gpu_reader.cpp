@@ -14,8 +14,8 @@ using nlohmann::json;
 const std::vector<std::string> kGpuTopKeys = {
     "name",      "description", "source",       "peak_dense_tflops", "hbm_bandwidth_tbs",
     "memory_gb", "sources",     "interconnect", "memory_visible_gib"};
-const std::vector<std::string> kInterconnectKeys = {"name", "per_direction_gbs",
-                                                    "collective_latency_us", "source"};
+const std::vector<std::string> kInterconnectKeys = {
+    "name", "per_direction_gbs", "collective_latency_us", "all_to_all_latency_us", "source"};
 const std::vector<std::string> kPrecisions = {"fp64", "tf32", "bf16", "fp16",
                                               "fp8",  "fp6",  "fp4",  "int8"};
 const std::vector<std::string> kFigureKeys = {"peak_dense_tflops", "hbm_bandwidth_tbs", "memory_gb",
@@ -65,7 +65,8 @@ engine::FigureSources read_sources(const JsonReader& reader, const json& object,
 }
 
 // The GPU-to-GPU link tensor parallelism all-reduces over: its name, per-direction bandwidth
-// and (optional, 0 when not cited) per-collective latency.
+// and (optional, 0 when not cited) per-collective latencies: an all-reduce's and an expert-
+// parallel dispatch or combine all-to-all's.
 engine::Interconnect read_interconnect(const JsonReader& reader, const json& object) {
   reader.expect_object(object, "interconnect", kInterconnectKeys);
   engine::Interconnect link;
@@ -77,6 +78,10 @@ engine::Interconnect read_interconnect(const JsonReader& reader, const json& obj
   if (object.contains("collective_latency_us")) {
     link.collective_latency_us = reader.number_in_range(
         object["collective_latency_us"], "interconnect.collective_latency_us", kLatencyUs);
+  }
+  if (object.contains("all_to_all_latency_us")) {
+    link.all_to_all_latency_us = reader.number_in_range(
+        object["all_to_all_latency_us"], "interconnect.all_to_all_latency_us", kLatencyUs);
   }
   link.source = optional_string(reader, object, "source");
   return link;

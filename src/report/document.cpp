@@ -58,7 +58,8 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
   if (model.model.ep_ms_per_token > 0 || model.model.ep_fixed_ms > 0) {
     const engine::CoefficientOrigin comm{engine::Provenance::modelled,
                                          "a dispatch and a combine all-to-all per MoE layer over "
-                                         "the link (platform.link_bandwidth_gbs, link_latency_us)"};
+                                         "the link, with data-parallel attention only "
+                                         "(platform.link_bandwidth_gbs, all_to_all_latency_us)"};
     step["ep_ms_per_token"] = coefficient_json(model.model.ep_ms_per_token, comm);
     step["ep_fixed_ms"] = coefficient_json(model.model.ep_fixed_ms, comm);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kspeed/engine/chain/answer_inputs.hpp"
+#include "kspeed/engine/deployment/ep_comm.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/report/reports.hpp"
 #include "kspeed/report/wording.hpp"
@@ -146,6 +147,22 @@ ordered_json platform_json(const engine::Platform& p) {
                         p.link_bandwidth_gbs.provenance);
     put_with_provenance(out, "link_latency_us", p.link_latency_us.value,
                         p.link_latency_us.provenance);
+  }
+  if (p.expert_parallel.value > 1) {
+    // ep_comm.hpp: all-to-alls only with data-parallel attention (ep > tp)
+    out["data_parallel_attention"] = engine::data_parallel_attention(p);
+    put_with_provenance(out, "all_to_all_latency_us", p.all_to_all_latency_us.value,
+                        p.all_to_all_latency_us.provenance);
+    if (shapes && engine::is_moe(shapes->ffn)) {
+      // The decode step's busiest rank against the mean (moe.hpp): the imbalance it waits for.
+      const double tokens = static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value;
+      const std::int64_t ep = p.expert_parallel.value;
+      out["busiest_rank_experts"] =
+          engine::expected_busiest_rank_experts(shapes->ffn.experts, shapes->ffn.top_k, ep, tokens);
+      out["mean_rank_experts"] =
+          engine::expected_distinct_experts(shapes->ffn.experts, shapes->ffn.top_k, tokens) /
+          static_cast<double>(ep);
+    }
   }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     out["spec_tokens_per_step"] = p.spec_tokens_per_step.value;

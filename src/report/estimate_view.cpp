@@ -307,10 +307,14 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
   const std::int64_t ep = p.expert_parallel.value;
   if (ep > 1) {
     // The busiest of ep ranks under uniform routing (moe.hpp), which the step waits for.
+    // The mean rank's distinct experts are U(t)/ep: the busiest over the mean is the imbalance.
     text += fmt::format(
-        "; busiest of {} GPUs {} of its {}", ep,
+        "; busiest of {} GPUs {} of its {} (mean {})", ep,
         human_fixed(engine::expected_busiest_rank_experts(ffn.experts, ffn.top_k, ep, tokens), 2),
-        ffn.experts / ep);
+        ffn.experts / ep,
+        human_fixed(engine::expected_distinct_experts(ffn.experts, ffn.top_k, tokens) /
+                        static_cast<double>(ep),
+                    2));
   }
   return text;
 }
@@ -318,11 +322,13 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
 // The link tp's all-reduces cross, per direction: (label, value). The value stays short so that
 // the inputs table keeps its width.
 std::pair<std::string, std::string> link_row(const engine::Platform& p) {
+  // With tp 1 only expert parallelism's all-to-alls cross the link.
+  const std::string what = p.tensor_parallel.value > 1 ? "TP link" : "EP link";
   const double gbs = p.link_bandwidth_gbs.value;
-  if (gbs <= 0) return {"TP link", "unknown: not modelled (--link-bandwidth)"};
+  if (gbs <= 0) return {what, "unknown: not modelled (--link-bandwidth)"};
   const auto& link = p.gpu.value.interconnect;
   const bool preset = p.link_bandwidth_gbs.provenance != engine::Provenance::given && link;
-  return {preset ? "TP link each way (" + link->name + ")" : std::string("TP link each way"),
+  return {preset ? what + " each way (" + link->name + ")" : what + " each way",
           human_plain(gbs) + " GB/s"};
 }
 
@@ -341,6 +347,31 @@ std::string layers_moved_sentence(const engine::ModelArch& model) {
       "attention kernel does not touch",
       *layers_moved_text(model), model.linear.layers,
       human_fixed(engine::linear_state_bytes_per_layer(model.linear) / 1e6, 2));
+}
+
+// "6 µs each, 2 a layer", or "not cited: 0" for a preset without the figure.
+std::string latency_text(double latency_us, const char* per) {
+  if (latency_us <= 0) return "not cited: 0 (no per-collective cost)";
+  return fmt::format("{} µs each, 2 a {}", human_plain(latency_us), per);
+}
+
+// Expert parallelism's dispatch and combine (ep_comm.hpp): only with data-parallel attention
+// (ep > tp); with tp >= ep every GPU already holds every token.
+void add_all_to_all_inputs(Table& inputs, const engine::Platform& p) {
+  const engine::EpCommunication a2a = engine::ep_communication(p);
+  if (!a2a.all_to_alls) {
+    add_input(inputs, "all-to-all per MoE layer",
+              "none: tp >= ep, every GPU holds every token (the TP all-reduce sums the MoE)",
+              "modelled");
+    return;
+  }
+  add_input(
+      inputs, "all-to-all per MoE layer",
+      fmt::format("{} remote ranks, {} KB a token", human_fixed(a2a.remote_ranks_per_token, 2),
+                  human_fixed(a2a.bytes_per_token_per_layer / 1e3, 1)),
+      "modelled");
+  add_input(inputs, "all-to-all latency", latency_text(p.all_to_all_latency_us.value, "MoE layer"),
+            to_string(p.all_to_all_latency_us.provenance));
 }
 
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
@@ -376,17 +407,16 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
               fmt::format("{} ({} experts a GPU)", human_count(p.expert_parallel.value),
                           human_count(p.model.value.shapes->ffn.experts / p.expert_parallel.value)),
               to_string(p.expert_parallel.provenance));
-    const engine::EpCommunication a2a = engine::ep_communication(p);
-    add_input(
-        inputs, "all-to-all per MoE layer",
-        fmt::format("{} remote ranks, {} KB a token", human_fixed(a2a.remote_ranks_per_token, 2),
-                    human_fixed(a2a.bytes_per_token_per_layer / 1e3, 1)),
-        "modelled");
+    add_all_to_all_inputs(inputs, p);
   }
   add_input(inputs, "KV cache type", p.kv_dtype.value, to_string(p.kv_dtype.provenance));
   if (p.tensor_parallel.value > 1 || p.expert_parallel.value > 1) {
     const auto [label, value] = link_row(p);
     add_input(inputs, label, value, to_string(p.link_bandwidth_gbs.provenance));
+  }
+  if (p.tensor_parallel.value > 1 && p.link_bandwidth_gbs.value > 0) {
+    add_input(inputs, "all-reduce latency", latency_text(p.link_latency_us.value, "layer"),
+              to_string(p.link_latency_us.provenance));
   }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     add_input(

@@ -252,13 +252,14 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   PlatformChoice choice;
   choice.model = {io::load_model("qwen3-next-80b-a3b"), Provenance::given};
   choice.gpu = {io::load_gpu("h100-sxm"), Provenance::given};
-  choice.tensor_parallel = {4, Provenance::given};
+  // Data-parallel attention (ep > tp): the experts' dispatch and combine are all-to-alls.
+  choice.tensor_parallel = {1, Provenance::given};
   choice.expert_parallel = {4, Provenance::given};
   const Platform platform = make_platform(choice);
   io::DeploymentFile file;
   file.settings = {{"model", "qwen3-next-80b-a3b", "flag --model"},
                    {"gpu", "h100-sxm", "flag --gpu"},
-                   {"tp", "4", "flag --tp"},
+                   {"tp", "1", "flag --tp"},
                    {"ep", "4", "flag --ep"}};
   file.step = modelled_step_model_with_tp_comm(platform);  // the prior kspeed calibrate starts from
   const StepModel& a = file.step.model;

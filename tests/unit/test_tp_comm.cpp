@@ -81,7 +81,11 @@ TEST_CASE("TP communication: the link from the GPU preset or --link-bandwidth", 
   const Platform nvlink = platform_for("llama-3.1-70b", "h100-sxm", 8);
   CHECK(nvlink.link_bandwidth_gbs.value == 450.0);
   CHECK(nvlink.link_bandwidth_gbs.provenance == Provenance::preset);
-  CHECK(nvlink.link_latency_us.provenance == Provenance::default_value);
+  // The preset's cited all-reduce latency (NCCL issue 1259: ~6 µs on H100 NVLink)
+  CHECK(nvlink.link_latency_us.value == 6.0);
+  CHECK(nvlink.link_latency_us.provenance == Provenance::preset);
+  // 80 layers · 2 all-reduces · 6 µs = 0.96 ms a step
+  CHECK(with_tp_communication({}, nvlink).tp_fixed_ms == Approx(0.96).epsilon(1e-12));
   CHECK(with_tp_communication({}, nvlink).tp_ms_per_token ==
         Approx(4587520.0 / 450e9 * 1e3).epsilon(1e-12));
 
@@ -105,7 +109,18 @@ TEST_CASE("TP communication: every built-in GPU states its link", "[tp_comm]") {
     REQUIRE(gpu.interconnect.has_value());
     CHECK(gpu.interconnect->per_direction_gbs > 0);
     CHECK_FALSE(gpu.interconnect->source.empty());
+    // A stated latency is a cited one: the link's source names the field it sets (issue 28).
+    if (gpu.interconnect->collective_latency_us > 0) {
+      CHECK(gpu.interconnect->source.find("collective_latency_us") != std::string::npos);
+    }
+    if (gpu.interconnect->all_to_all_latency_us > 0) {
+      CHECK(gpu.interconnect->source.find("all_to_all_latency_us") != std::string::npos);
+    }
   }
+  // The presets with a public small-message figure: Hopper and Blackwell NVLink boards.
+  CHECK(io::load_gpu("h100-sxm").interconnect->collective_latency_us == 6.0);
+  CHECK(io::load_gpu("h200-sxm").interconnect->all_to_all_latency_us == 41.65);
+  CHECK(io::load_gpu("b200").interconnect->collective_latency_us == 3.0);
 }
 
 TEST_CASE("TP communication: a GPU file's interconnect is checked", "[tp_comm]") {

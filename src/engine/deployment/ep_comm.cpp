@@ -25,11 +25,19 @@ double expected_remote_ranks(std::int64_t experts, std::int64_t top_k, std::int6
   return static_cast<double>(ranks - 1) * (1.0 - none);
 }
 
+bool data_parallel_attention(const Platform& platform) {
+  return platform.expert_parallel.value > 1 &&
+         platform.expert_parallel.value > platform.tensor_parallel.value;
+}
+
 EpCommunication ep_communication(const Platform& platform) {
   const ModelArch& model = platform.model.value;
   const std::int64_t ep = platform.expert_parallel.value;
   EpCommunication out;
   if (ep <= 1 || !model.shapes || !is_moe(model.shapes->ffn)) return out;
+  // Tensor-parallel attention over the EP ranks: every rank holds every token, no all-to-all.
+  if (!data_parallel_attention(platform)) return out;
+  out.all_to_alls = true;
   const ModelShapes& s = *model.shapes;
   out.remote_ranks_per_token = expected_remote_ranks(s.ffn.experts, s.ffn.top_k, ep);
   // dispatch + combine: 2 · R · hidden · activation bytes
@@ -40,7 +48,7 @@ EpCommunication ep_communication(const Platform& platform) {
   const double layers = static_cast<double>(moe_layers(model, s.ffn));
   out.ms_per_token =
       layers * out.bytes_per_token_per_layer / (link_gbs * kBytesPerGb) * kMsPerSecond;
-  out.fixed_ms = layers * kAllToAllsPerLayer * platform.link_latency_us.value * kMsPerUs;
+  out.fixed_ms = layers * kAllToAllsPerLayer * platform.all_to_all_latency_us.value * kMsPerUs;
   return out;
 }
 

@@ -89,6 +89,9 @@ void resolve_link(const PlatformChoice& choice, Platform& platform) {
     platform.link_latency_us = {link->collective_latency_us, link->collective_latency_us > 0
                                                                  ? Provenance::preset
                                                                  : Provenance::default_value};
+    platform.all_to_all_latency_us = {link->all_to_all_latency_us, link->all_to_all_latency_us > 0
+                                                                       ? Provenance::preset
+                                                                       : Provenance::default_value};
   }
   if (choice.link_bandwidth_gbs) {
     platform.link_bandwidth_gbs = {*choice.link_bandwidth_gbs, Provenance::given};

@@ -36,7 +36,11 @@ struct Interconnect {
   std::string name;                  ///< e.g. "NVLink 4", "PCIe Gen5 x16"
   double per_direction_gbs = 0;      ///< one GPU's bandwidth in one direction, GB/s (10^9 B/s)
   double collective_latency_us = 0;  ///< fixed cost of one small all-reduce, µs (0: not cited)
-  std::string source;                ///< citation of the figures
+  /// Fixed cost of one small MoE dispatch or combine all-to-all over this link, µs (0: not
+  /// cited): a one-token all-to-all is all latency, far above an all-reduce's (it waits for
+  /// every peer's counts before the payload moves).
+  double all_to_all_latency_us = 0;
+  std::string source;  ///< citation of the figures
 };
 
 struct Gpu {
@@ -179,6 +183,9 @@ struct Platform {
   /// preset's interconnect, or --link-bandwidth (given). 0 with tp = 1 (no communication).
   WithProvenance<double> link_bandwidth_gbs{0, Provenance::default_value};
   WithProvenance<double> link_latency_us{0, Provenance::default_value};
+  /// Per dispatch or combine all-to-all latency (µs) over the same link: the GPU preset's
+  /// interconnect (cited), else 0 (not cited). Only paid with data-parallel attention (ep > tp).
+  WithProvenance<double> all_to_all_latency_us{0, Provenance::default_value};
 };
 
 /// What the user chose for a platform; empty optionals take the model's or kspeed's default.

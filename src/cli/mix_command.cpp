@@ -264,7 +264,7 @@ class MixCommand final : public Command {
   // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
   // replica-requests the replay would run for minutes. Refused, naming what to lower.
   void check_replay_work(const engine::ServingSetup& serving,
-                         const std::vector<engine::RequestOutcome>& outcomes) const {
+                         const engine::RequestOutcomes& outcomes) const {
     const std::size_t requests = outcomes.size();
     std::int64_t longest = 0;
     for (const engine::RequestOutcome& outcome : outcomes) {

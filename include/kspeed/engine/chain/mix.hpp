@@ -178,9 +178,9 @@ class MixRun {
   std::int64_t speedups_interpolated() const { return speedups_interpolated_; }
   std::int64_t speedups_clamped() const { return speedups_clamped_; }
 
-  /// Frees the outcomes before `index` (80 bytes a request, a chunk at a time) once nothing reads
+  /// Frees the whole chunks of outcomes before `index` (80 bytes a request) once nothing reads
   /// them any more: the summary is taken and the replay has built its requests from them
-  /// (replay_run_releasing); release_outcomes_before(outcomes().size()) frees them all.
+  /// (replay_run_releasing). outcomes().size() is unchanged; release_outcomes frees the rest.
   void release_outcomes_before(std::size_t index) { outcomes_.release_before(index); }
   /// Frees every outcome.
   void release_outcomes() { outcomes_.clear(); }

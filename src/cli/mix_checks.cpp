@@ -27,7 +27,7 @@ constexpr std::int64_t kMaxReplayResponseTokens = 10'000'000;
 // requests: a replica beyond one per request never runs one, and past kMaxReplicaWork
 // replica-requests the replay would run for minutes. Refused, naming what to lower.
 void check_replay_work(const MixFlags& flags, const engine::ServingSetup& serving,
-                       const std::vector<engine::RequestOutcome>& outcomes) {
+                       const engine::RequestOutcomes& outcomes) {
   const std::size_t requests = outcomes.size();
   std::int64_t longest = 0;
   for (const engine::RequestOutcome& outcome : outcomes) {

@@ -15,7 +15,7 @@ namespace kspeed::cli {
 /// Refuses a replay of more work than kspeed does, naming what to lower: a response longer
 /// than any context window, more replicas than requests, or replicas x requests past a billion.
 void check_replay_work(const MixFlags& flags, const engine::ServingSetup& serving,
-                       const std::vector<engine::RequestOutcome>& outcomes);
+                       const engine::RequestOutcomes& outcomes);
 
 /// --kernel-speedup-table, read; a table by batch size is refused (mix prices each request
 /// alone). None without the flag.

@@ -568,8 +568,7 @@ std::string mix_basis(const engine::MixResult& result) {
 
 }  // namespace
 
-chart::CdfChart mix_chart(const engine::MixResult& result,
-                          const std::vector<engine::RequestOutcome>& outcomes,
+chart::CdfChart mix_chart(const engine::MixResult& result, const engine::RequestOutcomes& outcomes,
                           const engine::PerRequestReplay* replayed) {
   const bool replay = replayed != nullptr && !replayed->after.empty();
   chart::CdfSeries ttft_before{"TTFT", chart::CdfWhen::before, {}};
@@ -609,9 +608,8 @@ chart::CdfChart mix_chart(const engine::MixResult& result,
   return out;
 }
 
-std::string mix_svg(const engine::MixResult& result,
-                    const std::vector<engine::RequestOutcome>& outcomes, const std::string& title,
-                    const engine::PerRequestReplay* replayed) {
+std::string mix_svg(const engine::MixResult& result, const engine::RequestOutcomes& outcomes,
+                    const std::string& title, const engine::PerRequestReplay* replayed) {
   chart::CdfChart chart = mix_chart(result, outcomes, replayed);
   if (!title.empty()) chart.title = title;
   return chart::render_cdf_svg(chart);

@@ -8,6 +8,7 @@
 
 #include "kspeed/engine/serving/alone_replay.hpp"
 #include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/engine/serving/capacity_search.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
 
 namespace unit_batch_replay {
@@ -523,6 +524,33 @@ TEST_CASE("without per-request values the replay reports each request as it fini
   for (const RequestTiming& t : seen) met += meets_slo(t, slo) ? 1 : 0;
   CHECK(static_cast<double>(met) / static_cast<double>(log.size()) ==
         *slo_attainment(kept.timing, slo));
+}
+
+TEST_CASE("bisect_capacity narrows a bracket in log rate scale to the tolerance", "[replay]") {
+  // Both capacity searches (colocated and disaggregated) end here. A capacity of exactly 3: the
+  // bracket [1, 8) closes on it from below, each probe at the geometric midpoint, and the
+  // attainment returned is the one measured at the final low.
+  std::vector<double> probes;
+  const auto meets = [&probes](double x, double& attained) {
+    probes.push_back(x);
+    attained = x <= 3 ? 1.0 - x / 100 : 0.5;
+    return x <= 3;
+  };
+  const RateBracket found = bisect_capacity(meets, {1, 8, 0.99}, 1e-3);
+  CHECK(found.low <= 3);
+  CHECK(found.high > 3);
+  CHECK(found.high / found.low - 1 <= 1e-3);
+  CHECK(found.low_attained == Approx(1.0 - found.low / 100));
+  REQUIRE(!probes.empty());
+  CHECK(probes.front() == Approx(std::sqrt(8.0)));
+  // Each probe halves ln(high / low): from ln 8 to ln 1.001 takes 12 (ln 8 / ln 1.001 = 2,080.5).
+  CHECK(probes.size() == 12);
+  // A bracket already within the tolerance probes nothing and keeps its low's attainment.
+  probes.clear();
+  const RateBracket narrow = bisect_capacity(meets, {2, 2.001, 0.98}, 1e-3);
+  CHECK(probes.empty());
+  CHECK(narrow.low == 2);
+  CHECK(narrow.low_attained == 0.98);
 }
 
 }  // namespace unit_batch_replay

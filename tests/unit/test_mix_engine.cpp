@@ -229,6 +229,62 @@ TEST_CASE("a request outcome costs 80 bytes", "[mix]") {
   CHECK(sizeof(RequestOutcome) == 80);
 }
 
+TEST_CASE("a run's outcomes grow in chunks: an outcome held never moves (issue 26)", "[mix]") {
+  // A vector that doubles copies every outcome at each reallocation, holding old and new at
+  // once: the peak of a 10^6-request run. Chunks never move what they hold.
+  MixRun run(reference_model());
+  run.add(request(1024, 2));
+  const RequestOutcome* first = &run.outcomes()[0];
+  const std::size_t n = 3 * RequestOutcomes::kChunkOutcomes + 5;
+  for (std::size_t i = 1; i < n; ++i) run.add(request(1000 + static_cast<std::int64_t>(i), 2));
+  CHECK(&run.outcomes()[0] == first);
+  REQUIRE(run.outcomes().size() == n);
+  // Indexing and iteration agree across chunk boundaries.
+  std::size_t i = 0;
+  for (const RequestOutcome& outcome : run.outcomes()) {
+    if (outcome.prompt_tokens != (i == 0 ? 1024 : 1000 + static_cast<std::int32_t>(i))) break;
+    ++i;
+  }
+  CHECK(i == n);
+  CHECK(run.outcomes()[RequestOutcomes::kChunkOutcomes].prompt_tokens ==
+        1000 + static_cast<std::int32_t>(RequestOutcomes::kChunkOutcomes));
+  CHECK(summarise(run).requests == static_cast<std::int64_t>(n));
+}
+
+TEST_CASE("the replay that frees the outcomes as it reads them replays the same requests",
+          "[mix]") {
+  // replay_run_releasing frees each chunk of outcomes once its requests are built (issue 26):
+  // its answer must be replay_run's on a run of several chunks.
+  MixModel model = reference_model();
+  const std::size_t n = 2 * RequestOutcomes::kChunkOutcomes + 100;
+  const auto build = [&model, n] {
+    MixRun run(model);
+    for (std::size_t i = 0; i < n; ++i) {
+      Request r = request(200 + static_cast<std::int64_t>(i % 13) * 50,
+                          3 + static_cast<std::int64_t>(i % 5));
+      r.arrival_s = 0.01 * static_cast<double>(i);
+      run.add(r);
+    }
+    return run;
+  };
+  ServingSetup setup;
+  setup.step.fixed_ms = 2;
+  setup.step.weights_ms = 1;
+  setup.step.ms_per_token = 0.01;
+  setup.speedup = attention_speedup(model);
+  const MixRun kept = build();
+  MixRun released = build();
+  const MixReplay a = replay_run(kept, setup);
+  const MixReplay b = replay_run_releasing(released, setup);
+  CHECK(released.outcomes().empty());
+  REQUIRE(a.requests == static_cast<std::int64_t>(n));
+  CHECK(b.requests == a.requests);
+  CHECK(b.serving.before.ttft_ms.mean == a.serving.before.ttft_ms.mean);
+  CHECK(b.serving.after.ttft_ms.percentiles == a.serving.after.ttft_ms.percentiles);
+  CHECK(b.serving.after.e2e_ms.percentiles == a.serving.after.e2e_ms.percentiles);
+  CHECK(b.serving.before.achieved_rate_per_s == a.serving.before.achieved_rate_per_s);
+}
+
 TEST_CASE("clamped shares are warned about per side of the table", "[mix]") {
   MixRun run(reference_model());
   run.add(request(1024, 2));

@@ -32,9 +32,9 @@ TEST_CASE("mix plot: TTFT and E2E before and after, each point at (latency, rank
   result.workload_name = "deepseek-r1-fp8";
   result.model.kernel_speedup = {2, engine::Provenance::given};
   // The third request has no TPOT: no E2E, so the E2E curves have two samples.
-  const std::vector<engine::RequestOutcome> outcomes = {
-      request(800, 500, 6000, 5700), request(200, 180, 2200, 2180),
-      request(3000, 1700, std::nan(""), std::nan(""))};
+  const engine::RequestOutcomes outcomes = {request(800, 500, 6000, 5700),
+                                            request(200, 180, 2200, 2180),
+                                            request(3000, 1700, std::nan(""), std::nan(""))};
   const std::string svg = report::mix_svg(result, outcomes);
   const auto root = chart_test::parse_xml(svg);
   CHECK(svg.find("What a 2.00× attention kernel is worth over 3 requests") != std::string::npos);
@@ -66,8 +66,8 @@ TEST_CASE("mix plot with --replay: the replayed distributions the headline quote
   result.workload_name = "deepseek-r1-fp8";
   result.model.kernel_speedup = {2, engine::Provenance::given};
   result.replay.emplace();
-  const std::vector<engine::RequestOutcome> outcomes = {request(800, 500, 6000, 5700),
-                                                        request(200, 180, 2200, 2180)};
+  const engine::RequestOutcomes outcomes = {request(800, 500, 6000, 5700),
+                                            request(200, 180, 2200, 2180)};
   engine::PerRequestReplay replayed;
   engine::RequestTiming before;
   engine::RequestTiming after;

@@ -15,12 +15,10 @@ namespace kspeed::report {
 /// The four distributions (TTFT and E2E, before and after), one sample per request; requests
 /// without a value (an E2E without a TPOT) are left out by the chart. With `replayed` (mix
 /// --replay) they are the replay's, queueing included, as the headline quotes (issue 30).
-chart::CdfChart mix_chart(const engine::MixResult& result,
-                          const std::vector<engine::RequestOutcome>& outcomes,
+chart::CdfChart mix_chart(const engine::MixResult& result, const engine::RequestOutcomes& outcomes,
                           const engine::PerRequestReplay* replayed = nullptr);
 /// mix_chart as a self-contained SVG.
-std::string mix_svg(const engine::MixResult& result,
-                    const std::vector<engine::RequestOutcome>& outcomes,
+std::string mix_svg(const engine::MixResult& result, const engine::RequestOutcomes& outcomes,
                     const std::string& title = {},
                     const engine::PerRequestReplay* replayed = nullptr);
 

@@ -556,37 +556,39 @@ std::vector<std::int64_t> prompt_bucket_edges() {
 
 namespace {
 
-// One double column of the outcomes, NaNs left out.
-template <class Getter>
-std::vector<double> column(const std::vector<RequestOutcome>& outcomes,
-                           const std::vector<std::size_t>* subset, Getter get) {
+// Every outcome: the whole run's aggregates.
+struct EveryOutcome {
+  bool operator()(const RequestOutcome&) const { return true; }
+};
+
+// One double column of the outcomes `in` takes (in run order), NaNs left out.
+template <class In, class Getter>
+std::vector<double> column(const RequestOutcomes& outcomes, std::size_t members, In in,
+                           Getter get) {
   std::vector<double> values;
-  const std::size_t n = subset ? subset->size() : outcomes.size();
-  values.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double value = get(outcomes[subset ? (*subset)[i] : i]);
+  values.reserve(members);
+  for (const RequestOutcome& outcome : outcomes) {
+    if (!in(outcome)) continue;
+    const double value = get(outcome);
     if (!std::isnan(value)) values.push_back(value);
   }
   return values;
 }
 
-template <class Getter>
-Distribution distribution(const std::vector<RequestOutcome>& outcomes,
-                          const std::vector<std::size_t>* subset, const std::vector<double>& points,
-                          Getter get) {
-  std::vector<double> values = column(outcomes, subset, get);
+template <class In, class Getter>
+Distribution distribution(const RequestOutcomes& outcomes, std::size_t members, In in,
+                          const std::vector<double>& points, Getter get) {
+  std::vector<double> values = column(outcomes, members, in, get);
   return distribution_of(values, points);
 }
 
-// sum before / sum after over the requests that have both
-template <class Before, class After>
-double time_weighted(const std::vector<RequestOutcome>& outcomes,
-                     const std::vector<std::size_t>* subset, Before before, After after) {
+// sum before / sum after over the requests `in` takes that have both
+template <class In, class Before, class After>
+double time_weighted(const RequestOutcomes& outcomes, In in, Before before, After after) {
   double sum_before = 0;
   double sum_after = 0;
-  const std::size_t n = subset ? subset->size() : outcomes.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const RequestOutcome& outcome = outcomes[subset ? (*subset)[i] : i];
+  for (const RequestOutcome& outcome : outcomes) {
+    if (!in(outcome)) continue;
     const double b = before(outcome);
     const double a = after(outcome);
     if (!std::isnan(b) && !std::isnan(a)) {
@@ -604,24 +606,37 @@ double prefill_speedup(const RequestOutcome& o) {
   return o.ttft_before_ms / o.ttft_after_ms;
 }
 
-MixGroup group_of(const std::vector<RequestOutcome>& outcomes,
-                  const std::vector<std::size_t>& members) {
+// The prompt-length bucket of an outcome: [edges[b], edges[b + 1]).
+std::size_t prompt_bucket_of(const std::vector<std::int64_t>& edges,
+                             const RequestOutcome& outcome) {
+  const auto prompt = static_cast<std::int64_t>(outcome.prompt_tokens);
+  return static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), prompt) -
+                                  edges.begin() - 1);
+}
+
+// A group's aggregates over the `members` outcomes `in` takes. The group is found by scanning
+// the run, not through an index of its members (8 bytes a request per grouping, doubling as it
+// grew): the values and their order are the same.
+template <class In>
+MixGroup group_of(const RequestOutcomes& outcomes, std::size_t members, In in) {
   MixGroup group;
-  group.requests = static_cast<std::int64_t>(members.size());
+  group.requests = static_cast<std::int64_t>(members);
   double share_sum = 0;
-  for (std::size_t index : members) share_sum += static_cast<double>(outcomes[index].prefill_share);
-  group.mean_prefill_share = members.empty() ? 0 : share_sum / static_cast<double>(members.size());
+  for (const RequestOutcome& outcome : outcomes) {
+    if (in(outcome)) share_sum += static_cast<double>(outcome.prefill_share);
+  }
+  group.mean_prefill_share = members == 0 ? 0 : share_sum / static_cast<double>(members);
   const std::vector<double> median{50};
   const Distribution before = distribution(
-      outcomes, &members, median, [](const RequestOutcome& o) { return o.ttft_before_ms; });
-  const Distribution after = distribution(outcomes, &members, median,
+      outcomes, members, in, median, [](const RequestOutcome& o) { return o.ttft_before_ms; });
+  const Distribution after = distribution(outcomes, members, in, median,
                                           [](const RequestOutcome& o) { return o.ttft_after_ms; });
-  const Distribution speedup = distribution(outcomes, &members, median, e2e_speedup);
+  const Distribution speedup = distribution(outcomes, members, in, median, e2e_speedup);
   group.ttft_p50_before_ms = before.percentiles.empty() ? 0 : before.percentiles[0];
   group.ttft_p50_after_ms = after.percentiles.empty() ? 0 : after.percentiles[0];
   group.median_e2e_speedup = speedup.percentiles.empty() ? 0 : speedup.percentiles[0];
   group.time_weighted_e2e_speedup = time_weighted(
-      outcomes, &members, [](const RequestOutcome& o) { return o.e2e_before_ms; },
+      outcomes, in, [](const RequestOutcome& o) { return o.e2e_before_ms; },
       [](const RequestOutcome& o) { return o.e2e_after_ms; });
   return group;
 }
@@ -629,66 +644,69 @@ MixGroup group_of(const std::vector<RequestOutcome>& outcomes,
 }  // namespace
 
 MixSummary summarise(const MixRun& run) {
-  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  const RequestOutcomes& outcomes = run.outcomes();
   const std::vector<double>& points = run.model().percentiles;
+  const std::size_t n = outcomes.size();
+  const EveryOutcome every;
   MixSummary out;
-  out.requests = static_cast<std::int64_t>(outcomes.size());
+  out.requests = static_cast<std::int64_t>(n);
   out.percentiles = points;
   const auto field = [](double RequestOutcome::*member) {
     return [member](const RequestOutcome& o) { return o.*member; };
   };
-  out.ttft_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::ttft_before_ms)),
-                 distribution(outcomes, nullptr, points, field(&RequestOutcome::ttft_after_ms))};
-  out.tpot_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::tpot_before_ms)),
-                 distribution(outcomes, nullptr, points, field(&RequestOutcome::tpot_after_ms))};
-  out.e2e_ms = {distribution(outcomes, nullptr, points, field(&RequestOutcome::e2e_before_ms)),
-                distribution(outcomes, nullptr, points, field(&RequestOutcome::e2e_after_ms))};
+  out.ttft_ms = {distribution(outcomes, n, every, points, field(&RequestOutcome::ttft_before_ms)),
+                 distribution(outcomes, n, every, points, field(&RequestOutcome::ttft_after_ms))};
+  out.tpot_ms = {distribution(outcomes, n, every, points, field(&RequestOutcome::tpot_before_ms)),
+                 distribution(outcomes, n, every, points, field(&RequestOutcome::tpot_after_ms))};
+  out.e2e_ms = {distribution(outcomes, n, every, points, field(&RequestOutcome::e2e_before_ms)),
+                distribution(outcomes, n, every, points, field(&RequestOutcome::e2e_after_ms))};
   out.prefill_share =
-      distribution(outcomes, nullptr, points, field(&RequestOutcome::prefill_share));
-  out.prefill_speedup = distribution(outcomes, nullptr, points, prefill_speedup);
-  std::vector<double> speedups = column(outcomes, nullptr, e2e_speedup);
+      distribution(outcomes, n, every, points, field(&RequestOutcome::prefill_share));
+  out.prefill_speedup = distribution(outcomes, n, every, points, prefill_speedup);
+  std::vector<double> speedups = column(outcomes, n, every, e2e_speedup);
   out.e2e_speedup_histogram = histogram_of(speedups, 10);
   out.e2e_speedup = distribution_of(speedups, points);
+  std::vector<double>().swap(speedups);
   out.request_weighted_e2e_speedup = out.e2e_speedup.count > 0 ? out.e2e_speedup.mean : 1.0;
   out.time_weighted_ttft_speedup =
-      time_weighted(outcomes, nullptr, field(&RequestOutcome::ttft_before_ms),
+      time_weighted(outcomes, every, field(&RequestOutcome::ttft_before_ms),
                     field(&RequestOutcome::ttft_after_ms));
-  out.time_weighted_e2e_speedup =
-      time_weighted(outcomes, nullptr, field(&RequestOutcome::e2e_before_ms),
-                    field(&RequestOutcome::e2e_after_ms));
+  out.time_weighted_e2e_speedup = time_weighted(
+      outcomes, every, field(&RequestOutcome::e2e_before_ms), field(&RequestOutcome::e2e_after_ms));
 
   // Buckets: [edge_i, edge_i+1) of the prompt length; only buckets that hold requests are kept.
   const std::vector<std::int64_t> edges = prompt_bucket_edges();
-  std::vector<std::vector<std::size_t>> members(edges.size());
-  std::vector<std::vector<std::size_t>> by_model(run.models().size());
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const auto prompt = static_cast<std::int64_t>(outcomes[i].prompt_tokens);
-    const auto bucket = static_cast<std::size_t>(
-        std::upper_bound(edges.begin(), edges.end(), prompt) - edges.begin() - 1);
-    members[bucket].push_back(i);
-    by_model[outcomes[i].model_index].push_back(i);
-    if (outcomes[i].ttft_source == LatencySource::measured) {
+  std::vector<std::size_t> bucket_size(edges.size(), 0);
+  std::vector<std::size_t> model_size(run.models().size(), 0);
+  for (const RequestOutcome& outcome : outcomes) {
+    ++bucket_size[prompt_bucket_of(edges, outcome)];
+    ++model_size[outcome.model_index];
+    if (outcome.ttft_source == LatencySource::measured) {
       ++out.ttft_measured;
-    } else if (outcomes[i].ttft_source != LatencySource::missing) {
+    } else if (outcome.ttft_source != LatencySource::missing) {
       ++out.ttft_modelled;
     }
-    if (outcomes[i].tpot_source == LatencySource::given ||
-        outcomes[i].tpot_source == LatencySource::fitted ||
-        outcomes[i].tpot_source == LatencySource::modelled) {
+    if (outcome.tpot_source == LatencySource::given ||
+        outcome.tpot_source == LatencySource::fitted ||
+        outcome.tpot_source == LatencySource::modelled) {
       ++out.tpot_from_workload;
     }
   }
   for (std::size_t b = 0; b < edges.size(); ++b) {
-    if (members[b].empty()) continue;
-    MixGroup group = group_of(outcomes, members[b]);
+    if (bucket_size[b] == 0) continue;
+    MixGroup group = group_of(outcomes, bucket_size[b], [&edges, b](const RequestOutcome& o) {
+      return prompt_bucket_of(edges, o) == b;
+    });
     group.lower_tokens = edges[b];
     group.upper_tokens = b + 1 < edges.size() ? edges[b + 1] : 0;
     out.buckets.push_back(std::move(group));
   }
   if (run.models().size() > 1) {
-    for (std::size_t m = 0; m < by_model.size(); ++m) {
-      if (by_model[m].empty()) continue;
-      MixGroup group = group_of(outcomes, by_model[m]);
+    for (std::size_t m = 0; m < model_size.size(); ++m) {
+      if (model_size[m] == 0) continue;
+      MixGroup group = group_of(outcomes, model_size[m], [m](const RequestOutcome& o) {
+        return std::size_t{o.model_index} == m;
+      });
       group.label = run.models()[m];
       out.by_model.push_back(std::move(group));
     }
@@ -739,7 +757,7 @@ ReplayRequest replay_request(const MixRun& run, const RequestOutcome& o, bool cl
 // Whether the outcomes with an arrival time are in arrival order already (a log usually is):
 // then the replay's order is the log's (a stable sort would not move them) and no index is
 // needed.
-bool arrivals_in_order(const std::vector<RequestOutcome>& outcomes) {
+bool arrivals_in_order(const RequestOutcomes& outcomes) {
   double last = -std::numeric_limits<double>::infinity();
   for (const RequestOutcome& o : outcomes) {
     if (std::isnan(o.arrival_s)) continue;
@@ -784,7 +802,7 @@ MixReplay replay_built(const std::vector<ReplayRequest>& requests, std::int64_t 
 
 std::vector<ReplayRequest> replay_requests(const MixRun& run, bool closed_loop,
                                            std::vector<std::int32_t>& outcome_index) {
-  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  const RequestOutcomes& outcomes = run.outcomes();
   outcome_index.clear();
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (closed_loop || !std::isnan(outcomes[i].arrival_s)) {
@@ -819,16 +837,20 @@ MixReplay replay_run(const MixRun& run, const ServingSetup& setup, PerRequestRep
 
 MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
   const bool closed_loop = setup.arrivals.concurrency > 0;
-  const std::vector<RequestOutcome>& outcomes = run.outcomes();
+  const RequestOutcomes& outcomes = run.outcomes();
   const auto logged = static_cast<std::int64_t>(outcomes.size());
   std::vector<ReplayRequest> requests;
   if (closed_loop || arrivals_in_order(outcomes)) {
-    // Straight from the outcomes, without replay_requests' index (4 bytes a request).
+    // Straight from the outcomes, without replay_requests' index (4 bytes a request), each
+    // chunk of outcomes freed once its requests are built: the replay's 24 bytes a request
+    // replace the outcomes' 80 instead of joining them.
     std::size_t count = 0;
     for (const RequestOutcome& o : outcomes)
       count += closed_loop || !std::isnan(o.arrival_s) ? 1U : 0U;
     requests.reserve(count);
-    for (const RequestOutcome& o : outcomes) {
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      if (i % RequestOutcomes::kChunkOutcomes == 0) run.release_outcomes_before(i);
+      const RequestOutcome& o = outcomes[i];
       if (closed_loop || !std::isnan(o.arrival_s)) {
         requests.push_back(replay_request(run, o, closed_loop));
       }

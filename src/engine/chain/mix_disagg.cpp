@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kspeed/engine/deployment/kv_capacity.hpp"
+#include "kspeed/engine/serving/capacity_search.hpp"
 #include "kspeed/error.hpp"
 
 namespace kspeed::engine {
@@ -70,18 +71,18 @@ Capacity disagg_capacity(const std::vector<ReplayRequest>& requests, const Disag
   const double log_rate = static_cast<double>(requests.size()) / span_s;
   const double target = slo.attainment_target;
   double attained = 0;
-  const auto meets = [&](double x) {
+  const auto meets = [&](double x, double& at_x) {
     ++out.replays;
-    attained = disagg_attainment(requests, setup, speedup, slo, x);
-    return attained >= target;
+    at_x = disagg_attainment(requests, setup, speedup, slo, x);
+    return at_x >= target;
   };
   double low = setup.rate_scale;
   double high = low;
   double low_attained = 0;
-  if (meets(low)) {
+  if (meets(low, attained)) {
     low_attained = attained;
     high = low * 2;
-    while (meets(high)) {
+    while (meets(high, attained)) {
       low = high;
       low_attained = attained;
       if (low >= kDisaggCapacityCeiling) {
@@ -98,22 +99,15 @@ Capacity disagg_capacity(const std::vector<ReplayRequest>& requests, const Disag
       high = low;
       low /= 2;
       if (low < kDisaggCapacityFloor) return out;  // unreachable
-    } while (!meets(low));
+    } while (!meets(low, attained));
     low_attained = attained;
   }
-  while (high / low - 1 > kDisaggCapacityTolerance) {
-    const double mid = std::sqrt(low * high);
-    if (meets(mid)) {
-      low = mid;
-      low_attained = attained;
-    } else {
-      high = mid;
-    }
-  }
+  const RateBracket found =
+      bisect_capacity(meets, {low, high, low_attained}, kDisaggCapacityTolerance);
   out.status = CapacityStatus::found;
-  out.rate_scale = low;
-  out.requests_per_s = low * log_rate;
-  out.attainment = low_attained;
+  out.rate_scale = found.low;
+  out.requests_per_s = found.low * log_rate;
+  out.attainment = found.low_attained;
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/serving/alone_replay.hpp"
+#include "kspeed/engine/serving/capacity_search.hpp"
 
 namespace kspeed::engine {
 
@@ -202,19 +203,11 @@ Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepMod
     }
     low_attained = attained;
   }
-  while (high / low - 1 > kCapacityTolerance) {
-    const double mid = std::sqrt(low * high);
-    if (meets(mid, attained)) {
-      low = mid;
-      low_attained = attained;
-    } else {
-      high = mid;
-    }
-  }
+  const RateBracket found = bisect_capacity(meets, {low, high, low_attained}, kCapacityTolerance);
   out.status = CapacityStatus::found;
-  out.rate_scale = low;
-  out.requests_per_s = low * log_rate;
-  out.attainment = low_attained;
+  out.rate_scale = found.low;
+  out.requests_per_s = found.low * log_rate;
+  out.attainment = found.low_attained;
   return out;
 }
 

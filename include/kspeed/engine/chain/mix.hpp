@@ -5,8 +5,10 @@
 // distribution of per-request speedups, time-weighted versus request-weighted speedups, prompt
 // length buckets — and, over arrival times, the continuous-batching replay (serving_replay.hpp).
 //
-// Memory: a MixRun keeps one RequestOutcome (80 bytes) per request, plus the model names seen;
-// summaries copy one double column at a time (8 bytes per request) to take exact percentiles.
+// Memory: a MixRun keeps one RequestOutcome (80 bytes) per request in chunks
+// (request_outcomes.hpp), plus the model names seen; summaries copy one double column at a time (8
+// bytes per request) to take exact percentiles, and find a bucket's or a model's requests by
+// scanning, not by an index.
 
 #include <cstdint>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "kspeed/engine/chain/analytic_share.hpp"
 #include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/chain/request_outcomes.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/share_table.hpp"
 #include "kspeed/engine/chain/workload.hpp"
@@ -160,36 +163,6 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
 void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
                          const EstimateOptions& given);
 
-/// Where a request's TTFT came from.
-enum class LatencySource : std::uint8_t {
-  measured,   ///< the log's own measurement
-  scaled,     ///< the reference TTFT scaled to this request's prompt (ReferenceLatency)
-  reference,  ///< the reference TTFT itself (same prompt, nothing cached)
-  fitted,     ///< TTFT = T0 + a·n·(1 + odds(L_eff)) fitted to measured points (ttft_fit)
-  given,      ///< a TPOT given by the user or workload, not scaled with context
-  modelled,   ///< the deployment's step model at this request's lengths (MixModel::step_model)
-  missing,    ///< nothing to take it from
-};
-
-/// One request after the chain: 80 bytes, the per-request cost of a run. Latencies are doubles:
-/// a measured log's percentiles must equal the tool's own to the last printed digit.
-struct RequestOutcome {
-  double arrival_s = 0;      ///< NaN when the log has no arrival time
-  double prefill_share = 0;  ///< attention share of prefill at L_eff
-  double ttft_before_ms = 0;
-  double ttft_after_ms = 0;
-  double tpot_before_ms = 0;  ///< NaN without a TPOT
-  double tpot_after_ms = 0;   ///< NaN without a TPOT
-  double e2e_before_ms = 0;   ///< NaN without a TPOT for a response of 2+ tokens
-  double e2e_after_ms = 0;
-  std::int32_t prompt_tokens = 0;
-  std::int32_t response_tokens = 0;
-  std::int32_t cached_tokens = 0;  ///< c used for the share (measured, simulated or stated)
-  std::uint16_t model_index = 0;   ///< into MixRun::models; 0 is "" (not stated)
-  LatencySource ttft_source = LatencySource::missing;
-  LatencySource tpot_source = LatencySource::missing;
-};
-
 /// Accumulates requests one at a time (streaming: the reader's callback calls add), then
 /// summarises. The prefix cache sees requests in the order they are added.
 class MixRun {
@@ -200,7 +173,7 @@ class MixRun {
   const RequestOutcome& add(const Request& request);
 
   const MixModel& model() const { return model_; }
-  const std::vector<RequestOutcome>& outcomes() const { return outcomes_; }
+  const RequestOutcomes& outcomes() const { return outcomes_; }
   const std::vector<std::string>& models() const { return models_; }
   std::int64_t prompt_tokens_total() const { return prompt_tokens_total_; }
   std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
@@ -209,9 +182,12 @@ class MixRun {
   std::int64_t speedups_interpolated() const { return speedups_interpolated_; }
   std::int64_t speedups_clamped() const { return speedups_clamped_; }
 
-  /// Frees the outcomes (80 bytes a request) once nothing reads them any more: the summary is
-  /// taken and the replay's requests are built (replay_run_releasing).
-  void release_outcomes() { std::vector<RequestOutcome>().swap(outcomes_); }
+  /// Frees the whole chunks of outcomes before `index` (80 bytes a request) once nothing reads
+  /// them any more: the summary is taken and the replay has built its requests from them
+  /// (replay_run_releasing). outcomes().size() is unchanged; release_outcomes frees the rest.
+  void release_outcomes_before(std::size_t index) { outcomes_.release_before(index); }
+  /// Frees every outcome.
+  void release_outcomes() { outcomes_.clear(); }
 
   /// Room for `requests` outcomes, when the caller knows how many will come.
   void reserve(std::size_t requests) { outcomes_.reserve(requests); }
@@ -235,7 +211,7 @@ class MixRun {
 
   MixModel model_;
   std::optional<PrefixCache> cache_;
-  std::vector<RequestOutcome> outcomes_;
+  RequestOutcomes outcomes_;
   std::vector<std::string> models_{""};
   std::int64_t prompt_tokens_total_ = 0;
   std::int64_t cached_tokens_total_ = 0;

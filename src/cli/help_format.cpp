@@ -172,6 +172,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"points", "Load"},
       {"ai", "Load"},
       {"columns", "Load"},
+      {"run", "Load"},
       // The output: what is written, where, and the gates on it.
       {"format", "Output"},
       {"output", "Output"},

@@ -28,6 +28,7 @@
 #include "mix_checks.hpp"
 #include "mix_flags.hpp"
 #include "output_options.hpp"
+#include "run_names.hpp"
 
 namespace kspeed::cli {
 
@@ -47,6 +48,11 @@ class MixCommand final : public Command {
 
   int execute() override {
     const bool has_log = !flags_.log.empty();
+    if (!has_log && !flags_.run.empty()) {
+      throw InputError("--run " + flags_.run +
+                       " picks one run of a request log that holds several, and no log is "
+                       "given: pass the log (kspeed mix FILE --run N), or drop --run");
+    }
     if (!has_log && flags_.prompt_tokens.empty() && flags_.output_tokens.empty() &&
         flags_.requests.empty() && flags_.duration.empty()) {
       throw InputError(
@@ -158,17 +164,19 @@ class MixCommand final : public Command {
       // arrivals each request, in log order, takes the next arrival time of the process.
       std::optional<engine::ArrivalGenerator> arrivals;
       if (load) arrivals.emplace(load->arrivals, engine::arrival_seed(load->seed));
+      const auto take = [&run, &arrivals](const engine::Request& request) {
+        if (!arrivals) {
+          run.add(request);
+          return;
+        }
+        engine::Request timed = request;
+        timed.arrival_s = arrivals->next_s();
+        run.add(timed);
+      };
       const io::RequestLogReport log =
-          io::read_request_log(io::per_request_export(flags_.log), read_options,
-                               [&run, &arrivals](const engine::Request& request) {
-                                 if (!arrivals) {
-                                   run.add(request);
-                                   return;
-                                 }
-                                 engine::Request timed = request;
-                                 timed.arrival_s = arrivals->next_s();
-                                 run.add(timed);
-                               });
+          flags_.run.empty()
+              ? io::read_request_log(io::per_request_export(flags_.log), read_options, take)
+              : read_log_run(read_options, take);
       result.log = static_cast<const engine::RequestLogCounts&>(log);  // format: by name, below
       result.log_format = std::string(io::to_string(log.format));
       if (load) result.generated_load = describe_load(*load, log.requests, true);
@@ -273,6 +281,32 @@ class MixCommand final : public Command {
     setup.scheduler = deployment->scheduler;
     setup.arrivals = parse_arrivals(flags_);
     return setup;
+  }
+
+  // --run N: the Nth non-blank line of a log whose every line is one run (SGLang bench_serving
+  // --output-details appends a run a line), read as a log of its own, named FILE:LINE.
+  io::RequestLogReport read_log_run(const io::ReadOptions& options,
+                                    const io::RequestSink& take) const {
+    const std::optional<std::int64_t> wanted = parse_run_number(flags_.run);
+    const std::string text = io::read_text_file(flags_.log, "request log");
+    std::int64_t runs = 0;
+    std::int64_t line_number = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string_view line(text.data() + start, end - start);
+      start = end + 1;
+      ++line_number;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      if (++runs == *wanted) {
+        return io::read_request_log_text(line, flags_.log + ":" + std::to_string(line_number),
+                                         options, take);
+      }
+    }
+    throw InputError("--run " + flags_.run + ": " + flags_.log + " holds " + std::to_string(runs) +
+                     (runs == 1 ? " line" : " lines") + ": give a run from 1 to " +
+                     std::to_string(runs));
   }
 
   // --strict (illustrative, clamped, extrapolated, borrowed) and --fail-on: exit 2 naming the

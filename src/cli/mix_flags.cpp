@@ -131,6 +131,10 @@ void add_log_flags(CLI::App& app, MixFlags& flags) {
                  "(one benchmark with its requests), InferenceX trace-replay CSV, "
                  "LLMServingSim's vLLM requests.jsonl, or any CSV with --columns")
       ->type_name("FILE");
+  app.add_option("--run", flags.run,
+                 "Of a log whose every line is one run (SGLang bench_serving --output-details "
+                 "JSONL), read the Nth run's requests (from 1)")
+      ->type_name("N");
   app.add_option("--columns", flags.columns,
                  "Which CSV column holds each field: prompt=COL,response=COL[,arrival=COL:s|"
                  "ms|us|ns|datetime][,cached=COL[:BLOCK]][,ttft=COL:s|ms][,tpot=..][,itl=..]"

@@ -21,6 +21,7 @@ namespace kspeed::cli {
 // Flag values exactly as typed; parsed by kspeed's own parsers so every error names its flag.
 struct MixFlags {
   std::string log;
+  std::string run;  ///< --run N: the Nth line of a log whose every line is a run (SGLang)
   std::string columns;
   bool strict = false;
   std::string prefix_cache = "off";

@@ -1333,6 +1333,15 @@ BenchResult sglang_run_result(std::string_view line, const std::optional<json>& 
   BenchResult result =
       blank_result(source + ":" + std::to_string(line_number), "sglang-bench-jsonl");
   read_sglang_run(result, *object);
+  // --output-details adds each request's input_lens, output_lens, ttfts and itls to the line, in
+  // vllm bench serve --save-detailed's keys: the run's latencies are then its requests' (an
+  // interval, a plan), in place of the aggregates; the conditions stay the line's.
+  if (member(*object, {"input_lens"}) != nullptr) {
+    result.latencies = blank_result(result.source, result.format).latencies;
+    read_per_request(result, [&](const RequestSink& sink) {
+      return read_request_log_text(line, result.source, ReadOptions{}, sink);
+    });
+  }
   return result;
 }
 

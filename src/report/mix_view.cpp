@@ -719,17 +719,17 @@ Table disagg_pool_table(const engine::MixDisagg& d, const std::vector<double>& p
 }
 
 std::string disagg_transfer_text(const engine::MixDisagg& d, const std::vector<double>& points) {
-  std::string text = fmt::format("KV transfer per request (modelled: {} + bytes ÷ {}; {} bytes a "
-                                 "token, the whole model's, modelled): mean {}",
-                                 human_ms(d.request.link.link.latency_s * 1000.0),
-                                 human_si(d.request.link.link.bytes_per_s, "B/s"),
-                                 human_count(static_cast<std::int64_t>(d.kv_bytes_per_token)),
-                                 ms_cell(d.transfer_ms.mean) + " ms");
+  std::string text = fmt::format(
+      "KV transfer per request (modelled: {} + bytes ÷ {}; {} bytes a "
+      "token, the whole model's, modelled): mean {}",
+      human_ms(d.request.link.link.latency_s * 1000.0),
+      human_si(d.request.link.link.bytes_per_s, "B/s"),
+      human_count(static_cast<std::int64_t>(d.kv_bytes_per_token)),
+      ms_cell(d.transfer_ms.mean) + " ms");
   // The transfer times print as the pool table's waits above them (ms_cell), so a transfer can
   // be set against a wait digit for digit; the link's latency is a parameter, not a result.
   for (std::size_t i = 0; i < points.size() && i < d.transfer_ms.percentiles.size(); ++i) {
-    text += ", " + percentile_name(points[i]) + " " + ms_cell(d.transfer_ms.percentiles[i]) +
-            " ms";
+    text += ", " + percentile_name(points[i]) + " " + ms_cell(d.transfer_ms.percentiles[i]) + " ms";
   }
   return text + "\nlink " + d.request.link.name + " (" +
          (d.request.link.cited ? "cited: " : "given: ") + d.request.link.source + ")";

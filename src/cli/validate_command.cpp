@@ -137,7 +137,15 @@ PriorRun split_prior_run(const std::string& text, const std::string& default_gpu
 // names (its request lengths), else whatever kspeed calibrate reads.
 io::CalibrationFile read_prior_run(const std::string& path, const std::string& suite_path,
                                    std::optional<double> concurrency) {
-  if (suite_path.empty()) return io::read_calibration_file(path, concurrency);
+  if (suite_path.empty()) {
+    try {
+      return io::read_calibration_file(path, concurrency);
+    } catch (const InputError& error) {
+      // The reader's fix (copy the suite file beside the run) is one of two here.
+      if (std::string_view(error.what()).find("suite file") == std::string_view::npos) throw;
+      throw InputError(std::string(error.what()) + ", or name it with --accelmark-suite FILE");
+    }
+  }
   const std::string text = io::read_text_file(path, "run");
   if (!io::looks_like_accelmark_result(text)) return io::read_calibration_file(path, concurrency);
   return io::parse_accelmark_result(text, io::read_text_file(suite_path, "--accelmark-suite"),

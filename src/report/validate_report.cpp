@@ -159,7 +159,7 @@ std::string prior_kind_name(engine::LatencyKind kind) {
 View prior_check_view(const std::vector<engine::PriorCheck>& checks, const PriorContext& context) {
   View view;
   view.title("kspeed validate --prior · " + context.model + " · " + std::to_string(checks.size()) +
-             " deployments");
+             (checks.size() == 1 ? " deployment" : " deployments"));
   view.answer(
       "The uncalibrated prior (presets and cited default efficiencies, nothing fitted) against "
       "each run's latencies: measured / prior, modelled (error = prior / measured − 1).");

@@ -85,9 +85,9 @@ inline PriorCheck check_prior(const CalibratedStepModel& prior,
   }
   check.prompt_tokens = median_of_prior_values(prompts);
   check.response_tokens = median_of_prior_values(responses);
-  const std::string label = observations.size() == 1
-                                ? observations.front().label
-                                : "median of " + std::to_string(observations.size()) + " requests";
+  // The count is in `requests`: the engine composes no text (test_purity).
+  const std::string label =
+      observations.size() == 1 ? observations.front().label : "median over the requests";
   if (!ttft_measured.empty()) {
     check.points.push_back({label, LatencyKind::ttft, median_of_prior_values(ttft_measured),
                             median_of_prior_values(ttft_prior)});

@@ -2,16 +2,22 @@
 // through the batching replay on the chosen load levels of each measured run, and every other
 // level predicted (engine/serving/replay_validation.hpp). Reads inference-perf stage folders
 // (stage_N_lifecycle_metrics.json); each level's load is rebuilt from its stated rate, duration and
-// mean lengths.
+// mean lengths. With --prior nothing is fitted: the prior from presets alone is set against each
+// run's measured one-at-a-time latencies, one GPU per run (engine/deployment/prior_check.hpp).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "calibration_commands.hpp"
 #include "choice.hpp"
+#include "kspeed/engine/deployment/prior_check.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/error.hpp"
+#include "kspeed/io/calibration_reader.hpp"
+#include "kspeed/io/files.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/validate_report.hpp"
@@ -28,6 +34,8 @@ struct ValidateFlags {
   PlatformFlags platform;
   std::string fit_levels = "1,2";
   std::string max_seqs, max_batched_tokens, chunked_prefill;
+  bool prior = false;
+  std::string accelmark_suite, concurrency;
   OutputOptions output;
 };
 
@@ -104,6 +112,46 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
   return level;
 }
 
+// A --prior run: "GPU=FILE" names the GPU preset it was measured on; a bare FILE is on --gpu.
+struct PriorRun {
+  std::string gpu;
+  std::string path;
+};
+
+PriorRun split_prior_run(const std::string& text, const std::string& default_gpu) {
+  const std::size_t equals = text.find('=');
+  PriorRun run{default_gpu, text};
+  if (equals != std::string::npos) {
+    run.gpu = text.substr(0, equals);
+    run.path = text.substr(equals + 1);
+  }
+  if (run.gpu.empty() || run.path.empty()) {
+    throw InputError("kspeed validate --prior: run '" + text +
+                     "': expected GPU=FILE (the GPU preset the run was measured on, then its "
+                     "file), or FILE with --gpu NAME");
+  }
+  return run;
+}
+
+// The run's measured latencies: an AccelMark result.json with the suite file --accelmark-suite
+// names (its request lengths), else whatever kspeed calibrate reads.
+io::CalibrationFile read_prior_run(const std::string& path, const std::string& suite_path,
+                                   std::optional<double> concurrency) {
+  if (suite_path.empty()) {
+    try {
+      return io::read_calibration_file(path, concurrency);
+    } catch (const InputError& error) {
+      // The reader's fix (copy the suite file beside the run) is one of two here.
+      if (std::string_view(error.what()).find("suite file") == std::string_view::npos) throw;
+      throw InputError(std::string(error.what()) + ", or name it with --accelmark-suite FILE");
+    }
+  }
+  const std::string text = io::read_text_file(path, "run");
+  if (!io::looks_like_accelmark_result(text)) return io::read_calibration_file(path, concurrency);
+  return io::parse_accelmark_result(text, io::read_text_file(suite_path, "--accelmark-suite"),
+                                    path);
+}
+
 class ValidateCommand final : public Command {
  public:
   explicit ValidateCommand(CLI::App& command) : app_(&command) {
@@ -127,13 +175,26 @@ class ValidateCommand final : public Command {
     app_->add_option("--chunked-prefill", flags_.chunked_prefill,
                      "on or off (vLLM --no-enable-chunked-prefill). Default: on")
         ->type_name("on|off");
+    app_->add_flag("--prior", flags_.prior,
+                   "Fit nothing: the prior from presets against each run's one-at-a-time "
+                   "latencies; runs are GPU=FILE (AccelMark result.json or a per-request log)");
+    app_->add_option("--accelmark-suite", flags_.accelmark_suite,
+                     "AccelMark's suite file (suite_A.json: the request lengths) for --prior "
+                     "runs that have none in a workload/ folder above them")
+        ->type_name("FILE");
+    app_->add_option("--calibrate-concurrency", flags_.concurrency,
+                     "Requests in flight while the --prior runs were measured, when they do not "
+                     "say (1: one at a time)")
+        ->type_name("N");
     add_platform_flags(*app_, flags_.platform);
     end_flag_group(*app_);
     add_output_options(*app_, flags_.output);
     app_->footer(
         "\nExample:\n"
         "  kspeed validate inference-perf-run/ --model llama-3.1-8b --gpu h100-sxm \\\n"
-        "                  --max-seqs 128 --chunked-prefill off --fit-levels 1,2\n" +
+        "                  --max-seqs 128 --chunked-prefill off --fit-levels 1,2\n"
+        "  kspeed validate --prior --model llama-3.1-8b a100-sxm-80gb=a100/result.json \\\n"
+        "                  h200-sxm=h200/result.json --accelmark-suite suite_A.json\n" +
         exit_codes_help());
   }
 
@@ -141,6 +202,12 @@ class ValidateCommand final : public Command {
 
   int execute() override {
     check_output_options(flags_.output);
+    if (flags_.prior) return execute_prior();
+    if (!flags_.accelmark_suite.empty() || !flags_.concurrency.empty()) {
+      throw InputError(
+          "--accelmark-suite and --calibrate-concurrency are read with --prior only (the fitted "
+          "validation reads inference-perf folders): add --prior or leave them out");
+    }
     if (flags_.platform.model.empty() || flags_.platform.gpu.empty()) {
       throw InputError(
           "kspeed validate replays the deployment's step model: name it with --model NAME and "
@@ -202,6 +269,62 @@ class ValidateCommand final : public Command {
     render_and_emit(report::Report{report::validate_view(results, context),
                                    for_people ? report::Document{}
                                               : report::validate_document(results, context)},
+                    flags_.output);
+    return kExitOk;
+  }
+
+  // --prior: one platform per run (its GPU, the shared --model and deployment flags), the
+  // prior's prediction of the run's measured points, nothing fitted.
+  int execute_prior() {
+    if (flags_.platform.model.empty()) {
+      throw InputError(
+          "kspeed validate --prior checks the prior of one model on several GPUs: name it with "
+          "--model NAME (kspeed models lists them)");
+    }
+    if (flags_.fit_levels != "1,2" || !flags_.max_seqs.empty() ||
+        !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty()) {
+      throw InputError(
+          "--prior fits nothing and replays no load: --fit-levels, --max-seqs, "
+          "--max-batched-tokens and --chunked-prefill do not apply; leave them out");
+    }
+    std::optional<double> concurrency;
+    if (!flags_.concurrency.empty()) {
+      concurrency = io::parse_positive_number(flags_.concurrency, "--calibrate-concurrency");
+    }
+    std::vector<engine::PriorCheck> checks;
+    report::PriorContext context;
+    context.model = flags_.platform.model;
+    for (const std::string& text : flags_.runs) {
+      const PriorRun run = split_prior_run(text, flags_.platform.gpu);
+      PlatformFlags flags = flags_.platform;
+      flags.gpu = run.gpu;
+      const std::optional<engine::Platform> platform = resolve_platform(flags, {});
+      if (!platform) throw InputError(text + ": --model and the GPU did not resolve");
+      const io::CalibrationFile file =
+          read_prior_run(run.path, flags_.accelmark_suite, concurrency);
+      const engine::CalibratedStepModel prior = engine::modelled_step_model_with_tp_comm(*platform);
+      checks.push_back(engine::check_prior(prior, file.points, file.cached_tokens,
+                                           report::deployment_name(*platform), run.path));
+      if (context.prior_notes.empty()) {
+        context.prior_notes = {
+            fmt::format("efficiencies: bandwidth {:.2f}, GEMM compute {:.2f}, attention "
+                        "compute {:.2f} (the cited defaults, the same on every GPU: "
+                        "step_calibration.hpp)",
+                        prior.efficiency.bandwidth, prior.efficiency.gemm_compute,
+                        prior.efficiency.attention_compute),
+            "no per-step fixed cost and no per-request overhead (0: a roofline has no CPU "
+            "term); TTFT = one prefill step, TPOT = one decode step at the mean context",
+        };
+        context.settings = {
+            "tp " + std::to_string(platform->tensor_parallel.value) + " (" +
+                std::string(engine::to_string(platform->tensor_parallel.provenance)) + ")",
+            "precision " + platform->precision.value + ", KV " + platform->kv_dtype.value};
+      }
+    }
+    const bool for_people = parse_output_format(flags_.output).for_people();
+    render_and_emit(report::Report{report::prior_check_view(checks, context),
+                                   for_people ? report::Document{}
+                                              : report::prior_check_document(checks, context)},
                     flags_.output);
     return kExitOk;
   }

@@ -132,4 +132,121 @@ Document validate_document(const std::vector<engine::ValidationResult>& results,
   return document;
 }
 
+namespace {
+
+const engine::PointResidual* prior_point(const engine::PriorCheck& check,
+                                         engine::LatencyKind kind) {
+  for (const engine::PointResidual& point : check.points) {
+    if (point.kind == kind) return &point;
+  }
+  return nullptr;
+}
+
+// "measured / prior (error)" for one latency of one deployment, or "–" when the run has none.
+std::string prior_cell(const engine::PriorCheck& check, engine::LatencyKind kind) {
+  const engine::PointResidual* point = prior_point(check, kind);
+  if (point == nullptr) return "–";
+  return fmt::format("{} / {} ({})", human_ms(point->measured_ms), human_ms(point->predicted_ms),
+                     error_text(engine::prior_error(*point)));
+}
+
+std::string prior_kind_name(engine::LatencyKind kind) {
+  return kind == engine::LatencyKind::ttft ? "TTFT" : "TPOT";
+}
+
+}  // namespace
+
+View prior_check_view(const std::vector<engine::PriorCheck>& checks, const PriorContext& context) {
+  View view;
+  view.title("kspeed validate --prior · " + context.model + " · " + std::to_string(checks.size()) +
+             (checks.size() == 1 ? " deployment" : " deployments"));
+  view.answer(
+      "The uncalibrated prior (presets and cited default efficiencies, nothing fitted) against "
+      "each run's latencies: measured / prior, modelled (error = prior / measured − 1).");
+  Table table{{"deployment", "prompt / output", "TTFT", "TPOT"},
+              {Align::left, Align::right, Align::right, Align::right},
+              {}};
+  for (const engine::PriorCheck& check : checks) {
+    table.rows.push_back(
+        {check.deployment,
+         fmt::format("{:.0f} / {:.0f}", check.prompt_tokens, check.response_tokens),
+         prior_cell(check, engine::LatencyKind::ttft),
+         prior_cell(check, engine::LatencyKind::tpot)});
+  }
+  view.table(table);
+  view.subheading("Across the deployments: |error| of the prior");
+  Table summary{{"metric", "deployments", "median |error|", "worst |error|", "worst at"},
+                {Align::left, Align::right, Align::right, Align::right, Align::left},
+                {}};
+  for (const engine::PriorErrorSummary& s : engine::summarize_prior_checks(checks)) {
+    summary.rows.push_back({prior_kind_name(s.kind), std::to_string(s.deployments),
+                            fmt::format("{:.1f}%", 100 * s.median_abs_error),
+                            fmt::format("{:.1f}%", 100 * s.worst_abs_error), s.worst_deployment});
+  }
+  view.table(summary);
+  for (const engine::PriorCheck& check : checks) {
+    std::string run = check.deployment + ": " + check.source + " (measured; " +
+                      std::to_string(check.requests) +
+                      (check.requests == 1 ? " point" : " requests, medians") + ", concurrency " +
+                      fmt::format("{:.0f}", check.concurrency);
+    if (check.cached_ttfts_left_out > 0) {
+      run += "; " + std::to_string(check.cached_ttfts_left_out) +
+             " TTFTs left out: a prefix cache served part of the prompt, which the prior "
+             "prefills";
+    }
+    view.fact("run", run + ")");
+  }
+  for (const std::string& note : context.prior_notes) view.fact("prior", note);
+  for (const std::string& setting : context.settings) view.fact("setting", setting);
+  return view;
+}
+
+Document prior_check_document(const std::vector<engine::PriorCheck>& checks,
+                              const PriorContext& context) {
+  Document document;
+  ordered_json& tree = document.tree;
+  tree["schema_version"] = kSchemaVersion;
+  tree["command"] = "validate";
+  tree["mode"] = "prior";
+  tree["model"] = context.model;
+  tree["prior_notes"] = context.prior_notes;
+  tree["settings"] = context.settings;
+  ordered_json deployments = ordered_json::array();
+  for (const engine::PriorCheck& check : checks) {
+    ordered_json points = ordered_json::array();
+    for (const engine::PointResidual& point : check.points) {
+      const ordered_json row = {{"metric", std::string(engine::to_string(point.kind))},
+                                {"label", point.label},
+                                {"measured_ms", point.measured_ms},
+                                {"predicted_ms", point.predicted_ms},
+                                {"error", engine::prior_error(point)}};
+      points.push_back(row);
+      ordered_json record = row;
+      record["schema_version"] = kSchemaVersion;
+      record["deployment"] = check.deployment;
+      record["source"] = check.source;
+      document.records.push_back(record);
+    }
+    deployments.push_back({{"deployment", check.deployment},
+                           {"source", check.source},
+                           {"prompt_tokens", check.prompt_tokens},
+                           {"response_tokens", check.response_tokens},
+                           {"concurrency", check.concurrency},
+                           {"requests", check.requests},
+                           {"cached_ttfts_left_out", check.cached_ttfts_left_out},
+                           {"points", points}});
+  }
+  tree["deployments"] = deployments;
+  ordered_json summary = ordered_json::array();
+  for (const engine::PriorErrorSummary& s : engine::summarize_prior_checks(checks)) {
+    summary.push_back({{"metric", std::string(engine::to_string(s.kind))},
+                       {"deployments", s.deployments},
+                       {"median_abs_error", s.median_abs_error},
+                       {"worst_abs_error", s.worst_abs_error},
+                       {"worst_deployment", s.worst_deployment}});
+  }
+  tree["summary"] = summary;
+  return document;
+}
+
 }  // namespace kspeed::report

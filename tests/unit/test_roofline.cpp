@@ -84,8 +84,8 @@ TEST_CASE("every built-in GPU and model preset parses", "[roofline]") {
     CHECK(model.name == name);
     CHECK_FALSE(model.source.empty());
   }
-  CHECK(io::builtin_gpu_names().size() == 16);
-  CHECK(io::builtin_model_names().size() == 12);
+  CHECK(io::builtin_gpu_names().size() == 26);
+  CHECK(io::builtin_model_names().size() == 14);
 }
 
 TEST_CASE("roofline time, bound and attainable fraction", "[roofline]") {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kspeed/engine/deployment/prior_check.hpp"
 #include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/report/render.hpp"
 
@@ -22,5 +23,17 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
                    const ValidateContext& context);
 Document validate_document(const std::vector<engine::ValidationResult>& results,
                            const ValidateContext& context);
+
+/// `kspeed validate --prior`: what the prior stands on (its efficiencies and their sources) and
+/// the settings shared by every deployment checked.
+struct PriorContext {
+  std::string model;
+  std::vector<std::string> prior_notes;
+  std::vector<std::string> settings;
+};
+
+View prior_check_view(const std::vector<engine::PriorCheck>& checks, const PriorContext& context);
+Document prior_check_document(const std::vector<engine::PriorCheck>& checks,
+                              const PriorContext& context);
 
 }  // namespace kspeed::report

@@ -81,10 +81,13 @@ class Simulator final : private StepForming {
  public:
   Simulator(const std::vector<ReplayRequest>& requests, StepTimer& timer,
             const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-            const CompletionCallback& on_complete, bool keep_timing, bool keep_sent_times)
+            const CompletionCallback& on_complete, bool keep_timing, bool keep_sent_times,
+            const CompletionVerdict* keep_going = nullptr)
       : requests_(requests),
         keep_timing_(keep_timing),
         keep_sent_times_(keep_sent_times),
+        keep_itl_(keep_going == nullptr),
+        keep_going_(keep_going),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
@@ -101,7 +104,7 @@ class Simulator final : private StepForming {
       out_.sent_s.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());
     }
     out_.totals.requests = static_cast<std::int64_t>(requests.size());
-    out_.totals.itl.counts.assign(kItlBins, 0);
+    if (keep_itl_) out_.totals.itl.counts.assign(kItlBins, 0);
     // A closed loop's clients, or an open loop's in-flight slots: each is ready at 0.
     const std::int64_t slots = slot_count();
     if (slots > 0) {
@@ -113,7 +116,7 @@ class Simulator final : private StepForming {
   BatchReplay run() {
     std::int64_t scheduled_sum = 0;
     schedule_arrival();
-    while (!events_.empty()) {
+    while (!events_.empty() && !stopped_) {
       const Event event = events_.pop();
       if (event.rank == kArrival) {
         if (event.id != arrival_generation_) continue;  // superseded
@@ -403,7 +406,7 @@ class Simulator final : private StepForming {
       if (sequence.generated == 0) {
         sequence.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
       } else {
-        out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
+        if (keep_itl_) out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
       }
       ++sequence.generated;
       ++out_.totals.output_tokens;
@@ -441,11 +444,18 @@ class Simulator final : private StepForming {
     client_ready(end_s + overhead_ms / 1000.0);
     if (keep_timing_) out_.timing[static_cast<std::size_t>(sequence.index)] = timing;
     if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
+    if (keep_going_ && !(*keep_going_)(static_cast<std::size_t>(sequence.index), timing)) {
+      stopped_ = true;
+    }
   }
 
   const std::vector<ReplayRequest>& requests_;
   bool keep_timing_;      // out_.timing holds every request's values (else on_complete alone)
   bool keep_sent_times_;  // out_.sent_s holds every request's send time
+  bool keep_itl_;         // out_.totals.itl counts every inter-token latency
+  // replay_until's: asked at each completion whether the replay goes on.
+  const CompletionVerdict* keep_going_;
+  bool stopped_ = false;  // keep_going_ said no: no further event is run
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;
@@ -525,6 +535,15 @@ BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer
   Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing,
                       keep_sent_times);
   return simulator.run();
+}
+
+ReplayTotals replay_until(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                          const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                          const ArrivalOptions& arrivals, const CompletionVerdict& keep_going) {
+  ModelStepTimer timer(model, speedup);
+  const CompletionCallback none;  // the simulator holds it by reference: it outlives the run
+  Simulator simulator(requests, timer, scheduler, arrivals, none, false, false, &keep_going);
+  return simulator.run().totals;
 }
 
 }  // namespace kspeed::engine

@@ -180,6 +180,18 @@ BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const Ste
                            const CompletionCallback& on_complete = {}, bool keep_timing = true,
                            bool keep_sent_times = false);
 
+/// Whether a replay goes on: asked once per request as it completes (index into the input);
+/// false ends the replay there, the rest of the log unreplayed.
+using CompletionVerdict = std::function<bool(std::size_t, const RequestTiming&)>;
+
+/// A replay kept to what a search asks of it (a capacity search's attainment, the saturation
+/// rate): no per-request values and no ITL histogram are kept (the totals' itl stays empty);
+/// each request's values go to `keep_going` as it completes, and the replay stops when it says
+/// false (the totals then cover only what ran). Otherwise the same replay as replay_batches.
+ReplayTotals replay_until(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                          const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                          const ArrivalOptions& arrivals, const CompletionVerdict& keep_going);
+
 class StepTimer;
 
 /// The same with the step-time model injected (step_timer.hpp): `timer` times every step.

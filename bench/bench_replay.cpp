@@ -94,12 +94,15 @@ void BM_ReplayServingCapacityMillion(benchmark::State& state) {
   setup.speedup = {2, 2};
   setup.slo = {1000.0, 50.0, 0.9};
   int replays = 0;
+  int replica_replays = 0;
   for (auto _ : state) {
     const ServingReplay replay = replay_serving(log, setup);
     replays = replay.capacity_before->replays + replay.capacity_after->replays;
+    replica_replays = replay.replicas_before->replays + replay.replicas_after->replays;
     benchmark::DoNotOptimize(replay);
   }
   state.counters["capacity_replays"] = replays;
+  state.counters["replica_replays"] = replica_replays;
 }
 BENCHMARK(BM_ReplayServingCapacityMillion)
     ->Unit(benchmark::kMillisecond)

@@ -406,7 +406,7 @@ class Simulator final : private StepForming {
       if (sequence.generated == 0) {
         sequence.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
       } else {
-        if (keep_itl_) out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
+        if (keep_itl_) add_itl((end_s - sequence.last_token_s) * 1000.0);
       }
       ++sequence.generated;
       ++out_.totals.output_tokens;
@@ -420,6 +420,17 @@ class Simulator final : private StepForming {
       std::erase_if(replica.running, [](const Sequence& s) { return s.blocks < 0; });
     }
     return in_batch;
+  }
+
+  // ItlHistogram::add, with the last value's bin remembered: the decodes of one step that were
+  // also in the step before share one inter-token latency (the step's time), so one logarithm a
+  // step serves them all. Same bins, same sums in the same order.
+  void add_itl(double itl_ms) {
+    if (itl_ms != last_itl_ms_) {
+      last_itl_ms_ = itl_ms;
+      last_itl_bin_ = ItlHistogram::bin_of(itl_ms);
+    }
+    out_.totals.itl.add_to_bin(last_itl_bin_, 1, itl_ms);
   }
 
   void finish(Replica& replica, Sequence& sequence, double end_s) {
@@ -456,6 +467,8 @@ class Simulator final : private StepForming {
   // replay_until's: asked at each completion whether the replay goes on.
   const CompletionVerdict* keep_going_;
   bool stopped_ = false;  // keep_going_ said no: no further event is run
+  double last_itl_ms_ = std::numeric_limits<double>::quiet_NaN();  // add_itl's last value
+  std::size_t last_itl_bin_ = 0;                                   // and its bin
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;

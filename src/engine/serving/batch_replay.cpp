@@ -259,6 +259,9 @@ class Simulator final : private StepForming {
 
   // Blocks to add so that `sequence` holds `tokens`.
   std::int32_t extra_blocks(const Sequence& sequence, std::int64_t tokens) const {
+    // Most steps a sequence's blocks already hold its next token (a decode needs a block once
+    // every block_tokens tokens): no division then, the same 0.
+    if (tokens <= static_cast<std::int64_t>(sequence.blocks) * scheduler_.block_tokens) return 0;
     return std::max<std::int32_t>(
         0,
         static_cast<std::int32_t>(blocks_for(tokens, scheduler_.block_tokens)) - sequence.blocks);

@@ -594,6 +594,20 @@ TEST_CASE("capacity: the attainment reported is the full replay's at that rate",
   const BatchReplay full = replay_batches(log, setup.step, {}, setup.scheduler, at);
   CHECK(capacity.attainment == *slo_attainment(full.timing, setup.slo));
   CHECK(capacity.attainment >= 0.9);
+  // replay_serving runs the after side on a second thread: its answers are the ones one thread
+  // finds for that side alone.
+  setup.speedup = {2, 2};
+  const ServingReplay both = replay_serving(log, setup);
+  const double saturation_after = saturation_rate(log, setup.step, setup.speedup, setup);
+  const Capacity after = find_capacity(log, setup.step, setup.speedup, setup, saturation_after);
+  REQUIRE(both.capacity_before);
+  REQUIRE(both.capacity_after);
+  CHECK(both.capacity_before->rate_scale == capacity.rate_scale);
+  CHECK(both.capacity_before->replays == capacity.replays);
+  CHECK(both.capacity_after->rate_scale == after.rate_scale);
+  CHECK(both.capacity_after->attainment == after.attainment);
+  CHECK(both.after.saturation_rate_per_s == saturation_after);
+  CHECK(both.capacity_after->rate_scale > capacity.rate_scale);
 }
 
 }  // namespace unit_batch_replay

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <utility>
 
 #include "kspeed/engine/serving/event_queue.hpp"
 #include "kspeed/engine/serving/kv_blocks.hpp"
@@ -107,7 +108,15 @@ class Simulator final : private StepForming {
     if (keep_itl_) out_.totals.itl.counts.assign(kItlBins, 0);
     // A closed loop's clients, or an open loop's in-flight slots: each is ready at 0.
     const std::int64_t slots = slot_count();
-    if (slots > 0) {
+    if (sessions()) {
+      // Client c starts session c; the next session not yet started is the clients' count.
+      const std::size_t turns = session_turns();
+      for (std::size_t c = 0; c < static_cast<std::size_t>(slots); ++c) {
+        if (c * turns >= requests.size()) break;
+        ready_turns_.push({0.0, c * turns});
+        next_session_ = c + 1;
+      }
+    } else if (slots > 0) {
       const auto clients = std::min<std::size_t>(static_cast<std::size_t>(slots), requests.size());
       for (std::size_t c = 0; c < clients; ++c) ready_clients_.push(0.0);
     }
@@ -148,8 +157,13 @@ class Simulator final : private StepForming {
     return arrivals_.concurrency > 0 ? arrivals_.concurrency : arrivals_.max_inflight;
   }
 
+  // A closed loop of sessions (ArrivalOptions::session_turns > 1).
+  bool sessions() const { return arrivals_.concurrency > 0 && arrivals_.session_turns > 1; }
+  std::size_t session_turns() const { return static_cast<std::size_t>(arrivals_.session_turns); }
+
   double next_arrival_s() const {
     if (next_request_ >= requests_.size()) return kUnlimited;
+    if (sessions()) return ready_turns_.empty() ? kUnlimited : ready_turns_.top().first;
     const double scheduled_s = requests_[next_request_].arrival_s / arrivals_.rate_scale;
     if (slot_count() > 0) {
       if (ready_clients_.empty()) return kUnlimited;
@@ -199,19 +213,26 @@ class Simulator final : private StepForming {
   // The next request arrives: to the replica the router names (returned), or to the router's
   // queue (replicas_.size()).
   std::size_t dispatch(double arrival_s) {
-    if (slot_count() > 0) ready_clients_.pop();
-    const ReplayRequest& request = requests_[next_request_];
+    // The request sent: a session's next turn, else the log's next request.
+    std::size_t index = next_request_;
+    if (sessions()) {
+      index = ready_turns_.top().second;
+      ready_turns_.pop();
+    } else if (slot_count() > 0) {
+      ready_clients_.pop();
+    }
+    const ReplayRequest& request = requests_[index];
     Sequence sequence;
     sequence.arrival_s = arrival_s;
-    sequence.index = static_cast<std::int32_t>(next_request_);
+    sequence.index = static_cast<std::int32_t>(index);
     // Lengths held below 2^28 so that prompt + response stays far from int32's limit.
     sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxReplayTokens);
     sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxReplayTokens);
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     sequence.kernel_speedup = request.kernel_speedup;
-    if (keep_sent_times_) out_.sent_s[next_request_] = arrival_s;
-    const std::size_t r = router_->route(next_request_);
+    if (keep_sent_times_) out_.sent_s[index] = arrival_s;
+    const std::size_t r = router_->route(index);
     if (r < replicas_.size()) {
       assign(sequence, r, arrival_s);
     } else {
@@ -343,7 +364,7 @@ class Simulator final : private StepForming {
       timing.replica = sequence.replica;
     }
     ++out_.totals.unschedulable;
-    client_ready(sequence.arrival_s);
+    client_ready(sequence.arrival_s, static_cast<std::size_t>(sequence.index));
   }
 
   std::size_t index_of(const Replica& replica) const {
@@ -357,10 +378,19 @@ class Simulator final : private StepForming {
     at_router_.pop_front();
   }
 
-  // A request left the engine at `time_s`: its client (closed loop) may send again after its
-  // think time, or its in-flight slot (capped open loop) is free.
-  void client_ready(double time_s) {
-    if (arrivals_.concurrency > 0) {
+  // Request `index` left the engine at `time_s`: its client (closed loop) may send again after
+  // its think time (with sessions: its session's next turn, else the next session), or its
+  // in-flight slot (capped open loop) is free.
+  void client_ready(double time_s, std::size_t index) {
+    if (sessions()) {
+      const std::size_t turns = session_turns();
+      std::size_t next = index + 1;
+      if (next % turns == 0 || next >= requests_.size()) {  // its session is over
+        next = next_session_ * turns;
+        ++next_session_;
+      }
+      if (next < requests_.size()) ready_turns_.push({time_s + arrivals_.think_time_s, next});
+    } else if (arrivals_.concurrency > 0) {
       ready_clients_.push(time_s + arrivals_.think_time_s);
     } else if (arrivals_.max_inflight > 0) {
       ready_clients_.push(time_s);
@@ -455,7 +485,7 @@ class Simulator final : private StepForming {
     set_outstanding(index_of(replica), replica.outstanding - 1);
     replica_freed(replica, end_s);
     out_.totals.last_completion_s = std::max(out_.totals.last_completion_s, end_s);
-    client_ready(end_s + overhead_ms / 1000.0);
+    client_ready(end_s + overhead_ms / 1000.0, static_cast<std::size_t>(sequence.index));
     if (keep_timing_) out_.timing[static_cast<std::size_t>(sequence.index)] = timing;
     if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
     if (keep_going_ && !(*keep_going_)(static_cast<std::size_t>(sequence.index), timing)) {
@@ -490,7 +520,13 @@ class Simulator final : private StepForming {
   BatchComposition batch_;
   std::deque<Sequence> at_router_;  // shared_queue routing: requests no replica has room for
   std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
-  std::size_t next_request_ = 0;
+  // Closed loop of sessions: when each client sends its next turn (request index); ties go by
+  // index. The next session to start is session next_session_.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>,
+                      std::greater<>>
+      ready_turns_;
+  std::size_t next_session_ = 0;
+  std::size_t next_request_ = 0;  // requests sent (without sessions: also the next one's index)
   BatchReplay out_;
 };
 

@@ -55,6 +55,7 @@ ServingSetup with_arrivals(const ServingSetup& setup, double rate_scale, std::in
   if (concurrency > 0) {
     out.arrivals.think_time_s = 0;
     out.arrivals.max_inflight = 0;
+    out.arrivals.session_turns = 0;
   }
   return out;
 }

@@ -160,6 +160,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"seed", "Load"},
       {"max-inflight", "Load"},
       {"think-time", "Load"},
+      {"session-turns", "Load"},
       {"slo-ttft", "Load"},
       {"slo-tpot", "Load"},
       {"attainment", "Load"},

@@ -280,6 +280,10 @@ void add_load_flags(CLI::App& app, MixFlags& flags) {
                  "With --concurrency: each client waits this long after a response before its "
                  "next request (2s)")
       ->type_name("DURATION");
+  app.add_option("--session-turns", flags.session_turns,
+                 "With --concurrency: the requests are sessions of T consecutive turns; a client "
+                 "sends its session's turns in order, then starts the next session")
+      ->type_name("T");
 }
 
 // The deployment the replay runs on, registered by the code estimate and sweep use.
@@ -441,7 +445,8 @@ void reject_replay_flags_without_replay(const MixFlags& flags) {
                                     {"--rate", &flags.rate},
                                     {"--duration", &flags.duration},
                                     {"--max-inflight", &flags.max_inflight},
-                                    {"--think-time", &flags.think_time}}) {
+                                    {"--think-time", &flags.think_time},
+                                    {"--session-turns", &flags.session_turns}}) {
     if (!value->empty()) {
       throw InputError(std::string(flag) +
                        " describes the batching replay: add --replay (SLO attainment and "
@@ -505,6 +510,15 @@ engine::ArrivalOptions parse_arrivals(const MixFlags& flags) {
           "request: add --concurrency N (an open loop's arrivals come from the log or --arrivals)");
     }
     arrivals.think_time_s = io::parse_duration_ms(flags.think_time, "--think-time") / 1000.0;
+  }
+  if (!flags.session_turns.empty()) {
+    if (arrivals.concurrency == 0) {
+      throw InputError(
+          "--session-turns groups a closed loop's requests into sessions its clients send turn "
+          "by turn: add --concurrency N");
+    }
+    arrivals.session_turns =
+        parse_whole(flags.session_turns, "--session-turns", "a number of turns a session", 1e7);
   }
   arrivals.routing =
       parse_choice<engine::Routing>(flags.routing, "--routing", "routing",

@@ -50,7 +50,7 @@ struct MixFlags {
   /// The load model (load_generator.hpp): generated requests without a log, or generated
   /// arrivals for the log's requests; the client's limits.
   std::string arrivals, rate, prompt_tokens, output_tokens, requests, duration, seed, max_inflight,
-      think_time;
+      think_time, session_turns;
   OutputOptions output;
 };
 

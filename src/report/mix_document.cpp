@@ -298,6 +298,9 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
   if (arrivals.concurrency > 0 && arrivals.think_time_s > 0) {
     out["arrivals"]["think_time_s"] = arrivals.think_time_s;
   }
+  if (arrivals.concurrency > 0 && arrivals.session_turns > 1) {
+    out["arrivals"]["session_turns"] = arrivals.session_turns;
+  }
   // estimate's and sweep's names for the kernel speedup each phase's attention gets; null: each
   // request's own (--kernel-speedup-table read at its prompt).
   const engine::AttentionSpeedup& speedup = setup.speedup;

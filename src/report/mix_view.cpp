@@ -544,8 +544,11 @@ std::string arrivals_text(const engine::MixResult& r) {
     const std::string think =
         a.think_time_s > 0 ? ", each thinking " + human_ms(a.think_time_s * 1000) + " between"
                            : std::string();
-    return fmt::format("{} requests from a closed loop of {} clients{} on {}",
-                       human_count(q.requests), a.concurrency, think, replicas);
+    const std::string sessions = a.session_turns > 1
+                                     ? fmt::format(", in sessions of {} turns", a.session_turns)
+                                     : std::string();
+    return fmt::format("{} requests from a closed loop of {} clients{}{} on {}",
+                       human_count(q.requests), a.concurrency, sessions, think, replicas);
   }
   const std::string cap =
       a.max_inflight > 0 ? fmt::format(", at most {} in flight", a.max_inflight) : std::string();
@@ -657,8 +660,9 @@ Table disagg_table(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   Table table;
   const std::string colocated = "colocated";
-  table.header = {"metric (ms)",       colocated + " before", "after",  "speedup",
-                  d.name + " before", "after",               "speedup"};
+  table.header = {"metric (ms)", colocated + " before", "after",
+                  "speedup",     d.name + " before",    "after",
+                  "speedup"};
   table.align = {Align::left,  Align::right, Align::right, Align::right,
                  Align::right, Align::right, Align::right};
   add_disagg_rows(table, "TTFT", r, &engine::ReplaySide::ttft_ms, &engine::DisaggSide::ttft_ms);
@@ -673,11 +677,10 @@ Table disagg_table(const engine::MixResult& r) {
                                    const std::optional<engine::Capacity>& a) {
       return b && a ? ratio_cell(a->requests_per_s, b->requests_per_s) : std::string();
     };
-    table.rows.push_back({"capacity at the SLO", capacity_cell(s.capacity_before),
-                          capacity_cell(s.capacity_after),
-                          capacity_ratio(s.capacity_before, s.capacity_after),
-                          capacity_cell(d.capacity_before), capacity_cell(d.capacity_after),
-                          capacity_ratio(d.capacity_before, d.capacity_after)});
+    table.rows.push_back(
+        {"capacity at the SLO", capacity_cell(s.capacity_before), capacity_cell(s.capacity_after),
+         capacity_ratio(s.capacity_before, s.capacity_after), capacity_cell(d.capacity_before),
+         capacity_cell(d.capacity_after), capacity_ratio(d.capacity_before, d.capacity_after)});
   }
   return table;
 }
@@ -685,8 +688,9 @@ Table disagg_table(const engine::MixResult& r) {
 // Each pool: how busy, how long requests waited there, and what the kernel saved there.
 Table disagg_pool_table(const engine::MixDisagg& d, const std::vector<double>& points) {
   Table table;
-  table.header = {"pool", "replicas", "utilisation before", "after", "busy time saved",
-                  "wait p50 before", "after", "wait p99 before", "after"};
+  table.header = {"pool",  "replicas",        "utilisation before",
+                  "after", "busy time saved", "wait p50 before",
+                  "after", "wait p99 before", "after"};
   table.align = {Align::left,  Align::right, Align::right, Align::right, Align::right,
                  Align::right, Align::right, Align::right, Align::right};
   const auto percentile = [&points](const engine::Distribution& x, double point) {
@@ -699,22 +703,17 @@ Table disagg_pool_table(const engine::MixDisagg& d, const std::vector<double>& p
     return b.totals.busy_ms > 0 ? human_percent(1 - a.totals.busy_ms / b.totals.busy_ms)
                                 : std::string("–");
   };
-  table.rows.push_back({"prefill", human_count(d.request.prefill_replicas),
-                        human_percent(d.before.prefill.utilisation),
-                        human_percent(d.after.prefill.utilisation),
-                        saved(d.before.prefill, d.after.prefill),
-                        percentile(d.before.prefill_queue_ms, 50),
-                        percentile(d.after.prefill_queue_ms, 50),
-                        percentile(d.before.prefill_queue_ms, 99),
-                        percentile(d.after.prefill_queue_ms, 99)});
-  table.rows.push_back({"decode", human_count(d.request.decode_replicas),
-                        human_percent(d.before.decode.utilisation),
-                        human_percent(d.after.decode.utilisation),
-                        saved(d.before.decode, d.after.decode),
-                        percentile(d.before.decode_wait_ms, 50),
-                        percentile(d.after.decode_wait_ms, 50),
-                        percentile(d.before.decode_wait_ms, 99),
-                        percentile(d.after.decode_wait_ms, 99)});
+  table.rows.push_back(
+      {"prefill", human_count(d.request.prefill_replicas),
+       human_percent(d.before.prefill.utilisation), human_percent(d.after.prefill.utilisation),
+       saved(d.before.prefill, d.after.prefill), percentile(d.before.prefill_queue_ms, 50),
+       percentile(d.after.prefill_queue_ms, 50), percentile(d.before.prefill_queue_ms, 99),
+       percentile(d.after.prefill_queue_ms, 99)});
+  table.rows.push_back(
+      {"decode", human_count(d.request.decode_replicas), human_percent(d.before.decode.utilisation),
+       human_percent(d.after.decode.utilisation), saved(d.before.decode, d.after.decode),
+       percentile(d.before.decode_wait_ms, 50), percentile(d.after.decode_wait_ms, 50),
+       percentile(d.before.decode_wait_ms, 99), percentile(d.after.decode_wait_ms, 99)});
   return table;
 }
 
@@ -771,10 +770,10 @@ std::string disagg_verdict_text(const engine::MixResult& r) {
 
 void add_disagg(View& view, const engine::MixResult& r) {
   const engine::MixDisagg& d = *r.disagg;
-  view.subheading(fmt::format("Disaggregated (--disagg {}): {} prefill and {} decode, the same "
-                              "requests, beside the colocated replay above",
-                              d.name, replicas_text(d.request.prefill_replicas),
-                              replicas_text(d.request.decode_replicas)));
+  view.subheading(fmt::format(
+      "Disaggregated (--disagg {}): {} prefill and {} decode, the same "
+      "requests, beside the colocated replay above",
+      d.name, replicas_text(d.request.prefill_replicas), replicas_text(d.request.decode_replicas)));
   view.table(disagg_table(r));
   std::string caption =
       "replayed (modelled): each pool a continuous-batching replay of its deployment; TTFT = "

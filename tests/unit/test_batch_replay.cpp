@@ -553,4 +553,89 @@ TEST_CASE("bisect_capacity narrows a bracket in log rate scale to the tolerance"
   CHECK(narrow.low_attained == 0.98);
 }
 
+TEST_CASE("a search's replay: no ITLs kept, and it stops when told", "[batch_replay][serving]") {
+  // replay_until is the capacity search's replay: the same replay as replay_batches (same steps,
+  // same per-request values) without the ITL histogram, and it ends at the completion whose
+  // verdict is false, so a rate that has already failed its SLO target is not replayed further.
+  StepModel step;
+  step.fixed_ms = 2;
+  step.weights_ms = 4.8;
+  step.ms_per_token = 0.023;
+  step.ms_per_prefill_pair = 7.5e-7;
+  step.ms_per_kv_token = 3.9e-5;
+  std::vector<ReplayRequest> log;
+  for (int i = 0; i < 400; ++i) {
+    log.push_back({0.01 * i, 100 + 37 * (i % 13), 1 + (i % 7) * 20, 0});
+  }
+  const SchedulerOptions scheduler;
+  const ArrivalOptions arrivals;
+  const BatchReplay kept = replay_batches(log, step, {}, scheduler, arrivals);
+  std::vector<RequestTiming> seen(log.size());
+  std::size_t completions = 0;
+  const CompletionVerdict all = [&](std::size_t i, const RequestTiming& t) {
+    seen[i] = t;
+    ++completions;
+    return true;
+  };
+  const ReplayTotals whole = replay_until(log, step, {}, scheduler, arrivals, all);
+  CHECK(completions == log.size());
+  CHECK(whole.steps == kept.totals.steps);
+  CHECK(whole.last_completion_s == kept.totals.last_completion_s);
+  CHECK(whole.output_tokens == kept.totals.output_tokens);
+  CHECK(kept.totals.itl.total > 0);
+  CHECK(whole.itl.total == 0);
+  for (std::size_t i = 0; i < log.size(); ++i) CHECK(seen[i].e2e_ms == kept.timing[i].e2e_ms);
+  std::size_t before_stop = 0;
+  const CompletionVerdict ten = [&before_stop](std::size_t, const RequestTiming&) {
+    return ++before_stop < 10;
+  };
+  const ReplayTotals stopped = replay_until(log, step, {}, scheduler, arrivals, ten);
+  CHECK(before_stop == 10);
+  CHECK(stopped.steps < whole.steps / 4);
+  CHECK(stopped.output_tokens < whole.output_tokens / 4);
+}
+
+TEST_CASE("capacity: the attainment reported is the full replay's at that rate",
+          "[batch_replay][serving]") {
+  // Failing rates stop early (their attainment is only a bound); the rate reported ran whole.
+  ServingSetup setup;
+  setup.step.fixed_ms = 2;
+  setup.step.weights_ms = 5;
+  setup.step.ms_per_token = 0.023;
+  setup.step.ms_per_prefill_pair = 7.5e-7;
+  setup.step.ms_per_kv_token = 3.9e-5;
+  setup.slo.ttft_ms = 200;
+  setup.slo.tpot_ms = 30;
+  std::vector<ReplayRequest> log;
+  std::mt19937_64 random(11);
+  double t = 0;
+  for (int i = 0; i < 2000; ++i) {
+    t += -std::log((static_cast<double>(random() >> 11) + 0.5) / 9007199254740992.0) / 20.0;
+    log.push_back({t, 200 + static_cast<std::int32_t>(random() % 2000),
+                   1 + static_cast<std::int32_t>(random() % 300), 0});
+  }
+  const double saturation = saturation_rate(log, setup.step, {}, setup);
+  const Capacity capacity = find_capacity(log, setup.step, {}, setup, saturation);
+  REQUIRE(capacity.status == CapacityStatus::found);
+  ArrivalOptions at = setup.arrivals;
+  at.rate_scale = capacity.rate_scale;
+  const BatchReplay full = replay_batches(log, setup.step, {}, setup.scheduler, at);
+  CHECK(capacity.attainment == *slo_attainment(full.timing, setup.slo));
+  CHECK(capacity.attainment >= 0.9);
+  // replay_serving runs the after side on a second thread: its answers are the ones one thread
+  // finds for that side alone.
+  setup.speedup = {2, 2};
+  const ServingReplay both = replay_serving(log, setup);
+  const double saturation_after = saturation_rate(log, setup.step, setup.speedup, setup);
+  const Capacity after = find_capacity(log, setup.step, setup.speedup, setup, saturation_after);
+  REQUIRE(both.capacity_before);
+  REQUIRE(both.capacity_after);
+  CHECK(both.capacity_before->rate_scale == capacity.rate_scale);
+  CHECK(both.capacity_before->replays == capacity.replays);
+  CHECK(both.capacity_after->rate_scale == after.rate_scale);
+  CHECK(both.capacity_after->attainment == after.attainment);
+  CHECK(both.after.saturation_rate_per_s == saturation_after);
+  CHECK(both.capacity_after->rate_scale > capacity.rate_scale);
+}
+
 }  // namespace unit_batch_replay

@@ -290,4 +290,70 @@ TEST_CASE("the load generator is seeded and its processes have their stated mome
   CHECK(ten_seconds.back().arrival_s == Approx(9.75));
 }
 
+TEST_CASE(
+    "sessions of turns: each turn after the last one's answer and a think time, prefixes "
+    "reused, Little's law",
+    "[load_models][sessions]") {
+  // Sessions of 4 turns: turn k's prompt is the whole context so far (the earlier turns' prompts
+  // and answers) plus a new message, and that context is its cached prefix.
+  constexpr std::size_t kTurns = 4;
+  const std::vector<ReplayRequest> messages =
+      generate_load(varied_lengths(ArrivalProcess::trace, 0, 8000));
+  std::vector<ReplayRequest> chats = messages;
+  std::vector<ReplayRequest> uncached = messages;
+  for (std::size_t i = 0; i < chats.size(); ++i) {
+    chats[i].arrival_s = 0;
+    if (i % kTurns == 0) continue;
+    const std::int32_t context = chats[i - 1].prompt_tokens + chats[i - 1].response_tokens;
+    chats[i].prompt_tokens = context + messages[i].prompt_tokens;
+    chats[i].cached_tokens = context;
+    uncached[i] = chats[i];
+    uncached[i].cached_tokens = 0;
+  }
+  SchedulerOptions scheduler;
+  for (const double think_s : {0.5, 3.0}) {
+    ArrivalOptions loop;
+    loop.concurrency = 16;
+    loop.think_time_s = think_s;
+    loop.session_turns = kTurns;
+    const BatchReplay replay =
+        replay_batches(chats, batching_step(), {}, scheduler, loop, {}, true, true);
+    double response_s = 0;
+    for (const RequestTiming& t : replay.timing) response_s += static_cast<double>(t.e2e_ms) / 1000;
+    response_s /= static_cast<double>(replay.timing.size());
+    const double throughput = static_cast<double>(chats.size()) / replay.totals.last_completion_s;
+    INFO("Z " << think_s << " s: R " << response_s << " s, X " << throughput << "/s");
+    CHECK(throughput * (response_s + think_s) == Approx(16.0).epsilon(0.01));
+    CHECK(most_in_flight(replay) <= 16);
+    // Each turn is sent one think time after the previous turn's answer, never sooner.
+    std::size_t off_schedule = 0;
+    std::size_t out_of_log_order = 0;
+    for (std::size_t i = 1; i < chats.size(); ++i) {
+      out_of_log_order += replay.sent_s[i] < replay.sent_s[i - 1] ? 1U : 0U;
+      if (i % kTurns == 0) continue;
+      const double answered_s =
+          replay.sent_s[i - 1] + static_cast<double>(replay.timing[i - 1].e2e_ms) / 1000;
+      off_schedule += std::abs(replay.sent_s[i] - (answered_s + think_s)) > 1e-4 ? 1U : 0U;
+    }
+    CHECK(off_schedule == 0);
+    CHECK(out_of_log_order > 0);  // sessions interleave: the log's order is not the send order
+  }
+  // The cached context is not recomputed: later turns' TTFT is shorter with it.
+  ArrivalOptions loop;
+  loop.concurrency = 16;
+  loop.think_time_s = 0.5;
+  loop.session_turns = kTurns;
+  const BatchReplay reused = replay_batches(chats, batching_step(), {}, scheduler, loop);
+  const BatchReplay recomputed = replay_batches(uncached, batching_step(), {}, scheduler, loop);
+  double reused_ttft = 0;
+  double recomputed_ttft = 0;
+  for (std::size_t i = 0; i < chats.size(); ++i) {
+    if (i % kTurns == 0) continue;
+    reused_ttft += static_cast<double>(reused.timing[i].ttft_ms);
+    recomputed_ttft += static_cast<double>(recomputed.timing[i].ttft_ms);
+  }
+  CHECK(reused_ttft < 0.8 * recomputed_ttft);
+  CHECK(reused.totals.prompt_tokens_computed < recomputed.totals.prompt_tokens_computed);
+}
+
 }  // namespace unit_load_models

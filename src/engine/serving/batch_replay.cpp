@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <utility>
 
 #include "kspeed/engine/serving/event_queue.hpp"
 #include "kspeed/engine/serving/kv_blocks.hpp"
@@ -81,10 +82,13 @@ class Simulator final : private StepForming {
  public:
   Simulator(const std::vector<ReplayRequest>& requests, StepTimer& timer,
             const SchedulerOptions& scheduler, const ArrivalOptions& arrivals,
-            const CompletionCallback& on_complete, bool keep_timing, bool keep_sent_times)
+            const CompletionCallback& on_complete, bool keep_timing, bool keep_sent_times,
+            const CompletionVerdict* keep_going = nullptr)
       : requests_(requests),
         keep_timing_(keep_timing),
         keep_sent_times_(keep_sent_times),
+        keep_itl_(keep_going == nullptr),
+        keep_going_(keep_going),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
@@ -101,10 +105,18 @@ class Simulator final : private StepForming {
       out_.sent_s.assign(requests.size(), std::numeric_limits<double>::quiet_NaN());
     }
     out_.totals.requests = static_cast<std::int64_t>(requests.size());
-    out_.totals.itl.counts.assign(kItlBins, 0);
+    if (keep_itl_) out_.totals.itl.counts.assign(kItlBins, 0);
     // A closed loop's clients, or an open loop's in-flight slots: each is ready at 0.
     const std::int64_t slots = slot_count();
-    if (slots > 0) {
+    if (sessions()) {
+      // Client c starts session c; the next session not yet started is the clients' count.
+      const std::size_t turns = session_turns();
+      for (std::size_t c = 0; c < static_cast<std::size_t>(slots); ++c) {
+        if (c * turns >= requests.size()) break;
+        ready_turns_.push({0.0, c * turns});
+        next_session_ = c + 1;
+      }
+    } else if (slots > 0) {
       const auto clients = std::min<std::size_t>(static_cast<std::size_t>(slots), requests.size());
       for (std::size_t c = 0; c < clients; ++c) ready_clients_.push(0.0);
     }
@@ -113,7 +125,7 @@ class Simulator final : private StepForming {
   BatchReplay run() {
     std::int64_t scheduled_sum = 0;
     schedule_arrival();
-    while (!events_.empty()) {
+    while (!events_.empty() && !stopped_) {
       const Event event = events_.pop();
       if (event.rank == kArrival) {
         if (event.id != arrival_generation_) continue;  // superseded
@@ -145,8 +157,13 @@ class Simulator final : private StepForming {
     return arrivals_.concurrency > 0 ? arrivals_.concurrency : arrivals_.max_inflight;
   }
 
+  // A closed loop of sessions (ArrivalOptions::session_turns > 1).
+  bool sessions() const { return arrivals_.concurrency > 0 && arrivals_.session_turns > 1; }
+  std::size_t session_turns() const { return static_cast<std::size_t>(arrivals_.session_turns); }
+
   double next_arrival_s() const {
     if (next_request_ >= requests_.size()) return kUnlimited;
+    if (sessions()) return ready_turns_.empty() ? kUnlimited : ready_turns_.top().first;
     const double scheduled_s = requests_[next_request_].arrival_s / arrivals_.rate_scale;
     if (slot_count() > 0) {
       if (ready_clients_.empty()) return kUnlimited;
@@ -196,19 +213,26 @@ class Simulator final : private StepForming {
   // The next request arrives: to the replica the router names (returned), or to the router's
   // queue (replicas_.size()).
   std::size_t dispatch(double arrival_s) {
-    if (slot_count() > 0) ready_clients_.pop();
-    const ReplayRequest& request = requests_[next_request_];
+    // The request sent: a session's next turn, else the log's next request.
+    std::size_t index = next_request_;
+    if (sessions()) {
+      index = ready_turns_.top().second;
+      ready_turns_.pop();
+    } else if (slot_count() > 0) {
+      ready_clients_.pop();
+    }
+    const ReplayRequest& request = requests_[index];
     Sequence sequence;
     sequence.arrival_s = arrival_s;
-    sequence.index = static_cast<std::int32_t>(next_request_);
+    sequence.index = static_cast<std::int32_t>(index);
     // Lengths held below 2^28 so that prompt + response stays far from int32's limit.
     sequence.prompt = std::clamp<std::int32_t>(request.prompt_tokens, 1, kMaxReplayTokens);
     sequence.response = std::clamp<std::int32_t>(request.response_tokens, 1, kMaxReplayTokens);
     sequence.cached = std::clamp<std::int32_t>(request.cached_tokens, 0, sequence.prompt - 1);
     sequence.computed = sequence.cached;
     sequence.kernel_speedup = request.kernel_speedup;
-    if (keep_sent_times_) out_.sent_s[next_request_] = arrival_s;
-    const std::size_t r = router_->route(next_request_);
+    if (keep_sent_times_) out_.sent_s[index] = arrival_s;
+    const std::size_t r = router_->route(index);
     if (r < replicas_.size()) {
       assign(sequence, r, arrival_s);
     } else {
@@ -256,6 +280,9 @@ class Simulator final : private StepForming {
 
   // Blocks to add so that `sequence` holds `tokens`.
   std::int32_t extra_blocks(const Sequence& sequence, std::int64_t tokens) const {
+    // Most steps a sequence's blocks already hold its next token (a decode needs a block once
+    // every block_tokens tokens): no division then, the same 0.
+    if (tokens <= static_cast<std::int64_t>(sequence.blocks) * scheduler_.block_tokens) return 0;
     return std::max<std::int32_t>(
         0,
         static_cast<std::int32_t>(blocks_for(tokens, scheduler_.block_tokens)) - sequence.blocks);
@@ -337,7 +364,7 @@ class Simulator final : private StepForming {
       timing.replica = sequence.replica;
     }
     ++out_.totals.unschedulable;
-    client_ready(sequence.arrival_s);
+    client_ready(sequence.arrival_s, static_cast<std::size_t>(sequence.index));
   }
 
   std::size_t index_of(const Replica& replica) const {
@@ -351,10 +378,19 @@ class Simulator final : private StepForming {
     at_router_.pop_front();
   }
 
-  // A request left the engine at `time_s`: its client (closed loop) may send again after its
-  // think time, or its in-flight slot (capped open loop) is free.
-  void client_ready(double time_s) {
-    if (arrivals_.concurrency > 0) {
+  // Request `index` left the engine at `time_s`: its client (closed loop) may send again after
+  // its think time (with sessions: its session's next turn, else the next session), or its
+  // in-flight slot (capped open loop) is free.
+  void client_ready(double time_s, std::size_t index) {
+    if (sessions()) {
+      const std::size_t turns = session_turns();
+      std::size_t next = index + 1;
+      if (next % turns == 0 || next >= requests_.size()) {  // its session is over
+        next = next_session_ * turns;
+        ++next_session_;
+      }
+      if (next < requests_.size()) ready_turns_.push({time_s + arrivals_.think_time_s, next});
+    } else if (arrivals_.concurrency > 0) {
       ready_clients_.push(time_s + arrivals_.think_time_s);
     } else if (arrivals_.max_inflight > 0) {
       ready_clients_.push(time_s);
@@ -403,7 +439,7 @@ class Simulator final : private StepForming {
       if (sequence.generated == 0) {
         sequence.ttft_ms = to_float_ms(end_s - sequence.arrival_s);
       } else {
-        out_.totals.itl.add((end_s - sequence.last_token_s) * 1000.0);
+        if (keep_itl_) add_itl((end_s - sequence.last_token_s) * 1000.0);
       }
       ++sequence.generated;
       ++out_.totals.output_tokens;
@@ -417,6 +453,17 @@ class Simulator final : private StepForming {
       std::erase_if(replica.running, [](const Sequence& s) { return s.blocks < 0; });
     }
     return in_batch;
+  }
+
+  // ItlHistogram::add, with the last value's bin remembered: the decodes of one step that were
+  // also in the step before share one inter-token latency (the step's time), so one logarithm a
+  // step serves them all. Same bins, same sums in the same order.
+  void add_itl(double itl_ms) {
+    if (itl_ms != last_itl_ms_) {
+      last_itl_ms_ = itl_ms;
+      last_itl_bin_ = ItlHistogram::bin_of(itl_ms);
+    }
+    out_.totals.itl.add_to_bin(last_itl_bin_, 1, itl_ms);
   }
 
   void finish(Replica& replica, Sequence& sequence, double end_s) {
@@ -438,14 +485,23 @@ class Simulator final : private StepForming {
     set_outstanding(index_of(replica), replica.outstanding - 1);
     replica_freed(replica, end_s);
     out_.totals.last_completion_s = std::max(out_.totals.last_completion_s, end_s);
-    client_ready(end_s + overhead_ms / 1000.0);
+    client_ready(end_s + overhead_ms / 1000.0, static_cast<std::size_t>(sequence.index));
     if (keep_timing_) out_.timing[static_cast<std::size_t>(sequence.index)] = timing;
     if (on_complete_) on_complete_(static_cast<std::size_t>(sequence.index), timing);
+    if (keep_going_ && !(*keep_going_)(static_cast<std::size_t>(sequence.index), timing)) {
+      stopped_ = true;
+    }
   }
 
   const std::vector<ReplayRequest>& requests_;
   bool keep_timing_;      // out_.timing holds every request's values (else on_complete alone)
   bool keep_sent_times_;  // out_.sent_s holds every request's send time
+  bool keep_itl_;         // out_.totals.itl counts every inter-token latency
+  // replay_until's: asked at each completion whether the replay goes on.
+  const CompletionVerdict* keep_going_;
+  bool stopped_ = false;  // keep_going_ said no: no further event is run
+  double last_itl_ms_ = std::numeric_limits<double>::quiet_NaN();  // add_itl's last value
+  std::size_t last_itl_bin_ = 0;                                   // and its bin
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;
@@ -464,7 +520,13 @@ class Simulator final : private StepForming {
   BatchComposition batch_;
   std::deque<Sequence> at_router_;  // shared_queue routing: requests no replica has room for
   std::priority_queue<double, std::vector<double>, std::greater<>> ready_clients_;
-  std::size_t next_request_ = 0;
+  // Closed loop of sessions: when each client sends its next turn (request index); ties go by
+  // index. The next session to start is session next_session_.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>,
+                      std::greater<>>
+      ready_turns_;
+  std::size_t next_session_ = 0;
+  std::size_t next_request_ = 0;  // requests sent (without sessions: also the next one's index)
   BatchReplay out_;
 };
 
@@ -525,6 +587,15 @@ BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, StepTimer
   Simulator simulator(requests, timer, scheduler, arrivals, on_complete, keep_timing,
                       keep_sent_times);
   return simulator.run();
+}
+
+ReplayTotals replay_until(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                          const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                          const ArrivalOptions& arrivals, const CompletionVerdict& keep_going) {
+  ModelStepTimer timer(model, speedup);
+  const CompletionCallback none;  // the simulator holds it by reference: it outlives the run
+  Simulator simulator(requests, timer, scheduler, arrivals, none, false, false, &keep_going);
+  return simulator.run().totals;
 }
 
 }  // namespace kspeed::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "kspeed/error.hpp"
 
@@ -62,6 +63,30 @@ double measured_per_token(const ReplayLevel& level) {
                    "another fit level");
 }
 
+// The replay's per-token statistic of `level`, paired like paired_per_token (0 when the level
+// reports none), from a replay that keeps each request's TPOT alone: the fit asks hundreds of
+// these, and neither the other latencies nor the ITL histogram are read. The values are taken
+// in the requests' order, as summarise_replay takes them, so the statistic is the same number.
+double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
+  ArrivalOptions arrivals = setup.arrivals;
+  arrivals.concurrency = level.closed_loop_clients;
+  // A request that never finishes (dropped) keeps NaN, as replay_batches reports it.
+  std::vector<float> tpot(level.requests.size(), std::numeric_limits<float>::quiet_NaN());
+  const CompletionVerdict keep = [&tpot](std::size_t i, const RequestTiming& timing) {
+    tpot[i] = timing.tpot_ms;
+    return true;
+  };
+  (void)replay_until(level.requests, setup.step, {}, setup.scheduler, arrivals, keep);
+  std::vector<double> values;
+  values.reserve(tpot.size());
+  for (const float t : tpot) {
+    if (!std::isnan(t)) values.push_back(static_cast<double>(t));
+  }
+  const std::optional<PairedStat> p =
+      paired(level.tpot, distribution_of(values, setup.percentiles));
+  return p ? p->predicted_ms : 0.0;
+}
+
 }  // namespace
 
 ReplaySide replay_level(const ReplayLevel& level, const ServingSetup& setup) {
@@ -96,9 +121,7 @@ ReplayFit fit_through_replay(const CalibratedStepModel& prior, const ServingSetu
   const auto per_token = [&](const ReplayLevel& level, const StepModel& model) {
     ServingSetup with = base;
     with.step = model;
-    const ReplaySide side = replay_level(level, with);
-    const std::optional<PairedStat> p = paired_per_token(level, side);
-    return p ? p->predicted_ms : 0.0;
+    return replayed_per_token(level, with);
   };
   const ReplayLevel& lightest = *fit_levels[0];
   const double lightest_target = measured_per_token(lightest);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
+#include <thread>
 
 #include "kspeed/engine/denominator.hpp"
 #include "kspeed/engine/serving/alone_replay.hpp"
@@ -54,33 +56,53 @@ ServingSetup with_arrivals(const ServingSetup& setup, double rate_scale, std::in
   if (concurrency > 0) {
     out.arrivals.think_time_s = 0;
     out.arrivals.max_inflight = 0;
+    out.arrivals.session_turns = 0;
   }
   return out;
 }
 
 // slo_attainment of one replay, counted as requests finish: no per-request values are kept.
+// With `stop_when_failed` the replay ends as soon as the target can no longer be reached (even
+// if every request still to finish met the SLOs, fewer than the target would): the value
+// returned is then a lower bound below the target, enough for a search that asks only whether
+// the target is met. A replay that meets the target always runs to the end, so its attainment
+// is exact.
 std::optional<double> attainment_of_replay(const std::vector<ReplayRequest>& requests,
                                            const StepModel& step, const AttentionSpeedup& speedup,
                                            const SchedulerOptions& scheduler,
-                                           const ArrivalOptions& arrivals, const Slo& slo) {
+                                           const ArrivalOptions& arrivals, const Slo& slo,
+                                           bool stop_when_failed) {
   if (!slo.any()) return std::nullopt;
-  std::int64_t met = 0;
-  const CompletionCallback count = [&met, &slo](std::size_t, const RequestTiming& timing) {
-    met += meets_slo(timing, slo) ? 1 : 0;
-  };
-  (void)replay_batches(requests, step, speedup, scheduler, arrivals, count, false);
   if (requests.empty()) return 0.0;
+  const auto n = static_cast<std::int64_t>(requests.size());
+  std::int64_t met = 0;
+  std::int64_t missed = 0;
+  // The same comparison as the search's (met / n >= target) on the most that can still be met.
+  const auto failed = [n, &slo](std::int64_t can_still_meet) {
+    return static_cast<double>(can_still_meet) / static_cast<double>(n) < slo.attainment_target;
+  };
+  const CompletionVerdict count = [&](std::size_t, const RequestTiming& timing) {
+    if (meets_slo(timing, slo)) {
+      ++met;
+    } else {
+      ++missed;
+    }
+    return !(stop_when_failed && failed(n - missed));
+  };
+  (void)replay_until(requests, step, speedup, scheduler, arrivals, count);
   // A dropped request never finishes, so it is counted as not meeting them, as slo_attainment
   // counts its NaN latencies.
-  return static_cast<double>(met) / static_cast<double>(requests.size());
+  return static_cast<double>(met) / static_cast<double>(n);
 }
 
 std::optional<double> attainment_at(const std::vector<ReplayRequest>& requests,
                                     const StepModel& step, const AttentionSpeedup& speedup,
                                     const ServingSetup& setup, double rate_scale) {
   const ServingSetup scaled = with_arrivals(setup, rate_scale, 0);
-  return attainment_of_replay(requests, step, speedup, scaled.scheduler, scaled.arrivals,
-                              setup.slo);
+  // Capacity reports only the attainment of a rate that met the target: a failing replay may stop
+  // once it has failed.
+  return attainment_of_replay(requests, step, speedup, scaled.scheduler, scaled.arrivals, setup.slo,
+                              true);
 }
 
 }  // namespace
@@ -145,17 +167,18 @@ double saturation_rate(const std::vector<ReplayRequest>& requests, const StepMod
   const std::int64_t clients =
       setup.scheduler.max_seqs * std::max<std::int64_t>(1, setup.arrivals.replicas);
   const ServingSetup full = with_arrivals(setup, 1.0, clients);
-  // Only the totals are read: no per-request values kept.
-  const BatchReplay replay =
-      replay_batches(requests, step, speedup, full.scheduler, full.arrivals, {}, false);
+  // Only the totals' times are read: no per-request values or ITLs kept.
+  const CompletionVerdict to_the_end = [](std::size_t, const RequestTiming&) { return true; };
+  const ReplayTotals totals =
+      replay_until(requests, step, speedup, full.scheduler, full.arrivals, to_the_end);
   // While every client is busy, each completion sends the next request: by the last send,
   // n - clients requests have completed. That steady window excludes the drain at the end, where
   // the batch empties; a log of fewer than two batches has no such window and is timed whole.
   const auto n = static_cast<std::int64_t>(requests.size());
-  if (n > 2 * clients && replay.totals.last_arrival_s > 0) {
-    return span_rate(n - clients, replay.totals.last_arrival_s);
+  if (n > 2 * clients && totals.last_arrival_s > 0) {
+    return span_rate(n - clients, totals.last_arrival_s);
   }
-  return span_rate(n, replay.totals.last_completion_s);
+  return span_rate(n, totals.last_completion_s);
 }
 
 Capacity find_capacity(const std::vector<ReplayRequest>& requests, const StepModel& step,
@@ -224,9 +247,10 @@ ReplicaCapacity find_fewest_replicas(const std::vector<ReplayRequest>& requests,
     ++out.replays;
     ServingSetup with = setup;
     with.arrivals.replicas = replicas;
-    attained =
-        attainment_of_replay(requests, step, speedup, with.scheduler, with.arrivals, setup.slo)
-            .value_or(0.0);
+    // The most replicas tried reports its attainment even when it fails: that replay runs whole.
+    attained = attainment_of_replay(requests, step, speedup, with.scheduler, with.arrivals,
+                                    setup.slo, replicas < kMaxReplicasSearched)
+                   .value_or(0.0);
     return attained >= target;
   };
   // Bracket (low, high]: low fails (0: none tried), high meets.
@@ -262,47 +286,82 @@ ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const S
   return replay_serving(requests, setup, &per_request);
 }
 
+namespace {
+
+// Where one side's (before or after) answers go.
+struct ServingSide {
+  const AttentionSpeedup* speedup;
+  ReplaySide* summary;
+  ReplaySide* alone;
+  std::optional<Capacity>* capacity;
+  std::optional<ReplicaCapacity>* replicas;
+  std::vector<RequestTiming>* timing;  // per-request values, when asked for
+};
+
+// One side: its replay, each request alone, the saturation rate and, with an SLO, both searches.
+// It reads only the requests and the setup and writes only its own answers.
+void replay_serving_side(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
+                         const ServingSide& side) {
+  BatchReplay replay =
+      replay_batches(requests, setup.step, *side.speedup, setup.scheduler, setup.arrivals);
+  *side.summary = summarise_replay(requests, replay, setup);
+  if (side.timing) *side.timing = std::move(replay.timing);
+  replay = {};  // its per-request values are summarised: freed before the next replays
+  {
+    const ServingSetup alone = with_arrivals(setup, 1.0, 1);
+    const BatchReplay alone_replay =
+        replay_alone(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
+    *side.alone = summarise_replay(requests, alone_replay, alone);
+  }  // freed before the capacity searches
+  const double saturation = saturation_rate(requests, setup.step, *side.speedup, setup);
+  side.summary->saturation_rate_per_s = saturation;
+  if (setup.arrivals.concurrency == 0 && saturation > 0) {
+    side.summary->load = side.summary->offered_rate_per_s / saturation;
+    if (setup.slo.any()) {
+      *side.capacity = find_capacity(requests, setup.step, *side.speedup, setup, saturation);
+      *side.replicas = find_fewest_replicas(requests, setup.step, *side.speedup, setup,
+                                            side.alone->attainment.value_or(0.0));
+    }
+  }
+}
+
+}  // namespace
+
 ServingReplay replay_serving(const std::vector<ReplayRequest>& requests, const ServingSetup& setup,
                              PerRequestReplay* per_request) {
   ServingReplay out;
   out.requests = static_cast<std::int64_t>(requests.size());
   const AttentionSpeedup none;
-  struct Side {
-    const AttentionSpeedup* speedup;
-    ReplaySide* summary;
-    ReplaySide* alone;
-    std::optional<Capacity>* capacity;
-    std::optional<ReplicaCapacity>* replicas;
-    std::vector<RequestTiming>* timing;
-  };
   // Each side's per-request values are kept only when asked for (20 bytes a request a side).
-  const Side sides[] = {{&none, &out.before, &out.alone_before, &out.capacity_before,
-                         &out.replicas_before, per_request ? &per_request->before : nullptr},
-                        {&setup.speedup, &out.after, &out.alone_after, &out.capacity_after,
-                         &out.replicas_after, per_request ? &per_request->after : nullptr}};
-  for (const Side& side : sides) {
-    BatchReplay replay =
-        replay_batches(requests, setup.step, *side.speedup, setup.scheduler, setup.arrivals);
-    *side.summary = summarise_replay(requests, replay, setup);
-    if (side.timing) *side.timing = std::move(replay.timing);
-    replay = {};  // its per-request values are summarised: freed before the next replays
-    {
-      const ServingSetup alone = with_arrivals(setup, 1.0, 1);
-      const BatchReplay alone_replay =
-          replay_alone(requests, setup.step, *side.speedup, alone.scheduler, alone.arrivals);
-      *side.alone = summarise_replay(requests, alone_replay, alone);
-    }  // freed before the capacity searches
-    const double saturation = saturation_rate(requests, setup.step, *side.speedup, setup);
-    side.summary->saturation_rate_per_s = saturation;
-    if (setup.arrivals.concurrency == 0 && saturation > 0) {
-      side.summary->load = side.summary->offered_rate_per_s / saturation;
-      if (setup.slo.any()) {
-        *side.capacity = find_capacity(requests, setup.step, *side.speedup, setup, saturation);
-        *side.replicas = find_fewest_replicas(requests, setup.step, *side.speedup, setup,
-                                              side.alone->attainment.value_or(0.0));
-      }
+  const ServingSide before{&none,
+                           &out.before,
+                           &out.alone_before,
+                           &out.capacity_before,
+                           &out.replicas_before,
+                           per_request ? &per_request->before : nullptr};
+  const ServingSide after{&setup.speedup,      &out.after,
+                          &out.alone_after,    &out.capacity_after,
+                          &out.replicas_after, per_request ? &per_request->after : nullptr};
+  // The two sides share nothing they write: the after side runs on a second thread (both cores;
+  // each side's replays are the same, in the same order, as on one thread, so the answer is
+  // identical). An exception on it is rethrown here, after both have ended.
+  std::exception_ptr after_failed;
+  std::thread after_thread([&] {
+    try {
+      replay_serving_side(requests, setup, after);
+    } catch (...) {
+      after_failed = std::current_exception();
     }
+  });
+  std::exception_ptr before_failed;
+  try {
+    replay_serving_side(requests, setup, before);
+  } catch (...) {
+    before_failed = std::current_exception();
   }
+  after_thread.join();
+  if (before_failed) std::rethrow_exception(before_failed);
+  if (after_failed) std::rethrow_exception(after_failed);
   return out;
 }
 

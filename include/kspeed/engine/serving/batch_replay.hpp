@@ -68,6 +68,12 @@ struct ArrivalOptions {
   /// Closed loop only: seconds a client waits after a response before it sends its next request
   /// (think time Z; the client's next send is its last completion + the request overhead + Z).
   double think_time_s = 0;
+  /// Closed loop only: 0 or 1, each client sends the log's next request; T > 1, the log is
+  /// sessions of T consecutive requests (multi-turn chats, agent loops): a client sends its
+  /// session's turns in order, each one think time after the previous turn's response, then
+  /// starts the next session not yet started. A turn's prefix reuse is its request's
+  /// cached_tokens (the context the earlier turns left in the prefix cache).
+  std::int64_t session_turns = 0;
   /// Open loop only: 0, no cap; N > 0, at most N requests in flight (sent, not yet finished):
   /// a request due while N are in flight is sent when one finishes, and its latencies count
   /// from that send (inference-perf's and vllm bench serve's --max-concurrency with a rate).
@@ -179,6 +185,18 @@ BatchReplay replay_batches(const std::vector<ReplayRequest>& requests, const Ste
                            const ArrivalOptions& arrivals,
                            const CompletionCallback& on_complete = {}, bool keep_timing = true,
                            bool keep_sent_times = false);
+
+/// Whether a replay goes on: asked once per request as it completes (index into the input);
+/// false ends the replay there, the rest of the log unreplayed.
+using CompletionVerdict = std::function<bool(std::size_t, const RequestTiming&)>;
+
+/// A replay kept to what a search asks of it (a capacity search's attainment, the saturation
+/// rate): no per-request values and no ITL histogram are kept (the totals' itl stays empty);
+/// each request's values go to `keep_going` as it completes, and the replay stops when it says
+/// false (the totals then cover only what ran). Otherwise the same replay as replay_batches.
+ReplayTotals replay_until(const std::vector<ReplayRequest>& requests, const StepModel& model,
+                          const AttentionSpeedup& speedup, const SchedulerOptions& scheduler,
+                          const ArrivalOptions& arrivals, const CompletionVerdict& keep_going);
 
 class StepTimer;
 

@@ -192,9 +192,9 @@ namespace {
 [[noreturn]] void refuse_aggregates(const LogInput& input, const std::string& what,
                                     const std::string& instead) {
   throw InputError(where(input) + ": " + what +
-                   ": aggregates only, no request's prompt and response lengths, and mix puts "
-                   "each request through the chain; " +
-                   instead + " (kspeed diff and kspeed audit read this file as it is)");
+                   ": aggregates only, no request's prompt and response lengths, and this "
+                   "command reads each request; " +
+                   instead + " (kspeed diff, plan and audit read this file as it is)");
 }
 
 bool is_aiperf_aggregate(const nlohmann::json& document) {
@@ -225,7 +225,7 @@ bool refuse_aggregate_result(const LogInput& input, const nlohmann::json& docume
   if (is_sglang_run(document)) {
     refuse_aggregates(input, "an SGLang bench_serving result",
                       "rerun bench_serving with --output-details, which adds input_lens, "
-                      "output_lens, ttfts and itls to each line (one run a file)");
+                      "output_lens, ttfts and itls to each line");
   }
   if (member(document, {"completed"}) != nullptr &&
       member(document, {"mean_ttft_ms", "median_ttft_ms"}) != nullptr) {

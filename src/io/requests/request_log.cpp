@@ -163,6 +163,19 @@ std::string known_formats() {
   return out;
 }
 
+// A file of per-request results one run a line (SGLang bench_serving --output-details appends
+// each run to its output file): every line is a whole document, which no reader of one document
+// takes. Named, with the way to pick a run, instead of "not a request log".
+void refuse_runs_a_line(const requests::LogInput& input) {
+  const std::optional<nlohmann::json> head = requests::json_object_or_none(input.head);
+  if (!head || !head->contains("input_lens")) return;
+  throw InputError(input.source + ":" + std::to_string(input.head_line) +
+                   ": per-request results of one benchmark run a line (SGLang bench_serving "
+                   "--output-details appends each run to its file), and this command reads one "
+                   "run: pick one with kspeed mix FILE --run N, or, for the other commands, write "
+                   "the run's line to a file of its own (sed -n 'Np' FILE > run.jsonl)");
+}
+
 RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::string& name,
                           const ReadOptions& options, const RequestSink& sink) {
   using namespace requests;
@@ -220,6 +233,7 @@ RequestLogReport read_log(std::unique_ptr<trace::ByteSource> source, const std::
                        "figure");
     }
   }
+  if (!read && json) refuse_runs_a_line(input);
   if (!read) {
     throw InputError(
         name + ":" + std::to_string(input.head_line) +

@@ -257,7 +257,7 @@ TEST_CASE("the replay that frees the outcomes as it reads them replays the same 
   // its answer must be replay_run's on a run of several chunks.
   MixModel model = reference_model();
   const std::size_t n = 2 * RequestOutcomes::kChunkOutcomes + 100;
-  const auto build = [&model, n] {
+  const auto build = [&model] {  // n: a constant, read without a capture
     MixRun run(model);
     for (std::size_t i = 0; i < n; ++i) {
       Request r = request(200 + static_cast<std::int64_t>(i % 13) * 50,

@@ -1,9 +1,11 @@
 // The KV cache sizing (engine/deployment/kv_capacity) against public vLLM start-up logs. Every
 // term is derived from vLLM's code (kv_capacity.hpp); the logs only check it. Each case takes
 // from its log what the log states about the deployment (the GPU, model, dtype,
-// gpu_memory_utilization and the profile run's tokens); the GPU's visible memory is its preset's
-// (the 80 GB log names no GPU: its own total stands in), and the non-torch default comes from
-// another run (vLLM PR 14447). docs/validation.md section 6 tabulates these cases.
+// gpu_memory_utilization, the profile run's tokens and the vLLM version, whose accounting rule
+// VllmMemoryRule follows); the GPU's visible memory is its preset's (the 80 GB logs state none:
+// PR 10511's own total and an A100's PyTorch message stand in), and the non-torch default comes
+// from another run (vLLM PR 14447). No log here set a number. docs/validation.md section 6
+// tabulates these cases and prints the same predictions from the binary.
 #include <catch2/catch.hpp>
 
 #include <cmath>

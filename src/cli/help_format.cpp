@@ -108,6 +108,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"calibrate", "Deployment"},
       {"calibrate-concurrency", "Deployment"},
       {"gpu-memory-utilization", "Deployment"},
+      {"vllm-version", "Deployment"},
       {"workload", "Deployment"},
       {"step-model", "Deployment"},
       {"scheduler", "Deployment"},

@@ -295,6 +295,11 @@ void add_deployment_flags(CLI::App& app, MixFlags& flags) {
                  "GPU's memory the engine takes; the KV cache is what the weights leave of it "
                  "(vLLM --gpu-memory-utilization). Default: 0.9, vLLM's")
       ->type_name("F");
+  app.add_option("--vllm-version", flags.vllm_version,
+                 "With --replay on --model/--gpu and no --kv-blocks: size the KV cache by this "
+                 "vLLM version's memory accounting (docs/validation.md section 6). Default: "
+                 "0.6.5-0.20's")
+      ->type_name("X.Y.Z");
   add_fail_on_flag(app, flags.deployment);
 }
 
@@ -441,6 +446,7 @@ void reject_replay_flags_without_replay(const MixFlags& flags) {
                                     {"--attainment", &flags.attainment},
                                     {"--batch", &platform.batch},
                                     {"--gpu-memory-utilization", &flags.gpu_memory_utilization},
+                                    {"--vllm-version", &flags.vllm_version},
                                     {"--arrivals", &flags.arrivals},
                                     {"--rate", &flags.rate},
                                     {"--duration", &flags.duration},
@@ -456,6 +462,7 @@ void reject_replay_flags_without_replay(const MixFlags& flags) {
 }
 void add_replay_request(const MixFlags& flags, engine::DeploymentRequest& request) {
   request.serves = true;
+  if (!flags.vllm_version.empty()) request.vllm_version = flags.vllm_version;
   request.scheduler = parse_scheduler(flags);
   if (!flags.step_model.empty()) {
     request.step_model =

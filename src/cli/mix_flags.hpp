@@ -45,6 +45,7 @@ struct MixFlags {
   /// --workload's option, set by add_mix_flags: tells a given workload from the default.
   CLI::Option* workload_option = nullptr;
   std::string gpu_memory_utilization;
+  std::string vllm_version;  ///< --vllm-version: whose memory accounting sizes the KV cache
   /// --disagg xPyD, --kv-link, and each pool's GPU and tensor parallelism when not --gpu/--tp.
   std::string disagg, kv_link, prefill_gpu, prefill_tp, decode_gpu, decode_tp;
   /// The load model (load_generator.hpp): generated requests without a log, or generated

@@ -62,8 +62,12 @@ std::string kv_capacity_source(const engine::Deployment& deployment) {
   if (kv.provenance == engine::Provenance::given) return "given: --kv-blocks";
   if (!kv.modelled) return "default: unlimited";
   const engine::KvCapacity& c = *kv.modelled;
-  return "modelled like vLLM's profile run: (" + kv_budget(deployment) + " − " + weights_gb(c) +
-         " weights − " + gib_text(c.activation_bytes) + " activation peak at " +
+  const std::string rule =
+      std::string(engine::describe_vllm_rule(kv.rule.value)) +
+      (kv.rule.provenance == engine::Provenance::given ? ", given" : ", default");
+  return "modelled like vLLM's profile run (" + rule + "): (" + kv_budget(deployment) + " − " +
+         weights_gb(c) + " weights − " + gib_text(c.rope_cache_bytes) + " rotary cache − " +
+         gib_text(c.activation_bytes) + " activation peak at " +
          human_count(deployment.scheduler.max_batched_tokens) + " tokens − " +
          gib_text(c.cuda_graph_bytes) + " CUDA graphs − " + gib_text(c.non_torch_bytes) +
          " non-torch) / " + human_count(std::llround(c.kv_bytes_per_token)) +

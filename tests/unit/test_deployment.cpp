@@ -53,13 +53,14 @@ TEST_CASE("resolve_deployment: the modelled step model and the memory's KV block
   CHECK(deployment.step->model.weights_ms == modelled.model.weights_ms);
   CHECK(deployment.step->model.ms_per_kv_token == modelled.model.ms_per_kv_token);
   CHECK(report::deployment_name(*deployment.platform) == "llama-3.1-8b on h100-sxm");
-  // (80 GB · 0.9 - 16,059,990,016 bytes of weights - 905,969,664 bytes of activation peak
+  // (80 GB · 0.9 - 16,059,990,016 bytes of weights - 33,554,432 bytes of rotary cache
+  // (131,072 positions · 128 · 2 bytes) - 905,969,664 bytes of activation peak
   // (8,192 tokens · (3 · 4,096 + 3 · 14,336) · 2 bytes) - 0.2 GiB non-torch reserve)
-  // / (131,072 bytes · 16 tokens) = 26,139.9
+  // / (131,072 bytes · 16 tokens) = 26,123.9
   CHECK(deployment.kv.provenance == Provenance::modelled);
   CHECK(deployment.kv.memory_utilization.provenance == Provenance::default_value);
   REQUIRE(deployment.scheduler.kv_blocks);
-  CHECK(*deployment.scheduler.kv_blocks == 26139);
+  CHECK(*deployment.scheduler.kv_blocks == 26123);
   CHECK(deployment.scheduler.request_overhead_ms == 0);
 
   // tp 8: the name says so, the all-reduces join the step
@@ -83,13 +84,29 @@ TEST_CASE("resolve_deployment: given values win, each labelled given", "[deploym
   CHECK(given.scheduler.request_overhead_ms == 3.0);
   CHECK(given.step->request_overhead_ms == 3.0);
 
-  // --gpu-memory-utilization 0.5: (40e9 - 16,059,990,016 - 905,969,664 - 214,748,364.8)
-  // / 2,097,152 = 10,881.4 blocks
+  // --gpu-memory-utilization 0.5: (40e9 - 16,059,990,016 - 33,554,432 - 905,969,664 -
+  // 214,748,364.8) / 2,097,152 = 10,865.4 blocks
   DeploymentRequest half = test::request_for(test::platform_for("llama-3.1-8b", "h100-sxm"), true);
   half.gpu_memory_utilization = 0.5;
   const Deployment halved = resolve_deployment(half);
   CHECK(halved.kv.memory_utilization.provenance == Provenance::given);
-  CHECK(*halved.scheduler.kv_blocks == 10881);
+  CHECK(*halved.scheduler.kv_blocks == 10865);
+
+  // --vllm-version 0.2.4: that worker counted nothing outside PyTorch, so the 0.2 GiB reserve
+  // (102.4 blocks of 2 MiB) goes back to the cache: 26,123.9 + 102.4 = 26,226.3
+  DeploymentRequest old_vllm =
+      test::request_for(test::platform_for("llama-3.1-8b", "h100-sxm"), true);
+  old_vllm.vllm_version = "0.2.4";
+  const Deployment old_rule = resolve_deployment(old_vllm);
+  CHECK(old_rule.kv.rule.provenance == Provenance::given);
+  CHECK(old_rule.kv.rule.value == VllmMemoryRule::torch_only);
+  CHECK(*old_rule.scheduler.kv_blocks == 26226);
+  // 0.21 and later subtract a CUDA graph estimate kspeed does not model: refused, naming the fix
+  old_vllm.vllm_version = "0.21.0";
+  CHECK_THROWS_WITH(resolve_deployment(old_vllm),
+                    Catch::Contains("pull request 30515") && Catch::Contains("kv-blocks"));
+  old_vllm.vllm_version = "newest";
+  CHECK_THROWS_WITH(resolve_deployment(old_vllm), Catch::Contains("MAJOR.MINOR"));
 }
 
 TEST_CASE("resolve_deployment refuses what it cannot decide", "[deployment]") {

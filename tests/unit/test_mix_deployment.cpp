@@ -69,10 +69,13 @@ TEST_CASE("KV capacity of Llama-3.1-8B on one H100: budget - weights - profile-r
   CHECK(kv.activation_bytes == Approx(905969664.0));
   CHECK(kv.cuda_graph_bytes == 0);
   CHECK(kv.non_torch_bytes == Approx(0.2 * 1073741824.0));
+  // vLLM's rotary cos/sin cache: 131,072 positions × 128 × 2 bytes
+  CHECK(kv.rope_cache_bytes == Approx(33554432.0));
   // K and V, 8 KV heads of 128 in BF16, 32 layers
   CHECK(kv.kv_bytes_per_token == Approx(2.0 * 8 * 128 * 2 * 32));
-  // (72e9 - 16,059,990,016 - 905,969,664 - 214,748,364.8) / (131,072 · 16) = 26,139.9: python
-  CHECK(kv.blocks == 26139);
+  // (72e9 - 16,059,990,016 - 33,554,432 - 905,969,664 - 214,748,364.8) / (131,072 · 16)
+  // = 26,123.9: python
+  CHECK(kv.blocks == 26123);
 }
 
 TEST_CASE(
@@ -85,8 +88,9 @@ TEST_CASE(
   CHECK(tp2.kv_bytes_per_token == Approx(65536));
   // 8,192 · (3 · 4,096 + 3 · 7,168) · 2 = 553,648,128 > 1,024 · 128,256 · 4 = 525,336,576
   CHECK(tp2.activation_bytes == Approx(553648128.0));
-  // (72e9 - 8,029,995,008 - 553,648,128 - 214,748,364.8) / (65,536 · 16) = 60,273.6: python
-  CHECK(tp2.blocks == 60273);
+  // (72e9 - 8,029,995,008 - 33,554,432 - 553,648,128 - 214,748,364.8) / (65,536 · 16)
+  // = 60,241.8 (the rotary cache is whole on every rank): python
+  CHECK(tp2.blocks == 60241);
   // Llama-3.1-70B's 141 GB of BF16 weights do not fit one 80 GB GPU
   CHECK(kv_cache_capacity(platform_for("llama-3.1-70b", "h100-sxm"), sizing).blocks == 0);
 }
@@ -101,11 +105,12 @@ TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's 
   CHECK(report::step_model_source(deployment) ==
         "modelled: llama-3.1-8b on h100-sxm roofline at the cited default efficiencies");
   // vLLM's H100 defaults: 8,192 tokens, 1,024 sequences (the FFN's 906 MB peak still leads)
-  CHECK(deployment.scheduler.kv_blocks == 26139);
+  CHECK(deployment.scheduler.kv_blocks == 26123);
   CHECK(report::kv_capacity_source(deployment)
-            .rfind("modelled like vLLM's profile run: (80 GB × 0.9 (vLLM's default) − 14.96 GiB "
-                   "weights − 0.84 GiB activation peak at 8,192 tokens − 0.00 GiB CUDA graphs − "
-                   "0.20 GiB non-torch)",
+            .rfind("modelled like vLLM's profile run (vLLM 0.6.5-0.20: memory outside PyTorch "
+                   "grown since the worker's start, default): (80 GB × 0.9 (vLLM's default) − "
+                   "14.96 GiB weights − 0.03 GiB rotary cache − 0.84 GiB activation peak at 8,192 "
+                   "tokens − 0.00 GiB CUDA graphs − 0.20 GiB non-torch)",
                    0) == 0);
   CHECK(deployment.scheduler.request_overhead_ms == 0);
 

@@ -253,8 +253,9 @@ TEST_CASE("every preset deployment's KV sizing spends no more than the engine's 
           const KvCapacity kv = kv_cache_capacity(platform, sizing);
           ++checked;
           const double block_bytes = kv.kv_bytes_per_token * static_cast<double>(kv.block_tokens);
-          const double spent = kv.weight_bytes + kv.activation_bytes + kv.cuda_graph_bytes +
-                               kv.non_torch_bytes + static_cast<double>(kv.blocks) * block_bytes;
+          const double spent = kv.weight_bytes + kv.rope_cache_bytes + kv.activation_bytes +
+                               kv.cuda_graph_bytes + kv.non_torch_bytes +
+                               static_cast<double>(kv.blocks) * block_bytes;
           const std::string where = model_name + " on " + gpu_name + " tp " + std::to_string(tp) +
                                     " budget " + std::to_string(budget);
           if (kv.blocks > 0 && spent > kv.budget_bytes * (1 + 1e-12)) {

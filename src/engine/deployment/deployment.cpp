@@ -60,10 +60,19 @@ KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerO
                        " sizes the KV cache from the GPU's memory and " + flag_mark("kv-blocks") +
                        " states it: pass one");
     }
+    if (request.vllm_version) {
+      throw InputError(flag_mark("vllm-version") + " picks how kspeed sizes the KV cache and " +
+                       flag_mark("kv-blocks") + " states it: pass one");
+    }
     kv.provenance = Provenance::given;
     return kv;
   }
   if (!request.platform) {
+    if (request.vllm_version) {
+      throw InputError(flag_mark("vllm-version") +
+                       " sizes the KV cache from the deployment's GPU memory: name it with " +
+                       flag_mark("model") + " NAME " + flag_mark("gpu") + " NAME");
+    }
     if (utilization_given) {
       throw InputError(flag_mark("gpu-memory-utilization") +
                        " sizes the KV cache from the deployment's GPU memory: name it with " +
@@ -75,8 +84,20 @@ KvCapacityChoice choose_kv_capacity(const DeploymentRequest& request, SchedulerO
   }
   if (utilization_given)
     kv.memory_utilization = {*request.gpu_memory_utilization, Provenance::given};
-  kv.modelled =
-      kv_cache_capacity(*request.platform, kv_sizing_of(scheduler, kv.memory_utilization.value));
+  if (request.vllm_version) {
+    kv.rule = {vllm_memory_rule_of(*request.vllm_version, flag_mark("vllm-version")),
+               Provenance::given};
+  }
+  if (kv.rule.value == VllmMemoryRule::with_cuda_graph_estimate) {
+    throw InputError(flag_mark("vllm-version") + " " + *request.vllm_version +
+                     ": vLLM 0.21 and later subtract their own CUDA graph estimate from the KV "
+                     "cache (vllm-project/vllm pull request 30515), which kspeed does not model: "
+                     "state the cache that version logged with " +
+                     flag_mark("kv-blocks") + " N (\"GPU KV cache size: T tokens\" / 16)");
+  }
+  KvSizing sizing = kv_sizing_of(scheduler, kv.memory_utilization.value);
+  sizing.rule = kv.rule.value;
+  kv.modelled = kv_cache_capacity(*request.platform, sizing);
   kv.provenance = Provenance::modelled;
   scheduler.kv_blocks = kv.modelled->blocks;
   return kv;

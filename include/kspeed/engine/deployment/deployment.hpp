@@ -62,6 +62,9 @@ struct DeploymentRequest {
   SchedulerOptions scheduler;
   std::optional<double> request_overhead_ms;     ///< time per request outside the engine
   std::optional<double> gpu_memory_utilization;  ///< the fraction of GPU memory the engine takes
+  /// The vLLM version whose memory accounting sizes the cache (kv_capacity.hpp VllmMemoryRule);
+  /// none: vLLM 0.6.5-0.20's rule, kspeed's default.
+  std::optional<std::string> vllm_version;
 };
 
 /// How many KV blocks a replica holds, and how that was decided.
@@ -73,6 +76,9 @@ struct KvCapacityChoice {
   WithProvenance<double> memory_utilization{kDefaultGpuMemoryUtilization,
                                             Provenance::default_value};
   std::optional<KvCapacity> modelled;  ///< with provenance modelled
+  /// The accounting rule: given (--vllm-version) or the default (modelled only).
+  WithProvenance<VllmMemoryRule> rule{VllmMemoryRule::growth_since_start,
+                                      Provenance::default_value};
 };
 
 /// One deployment, decided.

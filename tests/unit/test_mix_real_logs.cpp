@@ -301,7 +301,7 @@ TEST_CASE("real results with aggregates only: mix names the per-request output i
     CAPTURE(name);
     CHECK_THROWS_WITH(io::read_request_log(path, {}, [](const Request&) {}),
                       Catch::Contains(path + ":1: " + expected) &&
-                          Catch::Contains("kspeed diff and kspeed audit read this file"));
+                          Catch::Contains("kspeed diff, plan and audit read this file"));
   }
 }
 

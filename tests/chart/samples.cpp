@@ -185,12 +185,14 @@ chart::CdfChart cdf_sample() {
 // The same mix through `kspeed mix --plot`'s path (report::mix_svg over request outcomes).
 std::string mix_sample_svg() {
   const chart::CdfChart cdf = cdf_sample();
-  std::vector<kspeed::engine::RequestOutcome> outcomes(cdf.series[0].samples_ms.size());
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    outcomes[i].ttft_before_ms = cdf.series[0].samples_ms[i];
-    outcomes[i].ttft_after_ms = cdf.series[1].samples_ms[i];
-    outcomes[i].e2e_before_ms = cdf.series[2].samples_ms[i];
-    outcomes[i].e2e_after_ms = cdf.series[3].samples_ms[i];
+  kspeed::engine::RequestOutcomes outcomes;  // the chunked store mix keeps its outcomes in
+  for (std::size_t i = 0; i < cdf.series[0].samples_ms.size(); ++i) {
+    kspeed::engine::RequestOutcome outcome;
+    outcome.ttft_before_ms = cdf.series[0].samples_ms[i];
+    outcome.ttft_after_ms = cdf.series[1].samples_ms[i];
+    outcome.e2e_before_ms = cdf.series[2].samples_ms[i];
+    outcome.e2e_after_ms = cdf.series[3].samples_ms[i];
+    outcomes.push_back(outcome);
   }
   kspeed::engine::MixResult result;
   result.log.source = "sample.csv";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/serving/engine_arguments.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/validate_report.hpp"
@@ -40,6 +42,62 @@ struct ValidateFlags {
 };
 
 constexpr std::int64_t kClosedLoopRequests = 100;
+
+// One scheduler setting of the replay: the flag's value, else what the run's deployment files
+// state (vLLM's arguments in its manifest), else vLLM's default; `origin` words which for the
+// answer. A setting the files state twice with different values is refused unless the flag
+// gives it: the run does not say which one served.
+template <class T>
+std::string choose_setting(T& value, const std::string& flag_text, const char* flag,
+                           const std::optional<io::StatedSetting<T>>& stated,
+                           const io::StatedEngineArguments& arguments, const char* vllm_flag,
+                           const std::function<T(const std::string&)>& parse) {
+  if (!flag_text.empty()) {
+    value = parse(flag_text);
+    return std::string("given: ") + flag;
+  }
+  if (const io::StatedConflict* conflict = arguments.conflict_on(vllm_flag)) {
+    throw InputError(std::string("the run's deployment files state ") + vllm_flag +
+                     " twice with different values (" + conflict->detail + "): pass " + flag +
+                     " with the value the measured server ran");
+  }
+  if (stated) {
+    value = stated->value;
+    return "stated: " + std::string(vllm_flag) + " in " + stated->where;
+  }
+  return "default (vLLM's)";
+}
+
+// The replay's scheduler for `run` and the answer's settings lines.
+std::vector<std::string> choose_scheduler(const ValidateFlags& flags, const std::string& run,
+                                          engine::SchedulerOptions& scheduler) {
+  const io::StatedEngineArguments stated = io::read_engine_arguments(run);
+  const std::function<std::int64_t(const std::string&)> count_of_seqs =
+      [](const std::string& text) {
+        return std::llround(io::parse_positive_number(text, "--max-seqs"));
+      };
+  const std::function<std::int64_t(const std::string&)> count_of_tokens =
+      [](const std::string& text) {
+        return std::llround(io::parse_positive_number(text, "--max-batched-tokens"));
+      };
+  const std::function<bool(const std::string&)> on_or_off = [](const std::string& text) {
+    return parse_choice<bool>(text, "--chunked-prefill", "setting", {{"on", true}, {"off", false}});
+  };
+  const std::string seqs =
+      choose_setting(scheduler.max_seqs, flags.max_seqs, "--max-seqs", stated.max_num_seqs, stated,
+                     "--max-num-seqs", count_of_seqs);
+  const std::string tokens = choose_setting(scheduler.max_batched_tokens, flags.max_batched_tokens,
+                                            "--max-batched-tokens", stated.max_num_batched_tokens,
+                                            stated, "--max-num-batched-tokens", count_of_tokens);
+  const std::string chunked =
+      choose_setting(scheduler.chunked_prefill, flags.chunked_prefill, "--chunked-prefill",
+                     stated.chunked_prefill, stated, "--enable-chunked-prefill", on_or_off);
+  return {
+      "max running requests " + std::to_string(scheduler.max_seqs) + " (" + seqs + ")",
+      "token budget a step " + std::to_string(scheduler.max_batched_tokens) + " (" + tokens + ")",
+      std::string("chunked prefill ") + (scheduler.chunked_prefill ? "on" : "off") + " (" +
+          chunked + ")"};
+}
 
 std::vector<std::size_t> parse_fit_levels(const std::string& text, std::size_t levels,
                                           const std::string& run) {
@@ -165,15 +223,18 @@ class ValidateCommand final : public Command {
                      "side, L1,L2 also the per-sequence cost; every other level is predicted")
         ->type_name("L1[,L2]")
         ->capture_default_str();
-    app_->add_option("--max-seqs", flags_.max_seqs,
-                     "The engine's running requests at most (vLLM --max-num-seqs). Default: 1024")
+    app_->add_option(
+            "--max-seqs", flags_.max_seqs,
+            "The engine's running requests at most (vLLM --max-num-seqs). Default: what the "
+            "run's *.yaml / *.sh state, else vLLM's 1024")
         ->type_name("N");
     app_->add_option("--max-batched-tokens", flags_.max_batched_tokens,
                      "The engine's token budget a step (vLLM --max-num-batched-tokens). "
-                     "Default: 8192")
+                     "Default: what the run's files state, else 8192")
         ->type_name("N");
     app_->add_option("--chunked-prefill", flags_.chunked_prefill,
-                     "on or off (vLLM --no-enable-chunked-prefill). Default: on")
+                     "on or off (vLLM --[no-]enable-chunked-prefill). Default: what the run's "
+                     "files state, else on")
         ->type_name("on|off");
     app_->add_flag("--prior", flags_.prior,
                    "Fit nothing: the prior from presets against each run's one-at-a-time "
@@ -218,29 +279,6 @@ class ValidateCommand final : public Command {
     engine::ServingSetup setup;
     report::ValidateContext context;
     context.deployment = report::deployment_name(*platform);
-    setup.scheduler.chunked_prefill =
-        flags_.chunked_prefill.empty()
-            ? true
-            : parse_choice<bool>(flags_.chunked_prefill, "--chunked-prefill", "setting",
-                                 {{"on", true}, {"off", false}});
-    if (!flags_.max_seqs.empty()) {
-      setup.scheduler.max_seqs =
-          std::llround(io::parse_positive_number(flags_.max_seqs, "--max-seqs"));
-    }
-    if (!flags_.max_batched_tokens.empty()) {
-      setup.scheduler.max_batched_tokens = std::llround(
-          io::parse_positive_number(flags_.max_batched_tokens, "--max-batched-tokens"));
-    }
-    const auto origin = [](const std::string& flag_value, const char* flag) {
-      return flag_value.empty() ? std::string("default (vLLM's)") : std::string("given: ") + flag;
-    };
-    context.settings = {
-        "max running requests " + std::to_string(setup.scheduler.max_seqs) + " (" +
-            origin(flags_.max_seqs, "--max-seqs") + ")",
-        "token budget a step " + std::to_string(setup.scheduler.max_batched_tokens) + " (" +
-            origin(flags_.max_batched_tokens, "--max-batched-tokens") + ")",
-        std::string("chunked prefill ") + (setup.scheduler.chunked_prefill ? "on" : "off") + " (" +
-            origin(flags_.chunked_prefill, "--chunked-prefill") + ")"};
     context.load_notes = {
         "each level's load rebuilt from what its file states: constant-rate arrivals at the "
         "requested rate over the send duration, every request at the level's mean prompt and "
@@ -254,6 +292,19 @@ class ValidateCommand final : public Command {
                          ": kspeed validate reads inference-perf output folders "
                          "(stage_N_lifecycle_metrics.json) for now; other formats (AccelMark, "
                          "per-request logs) are not read by validate yet");
+      }
+      engine::SchedulerOptions scheduler;  // vLLM's defaults, then the files', then the flags'
+      const std::vector<std::string> settings = choose_scheduler(flags_, run, scheduler);
+      if (context.settings.empty()) {
+        context.settings = settings;
+        setup.scheduler = scheduler;
+      } else if (scheduler.max_seqs != setup.scheduler.max_seqs ||
+                 scheduler.max_batched_tokens != setup.scheduler.max_batched_tokens ||
+                 scheduler.chunked_prefill != setup.scheduler.chunked_prefill) {
+        throw InputError(run + ": its scheduler settings (" +
+                         fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
+                         flags_.runs.front() +
+                         "'s: validate runs of different settings one at a time");
       }
       const std::vector<io::MeasuredLoad> loads = io::read_inference_perf_stages(run);
       if (loads.size() < 2) {

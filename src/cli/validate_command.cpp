@@ -63,7 +63,7 @@ std::string choose_setting(T& value, const std::string& flag_text, const char* f
   }
   if (stated) {
     value = stated->value;
-    return "stated: " + std::string(vllm_flag) + " in " + stated->where;
+    return "stated in " + stated->where;
   }
   return "default (vLLM's)";
 }

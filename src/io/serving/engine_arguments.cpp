@@ -275,6 +275,12 @@ StatedEngineArguments read_engine_arguments(const std::string& folder) {
   }
   std::sort(files.begin(), files.end());
   for (const std::filesystem::path& path : files) {
+    // The input limit holds here as for every input, worded for what these files are.
+    const std::uint64_t limit = max_input_bytes();
+    if (std::filesystem::file_size(path, error) > limit && !error) {
+      refuse_too_large("deployment file '" + path.string() + "'", limit,
+                       "a manifest or script of a few kB");
+    }
     merge_arguments(arguments,
                     scan_vllm_arguments(read_text_file(path.string(), "a deployment file"),
                                         path.filename().string()));

@@ -1,5 +1,5 @@
-// --deployment FILE on estimate, sweep and mix: the deployment kspeed calibrate wrote, as a
-// calibration already fitted. The platform flags the user left out come from the file; one that
+// --deployment FILE on estimate, sweep, mix and roofline: the deployment kspeed calibrate wrote, as
+// a calibration already fitted. The platform flags the user left out come from the file; one that
 // names another deployment is refused (the fitted coefficients belong to the file's).
 #include <string>
 
@@ -30,6 +30,17 @@ void take_setting(std::string& flag, const char* name, const io::DeploymentFile&
 
 }  // namespace
 
+io::DeploymentFile take_deployment_platform(PlatformFlags& platform, const std::string& path) {
+  io::DeploymentFile file = io::read_deployment_file(path);
+  take_setting(platform.model, "--model", file, "model");
+  take_setting(platform.gpu, "--gpu", file, "gpu");
+  take_setting(platform.tp, "--tp", file, "tp");
+  take_setting(platform.ep, "--ep", file, "ep");
+  take_setting(platform.precision, "--precision", file, "precision");
+  take_setting(platform.kv_dtype, "--kv-dtype", file, "kv_dtype");
+  return file;
+}
+
 io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
   if (!flags.calibrate.empty()) {
     throw InputError("--calibrate " + flags.calibrate + " and --deployment " +
@@ -43,13 +54,7 @@ io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
         "--deployment " +
         flags.deployment_file + " already holds its runs' concurrency: leave it out");
   }
-  const io::DeploymentFile file = io::read_deployment_file(flags.deployment_file);
-  take_setting(flags.platform.model, "--model", file, "model");
-  take_setting(flags.platform.gpu, "--gpu", file, "gpu");
-  take_setting(flags.platform.tp, "--tp", file, "tp");
-  take_setting(flags.platform.ep, "--ep", file, "ep");
-  take_setting(flags.platform.precision, "--precision", file, "precision");
-  take_setting(flags.platform.kv_dtype, "--kv-dtype", file, "kv_dtype");
+  const io::DeploymentFile file = take_deployment_platform(flags.platform, flags.deployment_file);
   std::int64_t tpot_points = 0;
   for (const io::CalibrationRun& run : file.runs) tpot_points += run.tpot_points;
   if (flags.strict && tpot_points == 0) {

@@ -12,6 +12,7 @@
 #include "kspeed/engine/chain/sweep.hpp"
 #include "kspeed/engine/deployment/deployment.hpp"
 #include "kspeed/io/calibration_reader.hpp"
+#include "kspeed/io/deployment_file.hpp"
 #include "ncu_flags.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
@@ -86,6 +87,9 @@ std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags);
 /// --deployment's file as a calibration already fitted; fills the platform flags the user left
 /// out from it (deployment_flag.cpp). Throws InputError on a flag that contradicts the file.
 io::CalibrationFile read_deployment_flag(EstimateFlags& flags);
+/// The platform of a deployment file kspeed calibrate wrote (model, GPU, tp, ep, precision, KV
+/// type) into the flags the user left out; a flag that names another deployment is refused.
+io::DeploymentFile take_deployment_platform(PlatformFlags& platform, const std::string& path);
 
 /// The deployment the flags ask for (engine::resolve_deployment decides it): the platform from
 /// the flags, `defaults` where they say nothing; --calibrate's run; the profiled steps

@@ -26,6 +26,7 @@ struct RooflineFlags {
   LeverFlags levers;
   NcuFlags ncu;
   std::string peak_tflops, bandwidth_tbs, ai, ctx;
+  std::string deployment_file;  ///< --deployment: the platform of a kspeed calibrate file
   std::string workload = "deepseek-r1-fp8";  // the built-in workload, as estimate's default
   bool workload_given = false;  ///< --workload on the command line (else the built-in example)
   std::string phase = "decode";
@@ -155,6 +156,7 @@ class RooflineCommand final : public Command {
     if (!flags_.provenance.fail_on.empty()) {  // a bad list fails before any work
       (void)engine::parse_input_filter(flags_.provenance.fail_on, "--fail-on");
     }
+    take_deployment_file();
     if (!flags_.ncu.file.empty()) return execute_ncu();
     check_ncu_flags_need_file(flags_.ncu);
     flags_.workload_given = workload_option_ != nullptr && workload_option_->count() > 0;
@@ -166,6 +168,7 @@ class RooflineCommand final : public Command {
       query.levers = *levers;
       query.levers_given = levers->changes_anything();
     }
+    query.deployment_file = flags_.deployment_file;
     const engine::RooflineResult result = engine::analyse_roofline(query);
     check_input_provenance(flags_.provenance, result);
     const std::string svg =
@@ -178,6 +181,19 @@ class RooflineCommand final : public Command {
   }
 
  private:
+  // --deployment FILE: the platform kspeed calibrate wrote, for the flags left out. Only the
+  // platform applies here: the file's fitted step model prices whole steps, and the roofline
+  // looks at one kernel (its figures are the GPU's and the model's, not a fit's).
+  void take_deployment_file() {
+    if (flags_.deployment_file.empty()) return;
+    if (!flags_.ai.empty()) {
+      throw InputError("--deployment " + flags_.deployment_file +
+                       " names a model for the kernel, and --ai gives the kernel's intensity "
+                       "instead: pass one");
+    }
+    (void)take_deployment_platform(flags_.platform, flags_.deployment_file);
+  }
+
   // The measured kernels of an ncu export on the roof; with --model, beside the modelled kernel.
   int execute_ncu() {
     const bool custom_roof = !flags_.peak_tflops.empty() && !flags_.bandwidth_tbs.empty();
@@ -240,6 +256,11 @@ class RooflineCommand final : public Command {
                      "Arithmetic intensity in FLOP/byte, instead of a model (only ratios are "
                      "reported then)")
         ->type_name("X");
+    app_->add_option("--deployment", flags_.deployment_file,
+                     "A deployment file kspeed calibrate wrote: its model, GPU, tp, precision "
+                     "and KV type (flags left out are taken from it; its fitted step model "
+                     "prices whole steps, not this kernel)")
+        ->type_name("FILE");
     workload_option_ =
         app_->add_option("--workload,-w", flags_.workload,
                          "The workload whose KV cache type is the --kv-dtype default when --model "

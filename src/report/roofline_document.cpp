@@ -36,6 +36,8 @@ ordered_json platform_json(const RooflineResult& r) {
   out["memory_gb"] = or_null(q.memory_gb);
   out["ridge_flop_per_byte"] = r.ridge_flop_per_byte;
   out["effective_ridge_flop_per_byte"] = r.effective_ridge_flop_per_byte;
+  // Only when given, so the records of every other roofline keep their columns.
+  if (!q.deployment_file.empty()) out["deployment_file"] = q.deployment_file;
   return out;
 }
 

@@ -43,6 +43,7 @@ std::string heading(const RooflineResult& r) {
                     q.precision, q.phase == engine::Phase::prefill ? "prompt" : "context",
                     human_count(q.context_tokens.value), human_count(p.batch.value),
                     human_count(p.tensor_parallel.value));
+    if (!q.deployment_file.empty()) text += " · deployment " + q.deployment_file;
   } else {
     text += fmt::format(" · intensity {} FLOP/byte on {} ({})",
                         human_figure(r.intensity_flop_per_byte), q.gpu_name, q.precision);

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "kspeed/engine/deployment/hardware.hpp"
-#include "kspeed/engine/roofline/phase_roofline.hpp"
-#include "kspeed/engine/provenance.hpp"
-#include "kspeed/engine/roofline/roofline.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
+#include "kspeed/engine/deployment/hardware.hpp"
+#include "kspeed/engine/provenance.hpp"
+#include "kspeed/engine/roofline/phase_roofline.hpp"
+#include "kspeed/engine/roofline/roofline.hpp"
 
 namespace kspeed::engine {
 
@@ -36,6 +36,8 @@ struct RooflineQuery {
   std::optional<double> given_intensity;                                   ///< --ai X, FLOP/byte
   Levers levers;
   bool levers_given = false;  ///< false: the lever table shows illustrative 2x levers
+  /// The deployment file (kspeed calibrate's) the platform was taken from; empty: flags.
+  std::string deployment_file;
 };
 
 /// One lever (or all together) applied to the kernel.

@@ -32,11 +32,25 @@ struct PresetConfig {
 };
 
 // https://huggingface.co/<repo>/blob/main/config.json for deepseek-ai/DeepSeek-R1,
-// openai/gpt-oss-120b, meta-llama/Llama-3.1-70B, meta-llama/Llama-3.1-8B, Qwen/Qwen3-8B.
+// deepseek-ai/DeepSeek-V3, openai/gpt-oss-120b, meta-llama/Llama-3.1-70B, meta-llama/Llama-3.1-8B,
+// meta-llama/Llama-3.3-70B-Instruct, Qwen/Qwen3-8B, Qwen/Qwen2.5-7B-Instruct,
+// Qwen/Qwen2.5-72B-Instruct, mistralai/Mistral-7B-v0.3,
+// mistralai/Mistral-Small-24B-Instruct-2501, google/gemma-3-27b-it; nvidia/DeepSeek-R1-FP4 as
+// hf_configs.hpp says.
 const std::vector<PresetConfig> kPresets = {
-    {"deepseek-r1", test::kDeepSeekR1Config},    {"gpt-oss-120b", test::kGptOss120bConfig},
-    {"llama-3.1-70b", test::kLlama31_70bConfig}, {"llama-3.1-8b", test::kLlama31_8bConfig},
+    {"deepseek-r1", test::kDeepSeekR1Config},
+    {"deepseek-v3", test::kDeepSeekV3Config},
+    {"deepseek-r1-fp4", test::kDeepSeekR1Fp4Config},
+    {"gpt-oss-120b", test::kGptOss120bConfig},
+    {"llama-3.1-70b", test::kLlama31_70bConfig},
+    {"llama-3.1-8b", test::kLlama31_8bConfig},
+    {"llama-3.3-70b", test::kLlama33_70bConfig},
     {"qwen3-8b", test::kQwen3_8bConfig},
+    {"qwen2.5-7b", test::kQwen25_7bConfig},
+    {"qwen2.5-72b", test::kQwen25_72bConfig},
+    {"mistral-7b", test::kMistral7bV03Config},
+    {"mistral-small-24b", test::kMistralSmall24bConfig},
+    {"gemma-3-27b", test::kGemma3_27bConfig},
 };
 
 Platform platform_for(const ModelArch& model, const std::string& gpu, std::int64_t batch,
@@ -63,6 +77,7 @@ void check_same_shapes(const ModelShapes& preset, const ModelShapes& config) {
   CHECK(preset.ffn.dense_layers == config.ffn.dense_layers);
   CHECK(preset.expert_bytes_per_param == config.expert_bytes_per_param);
   CHECK(preset.dense_bytes_per_param == config.dense_bytes_per_param);
+  CHECK(preset.dense_ffn_bytes_per_param == config.dense_ffn_bytes_per_param);
   CHECK(preset.embedding_bytes_per_param == config.embedding_bytes_per_param);
 }
 
@@ -94,21 +109,32 @@ TEST_CASE("every model preset matches its config.json and prices decode exactly 
     REQUIRE(config.shapes);
     check_same_attention(preset, config);
     check_same_shapes(*preset.shapes, *config.shapes);
+    // The context the preset cites is the config's max_position_embeddings, where the config
+    // copy here carries it.
+    if (config.context_tokens > 0) {
+      CHECK(preset.context_tokens == config.context_tokens);
+    }
     // The cited parameter counts (model cards) agree with the ones counted from the shapes
     // within 1.5% (the counts leave out norms and biases; Llama's cards round).
     CHECK(config.total_params_billions == Approx(preset.total_params_billions).epsilon(0.015));
-    for (const std::int64_t batch : {1, 8, 64}) {
-      const Platform a = platform_for(preset, "h100-sxm", batch, 8);
-      const Platform b = platform_for(config, "h100-sxm", batch, 8);
-      const KernelCost weights_a = non_attention_step_cost(a);
-      const KernelCost weights_b = non_attention_step_cost(b);
-      CHECK(weights_a.bytes == weights_b.bytes);
-      CHECK(weights_a.flops == weights_b.flops);
-      const DecodeResponse ra = decode_over_response(a, 8192, 128);
-      const DecodeResponse rb = decode_over_response(b, 8192, 128);
-      CHECK(ra.share == rb.share);
-      CHECK(ra.attention_ms == rb.attention_ms);
-      CHECK(ra.other_ms == rb.other_ms);
+    // tp 4 splits every preset's heads (Qwen2.5-7B's 28 query heads not 8 ways); the B200 has
+    // an FP4 peak, so the NVFP4 checkpoint's GEMM precision is compared too.
+    for (const char* gpu : {"h100-sxm", "b200"}) {
+      for (const std::int64_t batch : {1, 8, 64}) {
+        const Platform a = platform_for(preset, gpu, batch, 4);
+        const Platform b = platform_for(config, gpu, batch, 4);
+        CHECK(a.gemm_precision.value == b.gemm_precision.value);
+        CHECK(a.gemm_peak_tflops == b.gemm_peak_tflops);
+        const KernelCost weights_a = non_attention_step_cost(a);
+        const KernelCost weights_b = non_attention_step_cost(b);
+        CHECK(weights_a.bytes == weights_b.bytes);
+        CHECK(weights_a.flops == weights_b.flops);
+        const DecodeResponse ra = decode_over_response(a, 8192, 128);
+        const DecodeResponse rb = decode_over_response(b, 8192, 128);
+        CHECK(ra.share == rb.share);
+        CHECK(ra.attention_ms == rb.attention_ms);
+        CHECK(ra.other_ms == rb.other_ms);
+      }
     }
   }
 }

@@ -155,6 +155,34 @@ TEST_CASE("gpt-oss-120b decode on a B200 at batch 64 reads the expert union, ~26
   CHECK(non_attention_step_cost(single).bytes / 1e9 == Approx(4.998).epsilon(0.002));
 }
 
+TEST_CASE("DeepSeek-R1 NVFP4 on 4 B200s (tp 4, ep 4) reads its experts and FFNs at 4.5 bits",
+          "[presets][nvfp4][moe]") {
+  // python3 over the shapes: every step 61 · 187.1 M MLA + 58 · 1.835 M router parameters and
+  // the 926.7 M head in BF16, 3 · 396.4 M dense FFN and 58 · 44.04 M shared-expert parameters in
+  // NVFP4 = 27.00 GB, split 4 ways; the 58 · 256 routed experts, 367.8 GB, 64 a GPU, of which one
+  // token's step reads the busiest rank's 3.479 (E[max of 4 Binomial(64, 1/32)]): 11.749 GB a
+  // GPU. (The FP8 checkpoint, deepseek-r1, reads 17.12 GB / 4 + 653.9 GB / 4 · 0.0544 = 13.17.)
+  PlatformChoice choice;
+  choice.model = {io::load_model("deepseek-r1-fp4"), Provenance::given};
+  choice.gpu = {io::load_gpu("b200"), Provenance::given};
+  choice.batch = {1, Provenance::given};
+  choice.tensor_parallel = {4, Provenance::given};
+  choice.expert_parallel = {4, Provenance::given};
+  const Platform platform = make_platform(choice);
+  CHECK(non_attention_step_cost(platform).bytes / 1e9 == Approx(11.7486).epsilon(1e-4));
+  CHECK(platform.kv_dtype.value == "fp8");
+  PlatformChoice fp8 = choice;
+  fp8.model = {io::load_model("deepseek-r1"), Provenance::given};
+  CHECK(non_attention_step_cost(make_platform(fp8)).bytes / 1e9 == Approx(13.1661).epsilon(1e-4));
+  // GEMMs: 66.0% of the active parameters (experts, dense FFNs) at the 9,000 FP4 TFLOP/s, the
+  // rest at the 2,250 BF16: 36.62 / (24.18 / 9000 + 12.45 / 2250) = 4,456.5 TFLOP/s.
+  CHECK(platform.gemm_precision.value == "fp4+bf16");
+  CHECK(platform.gemm_peak_tflops == Approx(4456.5).epsilon(1e-4));
+  // Without an FP4 peak (H200) the GEMMs stay at BF16.
+  choice.gpu = {io::load_gpu("h200-sxm"), Provenance::given};
+  CHECK(make_platform(choice).gemm_precision.value == "bf16");
+}
+
 TEST_CASE("a model file's shapes are checked", "[presets]") {
   const std::string head = R"({"layers": 4, "attention": {"type": "gqa", "query_heads": 8,
     "kv_heads": 8, "head_dim": 64}, "parameters": {"total_billions": 1, "active_billions": 1},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/error.hpp"
@@ -21,6 +23,7 @@ enum class Family {
   qwen_moe,   ///< Qwen2-MoE, Qwen3-MoE: num_experts, moe_intermediate_size, shared expert
   deepseek,   ///< DeepSeek-V2/V3/R1: MLA, n_routed_experts, n_shared_experts
   gpt_oss,    ///< gpt-oss: num_local_experts, experts_per_token, layer_types
+  gemma3,     ///< Gemma 3: dense, 5 sliding-window layers per global one, transformers defaults
 };
 
 struct Supported {
@@ -29,12 +32,21 @@ struct Supported {
 };
 
 constexpr Supported kSupported[] = {
-    {"LlamaForCausalLM", Family::dense_gqa},     {"MistralForCausalLM", Family::dense_gqa},
-    {"Qwen2ForCausalLM", Family::dense_gqa},     {"Qwen3ForCausalLM", Family::dense_gqa},
-    {"MixtralForCausalLM", Family::mixtral},     {"Qwen2MoeForCausalLM", Family::qwen_moe},
-    {"Qwen3MoeForCausalLM", Family::qwen_moe},   {"DeepseekV2ForCausalLM", Family::deepseek},
-    {"DeepseekV3ForCausalLM", Family::deepseek}, {"GptOssForCausalLM", Family::gpt_oss},
+    {"LlamaForCausalLM", Family::dense_gqa},
+    {"MistralForCausalLM", Family::dense_gqa},
+    {"Qwen2ForCausalLM", Family::dense_gqa},
+    {"Qwen3ForCausalLM", Family::dense_gqa},
+    {"MixtralForCausalLM", Family::mixtral},
+    {"Qwen2MoeForCausalLM", Family::qwen_moe},
+    {"Qwen3MoeForCausalLM", Family::qwen_moe},
+    {"DeepseekV2ForCausalLM", Family::deepseek},
+    {"DeepseekV3ForCausalLM", Family::deepseek},
+    {"GptOssForCausalLM", Family::gpt_oss},
     {"Qwen3NextForCausalLM", Family::qwen_moe},
+    {"Gemma3ForCausalLM", Family::gemma3},
+    {"Gemma3ForConditionalGeneration", Family::gemma3},
+    {"Qwen3_5ForConditionalGeneration", Family::dense_gqa},
+    {"Qwen3_5MoeForConditionalGeneration", Family::qwen_moe},
 };
 
 // A config.json writes `null` for "not used" (sliding_window, head_dim, q_lora_rank).
@@ -160,6 +172,13 @@ void read_sliding_window(const JsonReader& reader, const json& config, Family fa
                                                         : describe_json_type(*types)));
     }
     sliding_layers = std::count(types->begin(), types->end(), json("sliding_attention"));
+  } else if (family == Family::gemma3 && present(config, "sliding_window") != nullptr) {
+    // Older Gemma 3 configs state no layer_types: layer i attends globally when
+    // (i + 1) % sliding_window_pattern == 0 (transformers' Gemma3TextConfig, default 6: five
+    // sliding-window layers per global one).
+    const std::int64_t pattern =
+        std::max<std::int64_t>(optional_count(reader, config, "sliding_window_pattern", 6), 1);
+    sliding_layers = arch.layers - arch.layers / pattern;
   } else if (present(config, "sliding_window") != nullptr) {
     const json* use = present(config, "use_sliding_window");
     const bool qwen_style = use != nullptr;
@@ -244,6 +263,7 @@ engine::FfnSpec read_ffn(const JsonReader& reader, const json& config, Family fa
   engine::FfnSpec ffn;
   switch (family) {
     case Family::dense_gqa:
+    case Family::gemma3:
       ffn.intermediate_size = required_count(reader, config, "intermediate_size");
       break;
     case Family::mixtral:
@@ -301,9 +321,78 @@ std::string unquantized_dtype(const JsonReader& reader, const json& config) {
               "unknown weight type '" + name + "': expected bfloat16, float16 or float32");
 }
 
+// The weight type a modelopt quant_algo names.
+std::string modelopt_weight_type(const JsonReader& reader, const json& quantization) {
+  const json* algo = present(quantization, "quant_algo");
+  const std::string name =
+      algo != nullptr ? reader.string_value(*algo, "quantization_config.quant_algo") : "";
+  if (name == "NVFP4") return "nvfp4";
+  if (name == "FP8") return "fp8";
+  reader.fail("quantization_config.quant_algo",
+              "'" + name +
+                  "' is not a modelopt format kspeed reads (it reads NVFP4 and FP8): remove "
+                  "quantization_config to count the weights in torch_dtype, or describe the model "
+                  "in kspeed's own model format (docs/presets.md)");
+}
+
+// True when modelopt's exclusions keep a module whose name contains `part` unquantized
+// (nvidia/DeepSeek-R1-FP4 lists "model.layers.N.self_attn*" for every layer, and "lm_head").
+// Exports write the list as exclude_modules, newer ones as ignore.
+bool modelopt_excludes(const JsonReader& reader, const json& quantization, std::string_view part) {
+  for (const char* key : {"exclude_modules", "ignore"}) {
+    const json* listed = present(quantization, key);
+    if (listed == nullptr) continue;
+    if (!listed->is_array()) {
+      reader.fail(std::string("quantization_config.") + key,
+                  "expected a list of module name patterns, found " + describe_json_type(*listed));
+    }
+    const bool found = std::any_of(listed->begin(), listed->end(), [&](const json& entry) {
+      return entry.is_string() && entry.get<std::string>().find(part) != std::string::npos;
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+// quant_method modelopt (TensorRT Model Optimizer's export; config.json carries what its
+// hf_quant_config.json states): quant_algo quantizes every linear layer except the modules
+// exclude_modules names. Its DeepSeek recipe (examples/deepseek/ptq.py in
+// github.com/NVIDIA/TensorRT-Model-Optimizer) disables the quantizers of "*attn*" and "*head*":
+// the MLA projections and the output head stay in torch_dtype while the dense FFNs, the shared
+// and the routed experts are NVFP4. An exclusion naming any attention module counts the whole
+// attention unquantized (a checkpoint that quantizes only o_proj is priced a little high).
+// kv_cache_quant_algo FP8 caches K/V in FP8.
+void read_modelopt(const JsonReader& reader, const json& quantization, const std::string& base,
+                   engine::ModelArch& arch, engine::ModelShapes& shapes) {
+  const std::string type = modelopt_weight_type(reader, quantization);
+  const double bytes = *engine::dtype_bytes(type);
+  const double base_bytes = *engine::dtype_bytes(base);
+  arch.weight_dtype = type;
+  shapes.expert_bytes_per_param =
+      modelopt_excludes(reader, quantization, "experts") ? base_bytes : bytes;
+  // A whole MLP ("model.layers.0.mlp*") or its projections; not the router ("*mlp.gate").
+  shapes.dense_ffn_bytes_per_param = modelopt_excludes(reader, quantization, ".mlp*") ||
+                                             modelopt_excludes(reader, quantization, "mlp.up_proj")
+                                         ? base_bytes
+                                         : bytes;
+  shapes.dense_bytes_per_param =
+      modelopt_excludes(reader, quantization, "attn") ? base_bytes : bytes;
+  if (const json* kv = present(quantization, "kv_cache_quant_algo")) {
+    const std::string kv_name = reader.string_value(*kv, "quantization_config.kv_cache_quant_algo");
+    if (kv_name != "FP8") {
+      reader.fail("quantization_config.kv_cache_quant_algo",
+                  "'" + kv_name +
+                      "' is not a KV cache type kspeed reads from config.json (FP8 or "
+                      "null): remove it and pass --kv-dtype");
+    }
+    arch.kv_dtype = "fp8";
+  }
+}
+
 // Storage of each part of the weights. quant_method fp8 (DeepSeek's block-scaled E4M3): every
 // linear layer in FP8, embeddings and head unquantized. mxfp4 (gpt-oss): the MoE experts in
-// MXFP4, attention, router, embeddings and head unquantized (modules_to_not_convert).
+// MXFP4, attention, router, embeddings and head unquantized (modules_to_not_convert). modelopt:
+// read_modelopt.
 void read_weight_types(const JsonReader& reader, const json& config, engine::ModelArch& arch,
                        engine::ModelShapes& shapes) {
   const std::string base = unquantized_dtype(reader, config);
@@ -311,6 +400,7 @@ void read_weight_types(const JsonReader& reader, const json& config, engine::Mod
   arch.weight_dtype = base;
   shapes.expert_bytes_per_param = base_bytes;
   shapes.dense_bytes_per_param = base_bytes;
+  shapes.dense_ffn_bytes_per_param = base_bytes;
   shapes.embedding_bytes_per_param = base_bytes;
   const json* quantization = present(config, "quantization_config");
   if (quantization == nullptr) {
@@ -323,30 +413,69 @@ void read_weight_types(const JsonReader& reader, const json& config, engine::Mod
     arch.weight_dtype = "fp8";
     shapes.expert_bytes_per_param = 1.0;
     shapes.dense_bytes_per_param = 1.0;
+    shapes.dense_ffn_bytes_per_param = 1.0;
   } else if (name == "mxfp4") {
     arch.weight_dtype = "mxfp4";
     shapes.expert_bytes_per_param = engine::dtype_bytes("mxfp4").value_or(4.25 / 8.0);
+  } else if (name == "modelopt") {
+    read_modelopt(reader, *quantization, base, arch, shapes);
   } else {
     reader.fail(
         "quantization_config.quant_method",
         "'" + name +
             "' is not a weight format kspeed reads from config.json (it reads "
-            "fp8 and mxfp4): remove quantization_config to count the weights in torch_dtype, "
-            "or describe the model in kspeed's own model format (docs/presets.md)");
+            "fp8, mxfp4 and modelopt NVFP4/FP8): remove quantization_config to count the weights "
+            "in torch_dtype, or describe the model in kspeed's own model format (docs/presets.md)");
   }
 }
 
 void fill_parameters(engine::ModelArch& arch, const engine::ModelShapes& shapes) {
   const engine::ParamCounts params = engine::count_params(arch, shapes);
   const double expert_active = params.active - params.non_expert_active;
-  const double bytes =
-      (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
-      params.embedding * shapes.embedding_bytes_per_param +
-      expert_active * shapes.expert_bytes_per_param;
+  const double bytes = engine::non_expert_layer_bytes(arch, shapes, params) +
+                       params.embedding * shapes.embedding_bytes_per_param +
+                       expert_active * shapes.expert_bytes_per_param;
   arch.total_params_billions = params.total / 1e9;
   arch.active_params_billions = params.active / 1e9;
   // The average over what one token reads: bytes per step / active parameters.
   arch.weight_bytes_per_param = bytes / params.active;
+}
+
+// Multimodal checkpoints (Gemma3ForConditionalGeneration, Qwen3_5*ForConditionalGeneration)
+// nest the language model's keys under text_config (transformers' get_text_config); the weight
+// type, quantization_config and tie_word_embeddings may stay at the top level, where they then
+// apply to the language model too.
+json language_model_config(const JsonReader& reader, const json& document) {
+  const json* text = present(document, "text_config");
+  if (text == nullptr) return document;
+  if (!text->is_object()) {
+    reader.fail("text_config",
+                "expected the language model's config object, found " + describe_json_type(*text));
+  }
+  json merged = *text;
+  for (const char* key : {"torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"}) {
+    if (present(merged, key) == nullptr && present(document, key) != nullptr) {
+      merged[key] = document[key];
+    }
+  }
+  return merged;
+}
+
+// Gemma 3's published config.json files leave keys at transformers' Gemma3TextConfig defaults
+// (google/gemma-3-27b-it states no vocab_size, max_position_embeddings or
+// tie_word_embeddings): vocab_size 262208, max_position_embeddings 131072, tied embeddings.
+// Returns the keys it filled, for the figures' sources.
+std::vector<std::string> fill_gemma3_defaults(json& config) {
+  std::vector<std::string> filled;
+  const auto fill = [&](const char* key, const json& value) {
+    if (present(config, key) != nullptr) return;
+    config[key] = value;
+    filled.emplace_back(key);
+  };
+  fill("vocab_size", 262208);
+  fill("max_position_embeddings", 131072);
+  fill("tie_word_embeddings", true);
+  return filled;
 }
 
 // Python's json module writes the floats inf and nan as Infinity and NaN, which JSON does not
@@ -406,12 +535,17 @@ bool looks_like_hf_config_text(std::string_view text) {
   return !document.is_discarded() && document.is_object() && document.contains("architectures");
 }
 
-HfModel read_hf_config(const json& document, std::string_view source, const std::string& name) {
+HfModel read_hf_config(const json& whole, std::string_view source, const std::string& name) {
   const JsonReader reader{std::string(source)};
-  if (!document.is_object()) {
-    reader.fail("", "expected a config.json object, found " + describe_json_type(document));
+  if (!whole.is_object()) {
+    reader.fail("", "expected a config.json object, found " + describe_json_type(whole));
   }
-  const Supported kind = architecture_of(reader, document);
+  const Supported kind = architecture_of(reader, whole);
+  json document = language_model_config(reader, whole);
+  const std::vector<std::string> defaulted =
+      kind.family == Family::gemma3 ? fill_gemma3_defaults(document) : std::vector<std::string>{};
+  const bool context_defaulted =
+      std::find(defaulted.begin(), defaulted.end(), "max_position_embeddings") != defaulted.end();
   HfModel model;
   model.architecture = kind.architecture;
   engine::ModelArch& arch = model.arch;
@@ -439,19 +573,32 @@ HfModel read_hf_config(const json& document, std::string_view source, const std:
   // SGLang derive it from max_position_embeddings); 0 (unknown) when config.json omits it.
   arch.context_tokens = optional_count(reader, document, "max_position_embeddings", 0);
   if (arch.context_tokens > 0) {
-    arch.figure_sources.emplace_back("context_tokens", "config.json max_position_embeddings " +
-                                                           std::to_string(arch.context_tokens));
+    arch.figure_sources.emplace_back(
+        "context_tokens",
+        (context_defaulted ? "not in config.json: transformers' Gemma3TextConfig default "
+                             "max_position_embeddings "
+                           : "config.json max_position_embeddings ") +
+            std::to_string(arch.context_tokens));
   }
   arch.from_hf_config = true;
-  // config.json does not say how the KV cache is stored: the engines cache in the activation
-  // type unless told otherwise.
-  arch.kv_dtype = "bf16";
-  arch.figure_sources.emplace_back(
-      "kv_dtype", "not in config.json: vLLM and SGLang cache K/V in the activation type, BF16");
+  if (arch.kv_dtype == "fp8") {
+    arch.figure_sources.emplace_back(
+        "kv_dtype", "config.json quantization_config.kv_cache_quant_algo FP8 (modelopt)");
+  } else {
+    // config.json does not say how the KV cache is stored: the engines cache in the activation
+    // type unless told otherwise.
+    arch.kv_dtype = "bf16";
+    arch.figure_sources.emplace_back(
+        "kv_dtype", "not in config.json: vLLM and SGLang cache K/V in the activation type, BF16");
+  }
   arch.figure_sources.emplace_back(
       "parameters",
       "counted from the shapes in config.json (active: what one token's decode "
-      "reads, without the input embedding table)");
+      "reads, without the input embedding table)" +
+          std::string(defaulted.empty() ? ""
+                                        : "; vocab_size and tie_word_embeddings, where config.json "
+                                          "omits them, at transformers' Gemma3TextConfig "
+                                          "defaults (262208, tied)"));
   return model;
 }
 

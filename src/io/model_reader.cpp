@@ -44,7 +44,7 @@ const std::vector<std::string> kFfnKeys = {
     "intermediate_size",     "experts",        "top_k",
     "moe_intermediate_size", "shared_experts", "shared_expert_intermediate_size",
     "dense_layers"};
-const std::vector<std::string> kWeightTypeKeys = {"experts", "dense", "embedding"};
+const std::vector<std::string> kWeightTypeKeys = {"experts", "dense", "dense_ffn", "embedding"};
 
 // Plausible figures, far outside today's models (8 to 671 billion parameters, 0.5 to 4 bytes a
 // weight): they stop a typo or a 5e-324 from reaching the roofline as inf or NaN.
@@ -265,6 +265,11 @@ engine::ModelShapes read_shapes(const JsonReader& reader, const json& object,
   reader.expect_object(types, "shapes.weight_types", kWeightTypeKeys);
   shapes.expert_bytes_per_param = storage_bytes(reader, types, "experts");
   shapes.dense_bytes_per_param = storage_bytes(reader, types, "dense");
+  // The dense FFN layers share the dense type unless the file says otherwise (an NVFP4 checkpoint
+  // quantizes them and leaves attention unquantized).
+  shapes.dense_ffn_bytes_per_param = types.contains("dense_ffn")
+                                         ? storage_bytes(reader, types, "dense_ffn")
+                                         : shapes.dense_bytes_per_param;
   shapes.embedding_bytes_per_param = storage_bytes(reader, types, "embedding");
   return shapes;
 }

@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hf_configs.hpp"
+#include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/hf_config.hpp"
@@ -135,7 +138,9 @@ TEST_CASE("config.json: what is not supported fails naming the field and the fix
       io::parse_hf_config(R"({"architectures": ["FalconForCausalLM"]})", "c.json", "falcon"),
       Catch::Contains("c.json: architectures: 'FalconForCausalLM' is not an "
                       "architecture kspeed reads (it reads LlamaForCausalLM, ") &&
-          Catch::Contains("GptOssForCausalLM, Qwen3NextForCausalLM)"));
+          Catch::Contains("GptOssForCausalLM, Qwen3NextForCausalLM, Gemma3ForCausalLM, "
+                          "Gemma3ForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
+                          "Qwen3_5MoeForConditionalGeneration)"));
   CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type": "llama"})", "c.json", "x"),
                     Catch::Contains("c.json: architectures: expected a list naming the model"));
   CHECK_THROWS_WITH(
@@ -250,6 +255,142 @@ TEST_CASE("config.json: max_position_embeddings is the model's context, as the p
     }
     CHECK(cited);
   }
+}
+
+}  // namespace unit_hf_config
+
+namespace unit_hf_config {
+
+TEST_CASE(
+    "config.json: a modelopt NVFP4 DeepSeek-R1 reads NVFP4 FFNs and experts, BF16 "
+    "attention and an FP8 KV cache",
+    "[hf_config][nvfp4]") {
+  // NVFP4: 4-bit values + one FP8 scale per 16 = 4.5 bits.
+  CHECK(dtype_bytes("nvfp4") == 0.5625);
+  const io::HfModel model = read(test::kDeepSeekR1Fp4Config, "DeepSeek-R1-FP4");
+  check_against_preset(model, "deepseek-r1-fp4", 0.001);
+  CHECK(model.arch.weight_dtype == "nvfp4");
+  CHECK(model.arch.kv_dtype == "fp8");
+  CHECK(model.shapes.expert_bytes_per_param == 0.5625);
+  CHECK(model.shapes.dense_ffn_bytes_per_param == 0.5625);
+  CHECK(model.shapes.dense_bytes_per_param == 2.0);      // the MLA projections, excluded
+  CHECK(model.shapes.embedding_bytes_per_param == 2.0);  // lm_head, excluded
+  // python3 over the shapes: 61 · 187,105,280 attention + 58 · 1,835,008 router parameters in
+  // BF16, 3 · 396,361,728 dense FFN + 58 · 9 · 44,040,192 expert parameters in NVFP4, the
+  // 926.7 M head in BF16 = 38.49 GB per token over 36.62 B active = 1.0510 bytes per parameter
+  // (the FP8 checkpoint: 1.0253; its BF16 attention costs the FP4 one more than its FP4 experts
+  // save at one token).
+  CHECK(model.arch.active_params_billions == Approx(36.6246).epsilon(1e-4));
+  CHECK(model.arch.weight_bytes_per_param == Approx(1.05102).epsilon(1e-4));
+  // Without exclusions every linear layer is NVFP4, attention included.
+  const std::string all_fp4 = R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2,
+      "hidden_size": 64, "vocab_size": 10, "intermediate_size": 128, "num_attention_heads": 8,
+      "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4",
+      "ignore": ["lm_head"]}})";
+  const io::HfModel llama = io::parse_hf_config(all_fp4, "c.json", "x");
+  CHECK(llama.shapes.dense_bytes_per_param == 0.5625);
+  CHECK(llama.shapes.dense_ffn_bytes_per_param == 0.5625);
+  CHECK(llama.arch.kv_dtype == "bf16");
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "quantization_config": {"quant_method": "modelopt",
+      "quant_algo": "W4A8_AWQ"}})",
+                                        "c.json", "x"),
+                    Catch::Contains("c.json: quantization_config.quant_algo: 'W4A8_AWQ' is not a "
+                                    "modelopt format kspeed reads (it reads NVFP4 and FP8)"));
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"],
+      "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 10, "intermediate_size": 8,
+      "num_attention_heads": 8, "quantization_config": {"quant_method": "modelopt",
+      "quant_algo": "NVFP4", "kv_cache_quant_algo": "NVFP4"}})",
+                                        "c.json", "x"),
+                    Catch::Contains("quantization_config.kv_cache_quant_algo: 'NVFP4' is not a "
+                                    "KV cache type kspeed reads"));
+}
+
+TEST_CASE("config.json: the new presets' contexts are their configs' max_position_embeddings",
+          "[hf_config][context]") {
+  const std::vector<std::pair<const char*, const char*>> presets = {
+      {"deepseek-v3", test::kDeepSeekV3Config},
+      {"deepseek-r1-fp4", test::kDeepSeekR1Fp4Config},
+      {"llama-3.3-70b", test::kLlama33_70bConfig},
+      {"qwen2.5-7b", test::kQwen25_7bConfig},
+      {"qwen2.5-72b", test::kQwen25_72bConfig},
+      {"mistral-7b", test::kMistral7bV03Config},
+      {"mistral-small-24b", test::kMistralSmall24bConfig},
+      {"gemma-3-27b", test::kGemma3_27bConfig}};
+  for (const auto& [name, config] : presets) {
+    INFO(name);
+    const io::HfModel model = read(config, name);
+    check_against_preset(model, name, 0.002);
+    CHECK(model.arch.context_tokens > 0);
+    CHECK(io::load_model(name).context_tokens == model.arch.context_tokens);
+  }
+  // Mistral Small states head_dim 128 beside hidden_size 5120 and 32 heads: the stated one wins.
+  CHECK(read(test::kMistralSmall24bConfig, "m").arch.head_dim == 128);
+}
+
+TEST_CASE("config.json: a multimodal wrapper's text_config, Gemma 3's defaults and its windows",
+          "[hf_config][gemma]") {
+  const io::HfModel gemma = read(test::kGemma3_27bConfig, "gemma-3-27b-it");
+  CHECK(gemma.architecture == "Gemma3ForConditionalGeneration");
+  CHECK(gemma.arch.layers == 62);
+  // 62 layers, every 6th global: layers 5, 11, ..., 59 (10); the other 52 see 1,024 tokens.
+  CHECK(gemma.arch.sliding_window_layers == 52);
+  CHECK(gemma.arch.sliding_window_tokens == 1024);
+  CHECK(gemma.shapes.vocab_size == 262208);  // transformers' default, not in the file
+  CHECK(gemma.shapes.tied_embeddings);
+  CHECK(gemma.arch.context_tokens == 131072);
+  // 62 · (2·5376·4096 + 2·5376·2048 + 3·5376·21504) + 262208·5376 = 27,007,991,808.
+  CHECK(count_params(gemma.arch, gemma.shapes).total == 27'007'991'808.0);
+  bool default_cited = false;
+  for (const auto& [figure, source] : gemma.arch.figure_sources) {
+    default_cited = default_cited || (figure == "context_tokens" &&
+                                      source.find("Gemma3TextConfig default") != std::string::npos);
+  }
+  CHECK(default_cited);
+  // Layer types, where a config states them, win over the pattern.
+  nlohmann::json typed = nlohmann::json::parse(test::kGemma3_27bConfig);
+  typed["text_config"]["num_hidden_layers"] = 4;
+  typed["text_config"]["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention",
+                                         "full_attention"};
+  CHECK(io::read_hf_config(typed, "c.json", "x").arch.sliding_window_layers == 2);
+  // A Qwen3.5 MoE wrapper (the text_config keys as a public inventory of Qwen3.5-35B-A3B's
+  // snapshot lists them; a reader test, not a preset): 40 layers, 3 gated-DeltaNet layers per
+  // full-attention one, 256 experts top-8 and a shared expert.
+  nlohmann::json qwen35 = {{"architectures", {"Qwen3_5MoeForConditionalGeneration"}},
+                           {"tie_word_embeddings", false},
+                           {"text_config",
+                            {{"hidden_size", 2048},
+                             {"num_hidden_layers", 40},
+                             {"vocab_size", 248320},
+                             {"num_attention_heads", 16},
+                             {"num_key_value_heads", 2},
+                             {"head_dim", 256},
+                             {"num_experts", 256},
+                             {"num_experts_per_tok", 8},
+                             {"moe_intermediate_size", 512},
+                             {"shared_expert_intermediate_size", 512},
+                             {"linear_num_key_heads", 16},
+                             {"linear_num_value_heads", 32},
+                             {"linear_key_head_dim", 128},
+                             {"linear_value_head_dim", 128},
+                             {"linear_conv_kernel_dim", 4},
+                             {"dtype", "bfloat16"}}}};
+  nlohmann::json types = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
+  qwen35["text_config"]["layer_types"] = types;
+  const io::HfModel hybrid = io::read_hf_config(qwen35, "c.json", "qwen3.5");
+  CHECK(hybrid.arch.linear.layers == 30);
+  CHECK(softmax_attention_layers(hybrid.arch) == 10);
+  CHECK(hybrid.shapes.ffn.experts == 256);
+  CHECK(hybrid.shapes.ffn.shared_experts == 1);
+  CHECK_FALSE(hybrid.shapes.tied_embeddings);
+  // A text_config that is not an object is named.
+  CHECK_THROWS_WITH(io::parse_hf_config(R"({"architectures": ["Gemma3ForConditionalGeneration"],
+      "text_config": 3})",
+                                        "c.json", "x"),
+                    Catch::Contains("c.json: text_config: expected the language model's config "
+                                    "object, found a number"));
 }
 
 }  // namespace unit_hf_config

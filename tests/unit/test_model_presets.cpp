@@ -32,11 +32,25 @@ struct PresetConfig {
 };
 
 // https://huggingface.co/<repo>/blob/main/config.json for deepseek-ai/DeepSeek-R1,
-// openai/gpt-oss-120b, meta-llama/Llama-3.1-70B, meta-llama/Llama-3.1-8B, Qwen/Qwen3-8B.
+// deepseek-ai/DeepSeek-V3, openai/gpt-oss-120b, meta-llama/Llama-3.1-70B, meta-llama/Llama-3.1-8B,
+// meta-llama/Llama-3.3-70B-Instruct, Qwen/Qwen3-8B, Qwen/Qwen2.5-7B-Instruct,
+// Qwen/Qwen2.5-72B-Instruct, mistralai/Mistral-7B-v0.3,
+// mistralai/Mistral-Small-24B-Instruct-2501, google/gemma-3-27b-it; nvidia/DeepSeek-R1-FP4 as
+// hf_configs.hpp says.
 const std::vector<PresetConfig> kPresets = {
-    {"deepseek-r1", test::kDeepSeekR1Config},    {"gpt-oss-120b", test::kGptOss120bConfig},
-    {"llama-3.1-70b", test::kLlama31_70bConfig}, {"llama-3.1-8b", test::kLlama31_8bConfig},
+    {"deepseek-r1", test::kDeepSeekR1Config},
+    {"deepseek-v3", test::kDeepSeekV3Config},
+    {"deepseek-r1-fp4", test::kDeepSeekR1Fp4Config},
+    {"gpt-oss-120b", test::kGptOss120bConfig},
+    {"llama-3.1-70b", test::kLlama31_70bConfig},
+    {"llama-3.1-8b", test::kLlama31_8bConfig},
+    {"llama-3.3-70b", test::kLlama33_70bConfig},
     {"qwen3-8b", test::kQwen3_8bConfig},
+    {"qwen2.5-7b", test::kQwen25_7bConfig},
+    {"qwen2.5-72b", test::kQwen25_72bConfig},
+    {"mistral-7b", test::kMistral7bV03Config},
+    {"mistral-small-24b", test::kMistralSmall24bConfig},
+    {"gemma-3-27b", test::kGemma3_27bConfig},
 };
 
 Platform platform_for(const ModelArch& model, const std::string& gpu, std::int64_t batch,
@@ -63,6 +77,7 @@ void check_same_shapes(const ModelShapes& preset, const ModelShapes& config) {
   CHECK(preset.ffn.dense_layers == config.ffn.dense_layers);
   CHECK(preset.expert_bytes_per_param == config.expert_bytes_per_param);
   CHECK(preset.dense_bytes_per_param == config.dense_bytes_per_param);
+  CHECK(preset.dense_ffn_bytes_per_param == config.dense_ffn_bytes_per_param);
   CHECK(preset.embedding_bytes_per_param == config.embedding_bytes_per_param);
 }
 
@@ -94,21 +109,32 @@ TEST_CASE("every model preset matches its config.json and prices decode exactly 
     REQUIRE(config.shapes);
     check_same_attention(preset, config);
     check_same_shapes(*preset.shapes, *config.shapes);
+    // The context the preset cites is the config's max_position_embeddings, where the config
+    // copy here carries it.
+    if (config.context_tokens > 0) {
+      CHECK(preset.context_tokens == config.context_tokens);
+    }
     // The cited parameter counts (model cards) agree with the ones counted from the shapes
     // within 1.5% (the counts leave out norms and biases; Llama's cards round).
     CHECK(config.total_params_billions == Approx(preset.total_params_billions).epsilon(0.015));
-    for (const std::int64_t batch : {1, 8, 64}) {
-      const Platform a = platform_for(preset, "h100-sxm", batch, 8);
-      const Platform b = platform_for(config, "h100-sxm", batch, 8);
-      const KernelCost weights_a = non_attention_step_cost(a);
-      const KernelCost weights_b = non_attention_step_cost(b);
-      CHECK(weights_a.bytes == weights_b.bytes);
-      CHECK(weights_a.flops == weights_b.flops);
-      const DecodeResponse ra = decode_over_response(a, 8192, 128);
-      const DecodeResponse rb = decode_over_response(b, 8192, 128);
-      CHECK(ra.share == rb.share);
-      CHECK(ra.attention_ms == rb.attention_ms);
-      CHECK(ra.other_ms == rb.other_ms);
+    // tp 4 splits every preset's heads (Qwen2.5-7B's 28 query heads not 8 ways); the B200 has
+    // an FP4 peak, so the NVFP4 checkpoint's GEMM precision is compared too.
+    for (const char* gpu : {"h100-sxm", "b200"}) {
+      for (const std::int64_t batch : {1, 8, 64}) {
+        const Platform a = platform_for(preset, gpu, batch, 4);
+        const Platform b = platform_for(config, gpu, batch, 4);
+        CHECK(a.gemm_precision.value == b.gemm_precision.value);
+        CHECK(a.gemm_peak_tflops == b.gemm_peak_tflops);
+        const KernelCost weights_a = non_attention_step_cost(a);
+        const KernelCost weights_b = non_attention_step_cost(b);
+        CHECK(weights_a.bytes == weights_b.bytes);
+        CHECK(weights_a.flops == weights_b.flops);
+        const DecodeResponse ra = decode_over_response(a, 8192, 128);
+        const DecodeResponse rb = decode_over_response(b, 8192, 128);
+        CHECK(ra.share == rb.share);
+        CHECK(ra.attention_ms == rb.attention_ms);
+        CHECK(ra.other_ms == rb.other_ms);
+      }
     }
   }
 }
@@ -127,6 +153,34 @@ TEST_CASE("gpt-oss-120b decode on a B200 at batch 64 reads the expert union, ~26
   // One sequence reads k = 4 experts per layer: the active weights, 5.00 GB.
   const Platform single = platform_for(io::load_model("gpt-oss-120b"), "b200", 1);
   CHECK(non_attention_step_cost(single).bytes / 1e9 == Approx(4.998).epsilon(0.002));
+}
+
+TEST_CASE("DeepSeek-R1 NVFP4 on 4 B200s (tp 4, ep 4) reads its experts and FFNs at 4.5 bits",
+          "[presets][nvfp4][moe]") {
+  // python3 over the shapes: every step 61 · 187.1 M MLA + 58 · 1.835 M router parameters and
+  // the 926.7 M head in BF16, 3 · 396.4 M dense FFN and 58 · 44.04 M shared-expert parameters in
+  // NVFP4 = 27.00 GB, split 4 ways; the 58 · 256 routed experts, 367.8 GB, 64 a GPU, of which one
+  // token's step reads the busiest rank's 3.479 (E[max of 4 Binomial(64, 1/32)]): 11.749 GB a
+  // GPU. (The FP8 checkpoint, deepseek-r1, reads 17.12 GB / 4 + 653.9 GB / 4 · 0.0544 = 13.17.)
+  PlatformChoice choice;
+  choice.model = {io::load_model("deepseek-r1-fp4"), Provenance::given};
+  choice.gpu = {io::load_gpu("b200"), Provenance::given};
+  choice.batch = {1, Provenance::given};
+  choice.tensor_parallel = {4, Provenance::given};
+  choice.expert_parallel = {4, Provenance::given};
+  const Platform platform = make_platform(choice);
+  CHECK(non_attention_step_cost(platform).bytes / 1e9 == Approx(11.7486).epsilon(1e-4));
+  CHECK(platform.kv_dtype.value == "fp8");
+  PlatformChoice fp8 = choice;
+  fp8.model = {io::load_model("deepseek-r1"), Provenance::given};
+  CHECK(non_attention_step_cost(make_platform(fp8)).bytes / 1e9 == Approx(13.1661).epsilon(1e-4));
+  // GEMMs: 66.0% of the active parameters (experts, dense FFNs) at the 9,000 FP4 TFLOP/s, the
+  // rest at the 2,250 BF16: 36.62 / (24.18 / 9000 + 12.45 / 2250) = 4,456.5 TFLOP/s.
+  CHECK(platform.gemm_precision.value == "fp4+bf16");
+  CHECK(platform.gemm_peak_tflops == Approx(4456.5).epsilon(1e-4));
+  // Without an FP4 peak (H200) the GEMMs stay at BF16.
+  choice.gpu = {io::load_gpu("h200-sxm"), Provenance::given};
+  CHECK(make_platform(choice).gemm_precision.value == "bf16");
 }
 
 TEST_CASE("a model file's shapes are checked", "[presets]") {

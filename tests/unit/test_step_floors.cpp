@@ -58,9 +58,14 @@ double step_weight_bytes(const ModelArch& m, double tokens, double tp) {
                    static_cast<double>(s.ffn.shared_experts) * c.params_per_shared_expert)
           : 0.0;
   const double head = c.embedding;
-  const double dense = c.non_expert_active - head;
-  return (dense * s.dense_bytes_per_param + head * s.embedding_bytes_per_param +
-          experts * s.expert_bytes_per_param) /
+  // The dense FFN layers (all of a dense model's, a MoE model's leading ones) in their own type
+  // (an NVFP4 checkpoint's FFNs beside its BF16 attention): 3 · hidden · intermediate each.
+  const double ffn = static_cast<double>(m.layers - moe_layers(m, s.ffn)) * 3.0 *
+                     static_cast<double>(s.hidden_size) *
+                     static_cast<double>(s.ffn.intermediate_size);
+  const double dense = c.non_expert_active - head - ffn;
+  return (dense * s.dense_bytes_per_param + ffn * s.dense_ffn_bytes_per_param +
+          head * s.embedding_bytes_per_param + experts * s.expert_bytes_per_param) /
          tp;
 }
 

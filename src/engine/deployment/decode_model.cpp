@@ -171,9 +171,9 @@ DecodeResponse decode_over_response_stepwise(const Platform& platform, std::int6
 namespace {
 
 // The resident weights' bytes. With shapes, each part in its own storage type (gpt-oss-120b:
-// MXFP4 experts, BF16 attention and tables): layers · attention + dense FFNs + routers at the
-// dense type, every expert at the expert type, the tables at the embedding type. Without, every
-// parameter in the nominal weight type.
+// MXFP4 experts, BF16 attention and tables): layers · attention + routers at the dense type, the
+// dense FFNs at theirs, every expert at the expert type, the tables at the embedding type. Without,
+// every parameter in the nominal weight type.
 double resident_weight_bytes(const ModelArch& m) {
   if (!m.shapes) {
     return m.total_params_billions * kBillion *
@@ -185,8 +185,10 @@ double resident_weight_bytes(const ModelArch& m) {
                          (as_double(s.ffn.experts) * c.params_per_expert +
                           as_double(s.ffn.shared_experts) * c.params_per_shared_expert);
   const double tables = c.embedding * (s.tied_embeddings ? 1.0 : 2.0);
-  return (c.total - experts - tables) * s.dense_bytes_per_param +
-         experts * s.expert_bytes_per_param + tables * s.embedding_bytes_per_param;
+  const double ffn = dense_ffn_params(m, s, c);
+  return (c.total - experts - tables - ffn) * s.dense_bytes_per_param +
+         ffn * s.dense_ffn_bytes_per_param + experts * s.expert_bytes_per_param +
+         tables * s.embedding_bytes_per_param;
 }
 
 }  // namespace

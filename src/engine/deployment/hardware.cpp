@@ -4,6 +4,7 @@
 
 #include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/engine/deployment/kv_layout.hpp"
+#include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
 #include "kspeed/error.hpp"
 
@@ -25,6 +26,24 @@ void check_tensor_parallel(const ModelArch& model, std::int64_t tp) {
     throw InputError(tp_text + ": " + model.name + " has " + count_mark(model.kv_heads) +
                      " KV heads: tp must divide them or be a multiple of them");
   }
+}
+
+// An NVFP4 checkpoint's GEMMs: the NVFP4 parts at the FP4 peak, the parts it leaves unquantized
+// (nvidia/DeepSeek-R1-FP4: the MLA projections and the output head, BF16) at `other`. One peak
+// that takes the same time over the active parameters: active / Σ (params_i / peak_i).
+double nvfp4_gemm_peak(const ModelArch& model, double fp4, double other) {
+  if (!model.shapes) return fp4;
+  const ModelShapes& s = *model.shapes;
+  const ParamCounts c = count_params(model, s);
+  const double nvfp4 = *dtype_bytes("nvfp4");
+  const auto peak_of = [&](double bytes) { return bytes == nvfp4 ? fp4 : other; };
+  const double ffn = dense_ffn_params(model, s, c);
+  const double experts = c.active - c.non_expert_active;
+  const double rest = c.non_expert_active - c.embedding - ffn;
+  const double seconds =
+      experts / peak_of(s.expert_bytes_per_param) + ffn / peak_of(s.dense_ffn_bytes_per_param) +
+      rest / peak_of(s.dense_bytes_per_param) + c.embedding / peak_of(s.embedding_bytes_per_param);
+  return c.active / seconds;
 }
 
 std::string gpu_precisions(const Gpu& gpu) {
@@ -151,12 +170,25 @@ Platform make_platform(const PlatformChoice& choice) {
   // SGLang serve it with block-scaled W8A8 FP8 GEMMs), while attention stays in the activation
   // type. The model file states the type, so the GEMM precision is the preset's; --precision
   // sets both.
+  // NVFP4 checkpoints (TensorRT Model Optimizer's NVFP4 recipe) quantize the activations of
+  // their linear layers to FP4 too (each layer stores an input_scale), so on a GPU with an FP4
+  // peak (Blackwell) those GEMMs run at it.
   platform.gemm_precision = platform.precision;
   platform.gemm_peak_tflops = *peak;
   if (!choice.precision && model.weight_dtype == "fp8") {
     if (const std::optional<double> fp8 = peak_tflops(choice.gpu.value, "fp8")) {
       platform.gemm_precision = {"fp8", Provenance::preset};
       platform.gemm_peak_tflops = *fp8;
+    }
+  }
+  if (!choice.precision && model.weight_dtype == "nvfp4") {
+    if (const std::optional<double> fp4 = peak_tflops(choice.gpu.value, "fp4")) {
+      // "fp4+bf16" when some GEMMs stay at the platform's precision.
+      platform.gemm_peak_tflops = nvfp4_gemm_peak(model, *fp4, *peak);
+      platform.gemm_precision = {platform.gemm_peak_tflops == *fp4
+                                     ? std::string("fp4")
+                                     : "fp4+" + platform.precision.value,
+                                 Provenance::preset};
     }
   }
   // Speculation: what q tokens per step are worth depends on how many are accepted, so q > 1

@@ -64,4 +64,15 @@ ParamCounts count_params(const ModelArch& model, const ModelShapes& shapes) {
   return c;
 }
 
+double dense_ffn_params(const ModelArch& model, const ModelShapes& shapes, const ParamCounts& c) {
+  return as_double(model.layers - moe_layers(model, shapes.ffn)) * c.dense_ffn_per_layer;
+}
+
+double non_expert_layer_bytes(const ModelArch& model, const ModelShapes& shapes,
+                              const ParamCounts& c) {
+  const double ffn = dense_ffn_params(model, shapes, c);
+  return (c.non_expert_active - c.embedding - ffn) * shapes.dense_bytes_per_param +
+         ffn * shapes.dense_ffn_bytes_per_param;
+}
+
 }  // namespace kspeed::engine

@@ -58,13 +58,12 @@ WeightReads weight_reads(const ModelArch& model, const ModelShapes& shapes) {
   const FfnSpec& f = shapes.ffn;
   const double n_moe = as_double(moe_layers(model, f));
   WeightReads out;
-  // every step: (non-expert - head)·b_dense + head·b_embedding + MoE
-  // layers·shared·P_shared·b_expert
-  out.every_step_bytes =
-      (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
-      params.embedding * shapes.embedding_bytes_per_param +
-      n_moe * as_double(f.shared_experts) * params.params_per_shared_expert *
-          shapes.expert_bytes_per_param;
+  // every step: (non-expert - head) at their types (non_expert_layer_bytes) + head·b_embedding +
+  // MoE layers·shared·P_shared·b_expert
+  out.every_step_bytes = non_expert_layer_bytes(model, shapes, params) +
+                         params.embedding * shapes.embedding_bytes_per_param +
+                         n_moe * as_double(f.shared_experts) * params.params_per_shared_expert *
+                             shapes.expert_bytes_per_param;
   // routed: MoE layers · E · P_expert · b_expert
   out.routed_experts_bytes =
       n_moe * as_double(f.experts) * params.params_per_expert * shapes.expert_bytes_per_param;
@@ -88,8 +87,8 @@ DecodeWeights decode_weights(const ModelArch& model, const ModelShapes& shapes, 
       n_moe * (expected_distinct_experts(f.experts, f.top_k, tokens) * params.params_per_expert +
                as_double(f.shared_experts) * params.params_per_shared_expert);
   out.params_read = params.non_expert_active + expert_params;
-  // bytes = (non-expert - head)·b_dense + head·b_embedding + expert params·b_expert
-  out.bytes = (params.non_expert_active - params.embedding) * shapes.dense_bytes_per_param +
+  // bytes = (non-expert - head) at their types + head·b_embedding + expert params·b_expert
+  out.bytes = non_expert_layer_bytes(model, shapes, params) +
               params.embedding * shapes.embedding_bytes_per_param +
               expert_params * shapes.expert_bytes_per_param;
   // FLOPs = 2 · active · t: the union changes what is read, not what each token computes

@@ -30,8 +30,12 @@ struct ModelShapes {
   std::int64_t q_lora_rank = 0;  ///< MLA: query compression rank (0: queries projected directly)
   FfnSpec ffn;
   double expert_bytes_per_param = 0;     ///< storage of routed and shared experts (MXFP4: 0.53125)
-  double dense_bytes_per_param = 0;      ///< storage of the other layer weights (attention, router,
-                                         ///< dense FFN)
+  double dense_bytes_per_param = 0;      ///< storage of the other layer weights (attention,
+                                         ///< router, linear-attention projections)
+  double dense_ffn_bytes_per_param = 0;  ///< storage of the dense FFN layers (a dense model's
+                                         ///< FFNs, DeepSeek's first_k_dense_replace layers):
+                                         ///< the dense type unless a checkpoint quantizes them
+                                         ///< apart (NVFP4 DeepSeek-R1: FFNs FP4, attention BF16)
   double embedding_bytes_per_param = 0;  ///< storage of the embedding table and output head
 };
 

@@ -31,4 +31,14 @@ struct ParamCounts {
 /// Counts the parameters of `model` with `shapes`.
 ParamCounts count_params(const ModelArch& model, const ModelShapes& shapes);
 
+/// Parameters of the dense FFN layers (every layer of a dense model, the leading dense layers of
+/// a MoE model): stored at ModelShapes::dense_ffn_bytes_per_param.
+double dense_ffn_params(const ModelArch& model, const ModelShapes& shapes, const ParamCounts& c);
+
+/// Bytes of the layer weights every step reads apart from the experts and the output head:
+/// attention, routers and linear-attention projections at the dense type, the dense FFNs at
+/// theirs ((non_expert_active − head − dense FFNs) · b_dense + dense FFNs · b_dense_ffn).
+double non_expert_layer_bytes(const ModelArch& model, const ModelShapes& shapes,
+                              const ParamCounts& c);
+
 }  // namespace kspeed::engine

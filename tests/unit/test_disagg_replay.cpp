@@ -121,12 +121,14 @@ TEST_CASE("the closed loop's answer is an open-loop replay at its own sends", "[
   for (std::size_t i = 0; i < log.size(); ++i) {
     CHECK(replayed.timing[i].ttft_ms == closed.timing[i].ttft_ms);
     CHECK(replayed.timing[i].e2e_ms == closed.timing[i].e2e_ms);
-    e2e_sum_s += closed.timing[i].e2e_ms / 1000.0;
-    last_end_s = std::max(last_end_s, closed.send_s[i] + closed.timing[i].e2e_ms / 1000.0);
+    e2e_sum_s += static_cast<double>(closed.timing[i].e2e_ms) / 1000.0;
+    last_end_s = std::max(last_end_s,
+                          closed.send_s[i] + static_cast<double>(closed.timing[i].e2e_ms) / 1000.0);
   }
   // Request 2 is sent when the first of requests 0 and 1 ends.
   CHECK(closed.send_s[2] ==
-        Approx(std::min(closed.timing[0].e2e_ms, closed.timing[1].e2e_ms) / 1000.0));
+        Approx(static_cast<double>(std::min(closed.timing[0].e2e_ms, closed.timing[1].e2e_ms)) /
+               1000.0));
   // Little's law with no think time and no idle client: in flight = 2 until the last sends.
   const double first_idle_s = closed.send_s.back();
   CHECK(e2e_sum_s <= 2 * last_end_s + 1e-9);

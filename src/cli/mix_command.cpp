@@ -203,8 +203,10 @@ class MixCommand final : public Command {
       check_replay_work(flags_, serving, run.outcomes());
       if (disagg) {  // before the colocated replay, which may release the outcomes
         std::vector<std::int32_t> index;
+        // A closed loop takes every request in the log's order (no arrival times).
         result.disagg = engine::replay_disaggregated_mix(
-            engine::replay_requests(run, false, index), *disagg, serving.speedup, slo, percentiles);
+            engine::replay_requests(run, disagg->concurrency > 0, index), *disagg, serving.speedup,
+            slo, percentiles);
       }
       // Nothing reads the outcomes after the replay without --per-request or --plot: the
       // replay releases them (80 bytes a request) once its own requests are built.

@@ -129,12 +129,16 @@ std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
                      "roce-mooncake, or ALPHA_US:GBPS");
   }
   request.link = parse_kv_link(flags.kv_link);
-  if (!flags.concurrency.empty()) {
-    throw InputError("--disagg replays the log's arrival times: drop --concurrency");
-  }
   const engine::ArrivalOptions arrivals = parse_arrivals(flags);
+  if (arrivals.session_turns > 1 || arrivals.max_inflight > 0) {
+    throw InputError(std::string("--disagg replays open-loop arrivals or a closed loop of ") +
+                     "--concurrency N clients, one request each: drop " +
+                     (arrivals.session_turns > 1 ? "--session-turns" : "--max-inflight"));
+  }
   request.routing = arrivals.routing;
   request.rate_scale = arrivals.rate_scale;
+  request.concurrency = arrivals.concurrency;
+  request.think_time_s = arrivals.think_time_s;
   request.prefill =
       disagg_pool(flags, colocated, defaults, flags.prefill_gpu, flags.prefill_tp, "prefill");
   request.decode =

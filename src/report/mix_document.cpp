@@ -404,6 +404,12 @@ ordered_json disagg_json(const engine::MixResult& r) {
   out["after"] = disagg_side_json(d.after, points);
   out["capacity_before"] = capacity_json(d.capacity_before);
   out["capacity_after"] = capacity_json(d.capacity_after);
+  if (d.request.concurrency > 0) {  // only for a closed loop: open-loop outputs unchanged
+    out["closed_loop"] = {{"clients", d.request.concurrency},
+                          {"think_time_s", d.request.think_time_s},
+                          {"rounds_before", d.closed_loop_rounds_before},
+                          {"rounds_after", d.closed_loop_rounds_after}};
+  }
   return out;
 }
 

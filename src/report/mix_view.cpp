@@ -779,7 +779,13 @@ void add_disagg(View& view, const engine::MixResult& r) {
       "replayed (modelled): each pool a continuous-batching replay of its deployment; TTFT = "
       "prefill pool (queue and prefill) + KV transfer + the decode pool's first token; TPOT the "
       "decode pool's";
-  if (r.slo.any()) {
+  if (d.request.concurrency > 0) {
+    caption += fmt::format(
+        "; a closed loop of {} clients through both pools, found by replaying until the sends "
+        "settled ({} replays before the kernel, {} after)",
+        human_count(d.request.concurrency), human_count(d.closed_loop_rounds_before),
+        human_count(d.closed_loop_rounds_after));
+  } else if (r.slo.any()) {
     caption += "; capacity = the highest rate scale at which " +
                human_percent(r.slo.attainment_target) +
                " of requests meet the SLO (bisection over the rate scale)";

@@ -166,6 +166,8 @@ DisaggSetup disagg_setup(const DisaggRequest& request) {
   // deployment's (the client's stream comes from it).
   setup.request_overhead_ms = request.decode.scheduler.request_overhead_ms;
   setup.rate_scale = request.rate_scale;
+  setup.concurrency = request.concurrency;
+  setup.think_time_s = request.think_time_s;
   return setup;
 }
 
@@ -184,9 +186,15 @@ MixDisagg replay_disaggregated_mix(const std::vector<ReplayRequest>& requests,
     const DisaggReplay before = replay_disaggregated(requests, setup, AttentionSpeedup{});
     out.transfer_ms = disagg_distribution(before.transfer_ms, percentiles);
     out.before = summarise_disagg(before, slo, percentiles);
+    out.closed_loop_rounds_before = before.closed_loop_rounds;
   }
-  out.after = summarise_disagg(replay_disaggregated(requests, setup, speedup), slo, percentiles);
-  if (slo.any()) {
+  {
+    const DisaggReplay after = replay_disaggregated(requests, setup, speedup);
+    out.after = summarise_disagg(after, slo, percentiles);
+    out.closed_loop_rounds_after = after.closed_loop_rounds;
+  }
+  // A closed loop sets its own rate: no rate scale to search over.
+  if (slo.any() && setup.concurrency == 0) {
     out.capacity_before = disagg_capacity(requests, setup, AttentionSpeedup{}, slo);
     out.capacity_after = disagg_capacity(requests, setup, speedup, slo);
   }

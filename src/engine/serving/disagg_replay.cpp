@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <queue>
+#include <string>
+
+#include "kspeed/error.hpp"
 
 namespace kspeed::engine {
 
@@ -27,7 +32,108 @@ ArrivalOptions arrivals_of(const ServingPool& pool, double rate_scale) {
   return arrivals;
 }
 
+// The closed loop's sends given what has been replayed: clients take the log's requests in
+// order, each the moment it is free (vllm bench serve's semaphore). A client whose request has
+// not been replayed yet is free at an unknown time (infinity), and every later send waits
+// behind the earliest client; a request the pools dropped (NaN E2E) frees its client at once.
+std::vector<double> disagg_closed_loop_sends(const std::vector<float>& e2e_ms,
+                                             const std::vector<char>& replayed,
+                                             std::int64_t clients, double think_time_s) {
+  const double unknown = std::numeric_limits<double>::infinity();
+  std::vector<double> sends(e2e_ms.size(), unknown);
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (std::int64_t c = 0; c < clients; ++c) free_at.push(0.0);
+  for (std::size_t i = 0; i < e2e_ms.size(); ++i) {
+    const double send = free_at.top();
+    if (std::isinf(send)) break;
+    free_at.pop();
+    sends[i] = send;
+    if (!replayed[i]) {
+      free_at.push(unknown);
+    } else if (std::isnan(e2e_ms[i])) {
+      free_at.push(send);
+    } else {
+      free_at.push(send + static_cast<double>(e2e_ms[i]) / 1000.0 + think_time_s);
+    }
+  }
+  return sends;
+}
+
+DisaggReplay replay_disaggregated_open(const std::vector<ReplayRequest>& requests,
+                                       const DisaggSetup& setup, const AttentionSpeedup& speedup);
+
+// The closed loop as a fixed point (disagg_replay.hpp): replay the requests whose sends are
+// known, at those sends, until a round's sends reproduce the ones it replayed.
+DisaggReplay replay_disaggregated_closed(const std::vector<ReplayRequest>& requests,
+                                         const DisaggSetup& setup,
+                                         const AttentionSpeedup& speedup) {
+  const std::size_t n = requests.size();
+  const std::int64_t cap =
+      disagg_closed_loop_round_cap(static_cast<std::int64_t>(n), setup.concurrency);
+  DisaggSetup open = setup;
+  open.concurrency = 0;
+  open.rate_scale = 1;
+  std::vector<float> e2e_ms(n, std::numeric_limits<float>::quiet_NaN());
+  std::vector<char> replayed(n, 0);
+  std::vector<double> sends =
+      disagg_closed_loop_sends(e2e_ms, replayed, setup.concurrency, setup.think_time_s);
+  for (std::int64_t round = 1; round <= cap; ++round) {
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!std::isinf(sends[i])) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return sends[a] < sends[b]; });
+    std::vector<ReplayRequest> sent;
+    sent.reserve(order.size());
+    for (const std::size_t i : order) {
+      sent.push_back(requests[i]);
+      sent.back().arrival_s = sends[i];
+    }
+    DisaggReplay replay = replay_disaggregated_open(sent, open, speedup);
+    std::fill(replayed.begin(), replayed.end(), 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      replayed[order[k]] = 1;
+      e2e_ms[order[k]] = replay.timing[k].e2e_ms;
+    }
+    std::vector<double> next =
+        disagg_closed_loop_sends(e2e_ms, replayed, setup.concurrency, setup.think_time_s);
+    if (next == sends) {
+      // Settled: every request was sent (a fixed point leaves no client waiting on an
+      // unreplayed request), so `order` covers the log; back to the log's order.
+      DisaggReplay out;
+      out.prefill = replay.prefill;
+      out.decode = replay.decode;
+      out.timing.resize(n);
+      out.prefill_ms.resize(n);
+      out.transfer_ms.resize(n);
+      out.decode_queue_ms.resize(n);
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t i = order[k];
+        out.timing[i] = replay.timing[k];
+        out.prefill_ms[i] = replay.prefill_ms[k];
+        out.transfer_ms[i] = replay.transfer_ms[k];
+        out.decode_queue_ms[i] = replay.decode_queue_ms[k];
+      }
+      out.send_s = std::move(sends);
+      out.closed_loop_rounds = round;
+      return out;
+    }
+    sends = std::move(next);
+  }
+  throw InputError("--disagg with --concurrency " + std::to_string(setup.concurrency) + ": the " +
+                   std::to_string(n) + " requests' sends did not settle in " + std::to_string(cap) +
+                   " replays of the closed loop (latencies too unlike for the fixed point to "
+                   "converge): replay fewer requests, or open loop without --concurrency");
+}
+
 }  // namespace
+
+std::int64_t disagg_closed_loop_round_cap(std::int64_t requests, std::int64_t clients) {
+  const std::int64_t per_round = std::max<std::int64_t>(1, clients);
+  return 4 * ((requests + per_round - 1) / per_round) + 16;
+}
 
 double kv_transfer_ms(const DisaggSetup& setup, std::int64_t prompt_tokens) {
   // Hockney: t = alpha + bytes / beta.
@@ -37,6 +143,14 @@ double kv_transfer_ms(const DisaggSetup& setup, std::int64_t prompt_tokens) {
 
 DisaggReplay replay_disaggregated(const std::vector<ReplayRequest>& requests,
                                   const DisaggSetup& setup, const AttentionSpeedup& speedup) {
+  if (setup.concurrency > 0) return replay_disaggregated_closed(requests, setup, speedup);
+  return replay_disaggregated_open(requests, setup, speedup);
+}
+
+namespace {
+
+DisaggReplay replay_disaggregated_open(const std::vector<ReplayRequest>& requests,
+                                       const DisaggSetup& setup, const AttentionSpeedup& speedup) {
   DisaggReplay out;
   const std::size_t n = requests.size();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -110,5 +224,7 @@ DisaggReplay replay_disaggregated(const std::vector<ReplayRequest>& requests,
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace kspeed::engine

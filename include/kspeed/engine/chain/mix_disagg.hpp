@@ -42,6 +42,10 @@ struct DisaggRequest {
   KvLinkChoice link;
   Routing routing = Routing::round_robin;  ///< in each pool
   double rate_scale = 1;
+  /// > 0: a closed loop of N clients through both pools (vllm bench serve --max-concurrency);
+  /// then rate_scale is not used and there is no capacity search (a closed loop sets its rate).
+  std::int64_t concurrency = 0;
+  double think_time_s = 0;
 };
 
 /// The model's KV bytes of one token over every attention layer and every tensor-parallel rank
@@ -77,6 +81,8 @@ struct MixDisagg {
   DisaggSide after;
   std::optional<Capacity> capacity_before;  ///< open loop with an SLO
   std::optional<Capacity> capacity_after;
+  std::int64_t closed_loop_rounds_before = 0;  ///< closed loop: replays until the sends settled
+  std::int64_t closed_loop_rounds_after = 0;
 };
 
 /// Replays `requests` (sorted by arrival) disaggregated, before and after `speedup`, with

@@ -208,10 +208,15 @@ TEST_CASE("decode steps advanced in runs replay bit-identically to forming every
     const BatchReplay reference =
         replay_batches(log, step, c.speedup, step_by_step, c.arrivals, {}, true, true);
     require_identical(fast, reference);
-    // The reference formed every step it ran; the runs formed far fewer (the path under test
-    // ran), and the replay did something.
+    // The reference formed every step it ran; the runs formed fewer (the path under test ran):
+    // far fewer on one replica, while with several each replica's steps interleave with the
+    // others' events and a run stops at the first of them.
     CHECK(pair.step_by_step->formed == reference.totals.steps);
-    CHECK(pair.runs->formed < reference.totals.steps / 2);
+    if (c.arrivals.replicas == 1) {
+      CHECK(pair.runs->formed < reference.totals.steps / 2);
+    } else {
+      CHECK(pair.runs->formed < reference.totals.steps);
+    }
     CHECK(reference.totals.output_tokens > 100000);
   }
 }

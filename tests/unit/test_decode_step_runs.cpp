@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kspeed/engine/serving/batch_replay.hpp"
@@ -141,45 +142,51 @@ struct Case {
   double rate = 2.0;
 };
 
+Case named(std::string name) {
+  Case out;
+  out.name = std::move(name);
+  return out;
+}
+
 std::vector<Case> cases() {
   std::vector<Case> out;
-  out.push_back({"open loop, defaults"});
-  Case faster{"open loop, a kernel 2x faster"};
+  out.push_back(named("open loop, defaults"));
+  Case faster = named("open loop, a kernel 2x faster");
   faster.speedup = {2, 2};
   out.push_back(faster);
-  Case loaded{"open loop near saturation, max_seqs 48"};
+  Case loaded = named("open loop near saturation, max_seqs 48");
   loaded.scheduler.max_seqs = 48;
   loaded.rate = 9;
   out.push_back(loaded);
-  Case tight{"finite KV: preemptions"};
+  Case tight = named("finite KV: preemptions");
   tight.scheduler.kv_blocks = 900;
   tight.rate = 6;
   out.push_back(tight);
-  Case replicas{"3 replicas, least outstanding"};
+  Case replicas = named("3 replicas, least outstanding");
   replicas.arrivals.replicas = 3;
   replicas.arrivals.routing = Routing::least_outstanding;
   replicas.rate = 12;
   out.push_back(replicas);
-  Case shared{"2 replicas, shared queue, max_seqs 8"};
+  Case shared = named("2 replicas, shared queue, max_seqs 8");
   shared.arrivals.replicas = 2;
   shared.arrivals.routing = Routing::shared_queue;
   shared.scheduler.max_seqs = 8;
   shared.rate = 6;
   out.push_back(shared);
-  Case closed{"closed loop of 24 clients with think time"};
+  Case closed = named("closed loop of 24 clients with think time");
   closed.arrivals.concurrency = 24;
   closed.arrivals.think_time_s = 0.5;
   out.push_back(closed);
-  Case capped{"open loop, at most 10 in flight"};
+  Case capped = named("open loop, at most 10 in flight");
   capped.arrivals.max_inflight = 10;
   capped.rate = 8;
   out.push_back(capped);
-  Case prefill_first{"prefill first, finite KV"};
+  Case prefill_first = named("prefill first, finite KV");
   prefill_first.policy = "prefill_first";
   prefill_first.scheduler.kv_blocks = 1500;
   prefill_first.rate = 5;
   out.push_back(prefill_first);
-  Case no_chunks{"no chunked prefill, small budget"};
+  Case no_chunks = named("no chunked prefill, small budget");
   no_chunks.scheduler.chunked_prefill = false;
   no_chunks.scheduler.max_batched_tokens = 7000;
   no_chunks.scheduler.request_overhead_ms = 3;

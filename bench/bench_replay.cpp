@@ -4,11 +4,13 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "kspeed/engine/serving/batch_replay.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
+#include "kspeed/engine/serving/step_policy.hpp"
 
 using namespace kspeed::engine;
 
@@ -84,12 +86,29 @@ BENCHMARK(BM_ReplayClosedLoop)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// vLLM V1's policy, but every step formed: the simulator may not advance runs of decode steps
+// together (StepPolicy::repeats_decode_steps). The reference the runs are timed against.
+class EveryStepFormed final : public StepPolicy {
+ public:
+  explicit EveryStepFormed(const StepPolicy& inner) : inner_(inner) {}
+  void form_step(StepForming& step) const override { inner_.form_step(step); }
+
+ private:
+  const StepPolicy& inner_;
+};
+
 // The whole serving answer over 1M requests with SLOs: before, after, each alone, saturation
 // rates and both capacity searches. The two sides run on two threads: wall time is the figure
-// (UseRealTime), with the CPU of the whole process (both threads) beside it.
+// (UseRealTime), with the CPU of the whole process (both threads) beside it. Argument 0: every
+// step formed (the replay before decode runs); 1: as kspeed runs it.
 void BM_ReplayServingCapacityMillion(benchmark::State& state) {
   const std::vector<ReplayRequest> log = synthetic_log(1000000, 8.0);
   ServingSetup setup;
+  if (state.range(0) == 0) {
+    register_step_policy("every_step_formed",
+                         std::make_shared<EveryStepFormed>(*find_step_policy("mixed")));
+    setup.scheduler.policy_name = "every_step_formed";
+  }
   setup.step = kStep;
   setup.speedup = {2, 2};
   setup.slo = {1000.0, 50.0, 0.9};
@@ -105,6 +124,8 @@ void BM_ReplayServingCapacityMillion(benchmark::State& state) {
   state.counters["replica_replays"] = replica_replays;
 }
 BENCHMARK(BM_ReplayServingCapacityMillion)
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime()

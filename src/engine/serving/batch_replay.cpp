@@ -92,6 +92,7 @@ class Simulator final : private StepForming {
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
+        decode_steps_repeat_(policy_.repeats_decode_steps() && !timer_wants_requests_),
         scheduler_(scheduler),
         arrivals_(arrivals),
         on_complete_(on_complete),
@@ -123,7 +124,6 @@ class Simulator final : private StepForming {
   }
 
   BatchReplay run() {
-    std::int64_t scheduled_sum = 0;
     schedule_arrival();
     while (!events_.empty() && !stopped_) {
       const Event event = events_.pop();
@@ -136,7 +136,7 @@ class Simulator final : private StepForming {
         Replica& replica = replicas_[event.id];
         replica.queued = false;
         if (event.rank == kStepEnd) {
-          scheduled_sum += end_step(replica);
+          scheduled_sum_ += end_step(replica);
         } else {
           start_step(replica);
         }
@@ -146,7 +146,7 @@ class Simulator final : private StepForming {
     }
     ReplayTotals& totals = out_.totals;
     totals.mean_running =
-        totals.steps > 0 ? static_cast<double>(scheduled_sum) / static_cast<double>(totals.steps)
+        totals.steps > 0 ? static_cast<double>(scheduled_sum_) / static_cast<double>(totals.steps)
                          : 0.0;
     return std::move(out_);
   }
@@ -403,11 +403,20 @@ class Simulator final : private StepForming {
     budget_ = scheduler_.max_batched_tokens;
     batch_ = {};
     timer_.begin_step();
+    const std::int64_t preemptions_before = out_.totals.preemptions;
     policy_.form_step(*this);
     if (batch_.tokens() <= 0) {
       drop_unschedulable(replica);
       return;
     }
+    run_formed_step(replica);
+    if (decode_steps_repeat_ && out_.totals.preemptions == preemptions_before) {
+      advance_decode_steps(replica);
+    }
+  }
+
+  // Times the formed step (batch_) and starts it: the replica is busy until its end.
+  void run_formed_step(Replica& replica) {
     const StepTime time = timer_.time(batch_);
     ReplayTotals& totals = out_.totals;
     ++totals.steps;
@@ -416,6 +425,107 @@ class Simulator final : private StepForming {
     totals.prompt_tokens_computed += static_cast<std::int64_t>(batch_.prefill_tokens);
     replica.clock_s += time.total_ms() / 1000.0;
     replica.in_step = true;
+  }
+
+  // Whether `replica`'s next step would start before every other event in the queue: its step's
+  // end (rank kStepEnd) and the next step's start (kStepStart), both at its clock, are then the
+  // next two events the loop would run, with nothing between them.
+  bool next_step_starts_first(const Replica& replica) const {
+    if (events_.empty()) return true;
+    const Event& next = events_.next();
+    const double at_s = replica.clock_s;
+    if (at_s != next.time_s) return at_s < next.time_s;
+    if (kStepStart != next.rank) return kStepStart < next.rank;
+    return index_of(replica) < next.id;
+  }
+
+  // Steps of decodes only, advanced without forming each (the step just started is one).
+  //
+  // While every running request decodes in the step, nothing was admitted or preempted, no other
+  // event comes first and no request finishes, the next step is the same batch with every
+  // sequence's context one token longer: the policy forms it the same way (its choices depend on
+  // the budget, max_seqs, the free blocks, which only fall, and which requests decode;
+  // StepPolicy::repeats_decode_steps), so its composition is known in O(1): B sequences reading
+  // the KV sum plus B tokens. This runs those steps' ends and starts in the order the event loop
+  // would, with the same arithmetic (the same StepTimer calls on the same compositions, the clock
+  // and totals summed step by step, each inter-token latency added one by one), and touches the
+  // sequences once at the end: the replay's output is bit-identical to forming every step.
+  void advance_decode_steps(Replica& replica) {
+    const std::int64_t batch = batch_.decode_sequences;
+    if (batch_.prefill_tokens != 0 || batch == 0 ||
+        static_cast<std::size_t>(batch) != replica.running.size() ||
+        !next_step_starts_first(replica)) {
+      return;
+    }
+    // Step ends that finish no request: the step at index j (this one is 0) gives each sequence
+    // its (generated + j + 1)-th token.
+    std::int64_t fewest_left = std::numeric_limits<std::int64_t>::max();
+    for (const Sequence& sequence : replica.running) {
+      if (sequence.chunk != 1 || !sequence.decoding()) return;
+      fewest_left = std::min<std::int64_t>(fewest_left, sequence.response - sequence.generated);
+    }
+    std::int64_t most_ends = fewest_left - 1;
+    // With finite KV: d more tokens take each sequence at most ceil(d / block) new blocks; with
+    // that many free for every sequence no step can preempt (and a waiting request that did not
+    // fit still does not: the free blocks only fall).
+    if (!std::isinf(replica.free_blocks)) {
+      const auto per_sequence =
+          static_cast<std::int64_t>(replica.free_blocks) / std::max<std::int64_t>(1, batch);
+      most_ends = std::min(most_ends, per_sequence * scheduler_.block_tokens);
+    }
+    if (most_ends <= 0) return;
+    // The KV sum is a whole number below 2^53, so it is the same double however it is summed.
+    const auto kv_tokens = static_cast<std::int64_t>(batch_.decode_kv_tokens);
+    std::int64_t ends = 0;
+    double last_end_s = 0;
+    while (ends < most_ends && next_step_starts_first(replica)) {
+      // The end of step `ends` (as end_step and emit_tokens would run it)...
+      const double end_s = replica.clock_s;
+      if (keep_itl_) add_decode_itls(replica, ends == 0, end_s, last_end_s, batch);
+      out_.totals.max_running = std::max(out_.totals.max_running, batch);
+      scheduled_sum_ += batch;
+      last_end_s = end_s;
+      ++ends;
+      // ...and the start of the next: every sequence one token longer.
+      timer_.begin_step();
+      batch_ = {};
+      batch_.decode_sequences = batch;
+      batch_.decode_kv_tokens = static_cast<double>(kv_tokens + ends * batch);
+      run_formed_step(replica);
+    }
+    if (ends == 0) return;
+    // The sequences as those `ends` step ends and starts left them: `ends` more tokens each, the
+    // blocks the starts took, and the next step's token scheduled.
+    out_.totals.output_tokens += ends * batch;
+    for (Sequence& sequence : replica.running) {
+      sequence.computed += static_cast<std::int32_t>(ends);
+      sequence.generated += static_cast<std::int32_t>(ends);
+      sequence.last_token_s = last_end_s;
+      const std::int32_t need = extra_blocks(sequence, sequence.computed + 1);
+      sequence.blocks += need;
+      replica.free_blocks -= need;
+    }
+  }
+
+  // The inter-token latencies of one advanced step's end at `end_s`, in emit_tokens' order: the
+  // first step's sequences each from their own last token, later ones all from `previous_end_s`.
+  void add_decode_itls(const Replica& replica, bool first, double end_s, double previous_end_s,
+                       std::int64_t batch) {
+    if (first) {
+      for (const Sequence& sequence : replica.running) {
+        add_itl((end_s - sequence.last_token_s) * 1000.0);
+      }
+      return;
+    }
+    const double itl_ms = (end_s - previous_end_s) * 1000.0;
+    if (itl_ms != last_itl_ms_) {
+      last_itl_ms_ = itl_ms;
+      last_itl_bin_ = ItlHistogram::bin_of(itl_ms);
+    }
+    ItlHistogram& itl = out_.totals.itl;
+    itl.counts[last_itl_bin_] += batch;
+    itl.total += batch;
+    for (std::int64_t i = 0; i < batch; ++i) itl.sum_ms += itl_ms;  // one by one, as emitted
   }
 
   // The end of the step: tokens out, finished requests leave. Returns the step's sequences.
@@ -505,6 +615,10 @@ class Simulator final : private StepForming {
   StepTimer& timer_;
   bool timer_wants_requests_;
   const StepPolicy& policy_;
+  // Steps of decodes only may be advanced together (advance_decode_steps): the policy repeats
+  // them and the timer prices the batch's sums, not each request.
+  bool decode_steps_repeat_;
+  std::int64_t scheduled_sum_ = 0;  // Σ over steps of the sequences each carried
   SchedulerOptions scheduler_;
   ArrivalOptions arrivals_;
   const CompletionCallback& on_complete_;

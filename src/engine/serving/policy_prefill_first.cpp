@@ -19,6 +19,7 @@ class PrefillFirstPolicy final : public StepPolicy {
     if (!preempted) step.schedule_waiting();
     if (step.step_tokens() <= 0) step.schedule_running(StepForming::Part::decodes);
   }
+  bool repeats_decode_steps() const override { return true; }
 };
 
 }  // namespace

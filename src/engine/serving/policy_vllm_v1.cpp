@@ -15,6 +15,7 @@ class VllmV1Policy final : public StepPolicy {
     const bool preempted = step.schedule_running(StepForming::Part::all);
     if (!preempted) step.schedule_waiting();
   }
+  bool repeats_decode_steps() const override { return true; }
 };
 
 }  // namespace

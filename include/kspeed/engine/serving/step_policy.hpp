@@ -49,6 +49,12 @@ class StepPolicy {
  public:
   virtual ~StepPolicy() = default;
   virtual void form_step(StepForming& step) const = 0;
+  /// Whether a step of decodes only (every running request one token, nothing admitted, nothing
+  /// preempted) is formed again the same way while the only change is those decodes' tokens and
+  /// the blocks they take: true lets the simulator advance such steps without forming each one
+  /// (the built-in policies, whose choices depend only on the budget, max_seqs, the free blocks
+  /// and which requests are decoding). False, the safe default, forms every step.
+  virtual bool repeats_decode_steps() const { return false; }
 };
 
 /// vLLM V1: running requests first (decodes and unfinished prompts together, in admission

@@ -238,8 +238,13 @@ std::vector<MetricComparison> compare_level(const ReplayLevel& level, const Repl
   add_percentile(out, "ttft p50", level.ttft.p50_ms, side.ttft_ms, kP50);
   add_percentile(out, "ttft p90", level.ttft.p90_ms, side.ttft_ms, kP90);
   add_percentile(out, "ttft p99", level.ttft.p99_ms, side.ttft_ms, kP99);
-  add_percentile(out, "tpot p50", level.tpot.p50_ms, side.tpot_ms, kP50);
-  add_percentile(out, "tpot p99", level.tpot.p99_ms, side.tpot_ms, kP99);
+  if (level.per_token_is_itl) {
+    add_percentile(out, "itl p50", level.tpot.p50_ms, side.itl_ms, kP50);
+    add_percentile(out, "itl p99", level.tpot.p99_ms, side.itl_ms, kP99);
+  } else {
+    add_percentile(out, "tpot p50", level.tpot.p50_ms, side.tpot_ms, kP50);
+    add_percentile(out, "tpot p99", level.tpot.p99_ms, side.tpot_ms, kP99);
+  }
   if (!level.tpot.p50_ms) add_mean(out, "tpot mean", level.tpot.mean_ms, side.tpot_ms);
   add_mean(out, "e2e mean", level.e2e.mean_ms, side.e2e_ms);
   add_percentile(out, "e2e p99", level.e2e.p99_ms, side.e2e_ms, kP99);

@@ -279,7 +279,13 @@ void add_accelmark_lengths(std::vector<io::MeasuredLoad>& loads, const std::stri
     load.output_tokens_mean = output;
     const bool alone = load.arrivals == io::ArrivalPattern::one_at_a_time;
     load.requests = static_cast<std::int64_t>(alone ? interactive_n : online_n);
+    // achieved_qps is the schedule's rate, not a measured throughput: it equals target_qps on
+    // every level of the nine public runs, even where the TTFT p99 is seconds.
+    load.achieved_rate_per_s.reset();
   }
+  notes.push_back(folder +
+                  ": AccelMark's achieved_qps equals target_qps (the schedule, not a measured "
+                  "throughput): no throughput or saturation is compared");
 }
 
 // What a RUN argument holds: an inference-perf folder, an AccelMark result folder

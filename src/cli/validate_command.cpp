@@ -134,6 +134,7 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
   level.achieved_rate_per_s = load.achieved_rate_per_s;
   level.requested_rate_per_s = load.rate_per_s;
   level.per_token_is_itl = load.tpot_is_itl;
+  level.max_inflight = load.max_inflight.value_or(0);
   if (!load.prompt_tokens_mean || !load.output_tokens_mean) {
     throw InputError(run + ": " + load.label +
                      " states no mean prompt and output length, which the replay needs to "

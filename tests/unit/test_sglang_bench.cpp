@@ -14,8 +14,8 @@ using namespace kspeed;
 namespace {
 
 // One line as bench_serving writes it (fields trimmed to those read, plus one it does not use).
-std::string sglang_line(const std::string& dataset, const std::string& rate, int input,
-                        int output, double ratio, int completed, double ttft, double itl) {
+std::string sglang_line(const std::string& dataset, const std::string& rate, int input, int output,
+                        double ratio, int completed, double ttft, double itl) {
   return "{\"backend\": \"sglang\", \"dataset_name\": \"" + dataset +
          "\", \"request_rate\": " + rate +
          ", \"max_concurrency\": null, \"random_input_len\": " + std::to_string(input) +
@@ -61,6 +61,17 @@ TEST_CASE("sglang.bench_serving: a level a line, Poisson at its rate, random len
   CHECK(half[0].loads[0].prompt_uniform->low == 2048);
   CHECK(half[0].loads[0].output_uniform->low == 128);
   CHECK(half[0].loads[0].output_uniform->high == 256);
+  CHECK_FALSE(level.max_inflight);  // max_concurrency null: no cap
+  // --max-concurrency 64 with a rate: an open loop capped at 64 in flight, its own run.
+  std::string capped = sglang_line("random", "8", 1024, 1024, 0, 100, 1, 1);
+  const std::string no_cap = "\"max_concurrency\": null";
+  capped.replace(capped.find(no_cap), no_cap.size(), "\"max_concurrency\": 64");
+  const std::vector<io::MeasuredRun> cap_runs =
+      io::parse_sglang_bench_serving(text + capped, "g.jsonl");
+  REQUIRE(cap_runs.size() == 2);
+  CHECK(cap_runs[1].name == "random 1024/1024 range ratio 0, at most 64 in flight");
+  CHECK(*cap_runs[1].loads[0].max_inflight == 64);
+  CHECK(cap_runs[1].loads[0].label == "Poisson 8 req/s, at most 64 in flight");
 }
 
 TEST_CASE("sglang.bench_serving: lines split into runs by the settings they share, by rate",
@@ -89,13 +100,12 @@ TEST_CASE("sglang.bench_serving: lines split into runs by the settings they shar
   CHECK(runs[2].loads[0].label == "all at once");
 }
 
-TEST_CASE("sglang.bench_serving: a line without what the replay needs is named",
-          "[sglang_bench]") {
-  CHECK_THROWS_WITH(io::parse_sglang_bench_serving(
-                        "{\"backend\": \"sglang\", \"dataset_name\": \"random\", "
-                        "\"request_rate\": 1.0, \"duration\": 3}\n",
-                        "d.jsonl"),
-                    Catch::Contains("d.jsonl:1: completed is missing"));
+TEST_CASE("sglang.bench_serving: a line without what the replay needs is named", "[sglang_bench]") {
+  CHECK_THROWS_WITH(
+      io::parse_sglang_bench_serving("{\"backend\": \"sglang\", \"dataset_name\": \"random\", "
+                                     "\"request_rate\": 1.0, \"duration\": 3}\n",
+                                     "d.jsonl"),
+      Catch::Contains("d.jsonl:1: completed is missing"));
   CHECK_THROWS_WITH(io::parse_sglang_bench_serving("\n{\"backend\": \"sglang\", "
                                                    "\"dataset_name\": \"random\", "
                                                    "\"request_rate\": 0, \"completed\": 3}\n",

@@ -70,6 +70,7 @@ double measured_per_token(const ReplayLevel& level) {
 double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
   ArrivalOptions arrivals = setup.arrivals;
   arrivals.concurrency = level.closed_loop_clients;
+  arrivals.max_inflight = level.max_inflight;
   // A request that never finishes (dropped) keeps NaN, as replay_batches reports it.
   std::vector<float> tpot(level.requests.size(), std::numeric_limits<float>::quiet_NaN());
   const CompletionVerdict keep = [&tpot](std::size_t i, const RequestTiming& timing) {
@@ -92,6 +93,7 @@ double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
 ReplaySide replay_level(const ReplayLevel& level, const ServingSetup& setup) {
   ServingSetup with = setup;
   with.arrivals.concurrency = level.closed_loop_clients;
+  with.arrivals.max_inflight = level.max_inflight;
   const BatchReplay replay =
       replay_batches(level.requests, with.step, {}, with.scheduler, with.arrivals);
   return summarise_replay(level.requests, replay, with);

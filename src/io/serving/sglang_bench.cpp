@@ -93,7 +93,14 @@ SglangLine sglang_level(const nlohmann::json& line, const std::string& where) {
                      "Infinity for every request at once)");
   }
   const std::optional<double> cap = sglang_number(line, "max_concurrency");
-  if (cap) load.label += ", at most " + sglang_rate_text(*cap) + " in flight";
+  if (cap) {
+    if (*cap < 1 || *cap != std::floor(*cap)) {
+      throw InputError(where + ": max_concurrency " + sglang_rate_text(*cap) +
+                       ": expected a whole number of requests in flight, or null");
+    }
+    load.max_inflight = static_cast<std::int64_t>(*cap);
+    load.label += ", at most " + sglang_rate_text(*cap) + " in flight";
+  }
   const double completed = sglang_required(line, "completed", where);
   load.requests = static_cast<std::int64_t>(completed);
   load.duration_s = sglang_required(line, "duration", where);

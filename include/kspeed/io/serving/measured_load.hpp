@@ -45,6 +45,7 @@ struct MeasuredLoad {
   std::optional<double> rate_per_s;           ///< requested (open loop)
   std::optional<double> achieved_rate_per_s;  ///< as the tool measured it
   std::optional<double> duration_s;           ///< how long arrivals were sent
+  std::optional<std::int64_t> max_inflight;   ///< the client's cap on requests in flight
   std::int64_t requests = 0;                  ///< completed (0: not reported)
   std::optional<double> prompt_tokens_mean;
   std::optional<double> output_tokens_mean;

@@ -331,7 +331,8 @@ std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::
   if (runs.empty()) {
     throw InputError(path +
                      ": no run in the file has more load levels than --fit-levels names "
-                     "(a run: the lines that state the same dataset and lengths)");
+                     "(a run: the lines that state the same dataset and lengths): fit on one "
+                     "level (--fit-levels 1) or add a run at more request rates");
   }
   return runs;
 }

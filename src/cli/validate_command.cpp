@@ -1,13 +1,18 @@
 // `kspeed validate RUN... --model NAME --gpu NAME --fit-levels L1[,L2]`: the step model fitted
 // through the batching replay on the chosen load levels of each measured run, and every other
 // level predicted (engine/serving/replay_validation.hpp). Reads inference-perf stage folders
-// (stage_N_lifecycle_metrics.json); each level's load is rebuilt from its stated rate, duration and
-// mean lengths. With --prior nothing is fitted: the prior from presets alone is set against each
-// run's measured one-at-a-time latencies, one GPU per run (engine/deployment/prior_check.hpp).
+// (stage_N_lifecycle_metrics.json), sglang.bench_serving --output-file JSONL (a level a line; the
+// lines that state the same dataset and lengths are one run) and AccelMark result folders
+// (interactive: one at a time; online: Poisson at each target QPS); each level's load is rebuilt
+// from what its file states: rate, arrivals, request count and lengths. With --prior nothing is
+// fitted: the prior from presets alone is set against each run's measured one-at-a-time latencies,
+// one GPU per run (engine/deployment/prior_check.hpp).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -15,10 +20,12 @@
 #include "choice.hpp"
 #include "kspeed/engine/deployment/prior_check.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
+#include "kspeed/engine/serving/load_generator.hpp"
 #include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/json_document.hpp"
 #include "kspeed/io/serving/engine_arguments.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"
@@ -35,7 +42,7 @@ struct ValidateFlags {
   std::vector<std::string> runs;
   PlatformFlags platform;
   std::string fit_levels = "1,2";
-  std::string max_seqs, max_batched_tokens, chunked_prefill;
+  std::string max_seqs, max_batched_tokens, chunked_prefill, scheduler;
   bool prior = false;
   std::string accelmark_suite, concurrency;
   OutputOptions output;
@@ -136,8 +143,46 @@ engine::LevelStat stat_of(const io::MeasuredStat& s) {
   return {s.mean_ms, s.p50_ms, s.p90_ms, s.p99_ms};
 }
 
-// One inference-perf stage as replay requests: evenly spaced at the requested rate over the send
-// duration, each with the stage's mean prompt and output lengths.
+// The seed of every generated level (sglang.bench_serving's own default --seed is 1 too; the
+// draws are kspeed's, not numpy's, so the requests are alike in distribution, not one by one).
+constexpr std::uint64_t kValidateSeed = 1;
+
+engine::LengthSpec validate_lengths(const std::optional<io::UniformLengths>& uniform,
+                                    const std::vector<std::int32_t>& values, double mean) {
+  engine::LengthSpec spec;
+  if (uniform) {
+    spec.kind = engine::LengthSpec::Kind::uniform;
+    spec.first = uniform->low;
+    spec.second = uniform->high;
+  } else if (!values.empty()) {
+    spec.kind = engine::LengthSpec::Kind::list;
+    spec.values = values;
+  } else {
+    spec.first = std::max(1.0, std::round(mean));
+  }
+  return spec;
+}
+
+// A level whose file states its arrival process or length distribution: the requests drawn from
+// them (Poisson arrivals at the rate, or all at once; uniform or listed lengths), seeded.
+void generate_level_requests(const io::MeasuredLoad& load, engine::ReplayLevel& level) {
+  engine::LoadSpec spec;
+  spec.seed = kValidateSeed;
+  spec.requests = load.requests > 0 ? load.requests : kClosedLoopRequests;
+  spec.prompt =
+      validate_lengths(load.prompt_uniform, load.prompt_lengths, *load.prompt_tokens_mean);
+  spec.output = validate_lengths(load.output_uniform, {}, *load.output_tokens_mean);
+  if (load.arrivals == io::ArrivalPattern::poisson) {
+    spec.arrivals.process = engine::ArrivalProcess::poisson;
+    spec.arrivals.rate_per_s = *load.rate_per_s;
+  }
+  if (load.arrivals == io::ArrivalPattern::one_at_a_time) level.closed_loop_clients = 1;
+  level.requests = engine::generate_load(spec);
+}
+
+// One measured level as replay requests. An inference-perf stage: evenly spaced at the requested
+// rate over the send duration, each with the stage's mean prompt and output lengths; a level
+// whose file states more (Poisson arrivals, length ranges or lists) is drawn from it.
 engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& run) {
   engine::ReplayLevel level;
   level.label = load.label;
@@ -146,10 +191,18 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
   level.e2e = stat_of(load.e2e);
   level.achieved_rate_per_s = load.achieved_rate_per_s;
   level.requested_rate_per_s = load.rate_per_s;
+  level.per_token_is_itl = load.tpot_is_itl;
+  level.max_inflight = load.max_inflight.value_or(0);
   if (!load.prompt_tokens_mean || !load.output_tokens_mean) {
     throw InputError(run + ": " + load.label +
                      " states no mean prompt and output length, which the replay needs to "
                      "rebuild its load");
+  }
+  if (load.arrivals == io::ArrivalPattern::poisson ||
+      load.arrivals == io::ArrivalPattern::all_at_once || load.prompt_uniform ||
+      !load.prompt_lengths.empty()) {
+    generate_level_requests(load, level);
+    return level;
   }
   const auto prompt =
       static_cast<std::int32_t>(std::max(1L, std::lround(*load.prompt_tokens_mean)));
@@ -168,6 +221,178 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
     level.requests.push_back({static_cast<double>(i) / rate, prompt, output, 0});
   }
   return level;
+}
+
+// One run to validate: its levels, lightest first, and the name the tables give it.
+struct ValidateRun {
+  std::string name;
+  std::vector<io::MeasuredLoad> loads;
+};
+
+bool validate_is_file(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error);
+}
+
+double validate_suite_number(const nlohmann::json& object, const char* key,
+                             const std::string& suite) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number() ||
+      !(object.at(key).get<double>() > 0)) {
+    throw InputError(suite + ": " + key +
+                     " is missing or not positive (AccelMark's suite file states it)");
+  }
+  return object.at(key).get<double>();
+}
+
+// The mean output length of the run's own sustained scenario (sustained/result.json: tokens_out
+// over requests_completed of the samples after warm-up), which sends the same prompts; none when
+// the run has no sustained scenario.
+std::optional<double> accelmark_sustained_output(const std::filesystem::path& folder) {
+  const std::filesystem::path path = folder / "sustained" / "result.json";
+  if (!validate_is_file(path)) return std::nullopt;
+  const nlohmann::json doc =
+      io::parse_json_document(io::read_text_file(path.string(), "AccelMark result"), path.string());
+  const nlohmann::json::json_pointer samples_at("/metrics/sustained/samples");
+  if (!doc.contains(samples_at) || !doc.at(samples_at).is_array()) return std::nullopt;
+  double tokens = 0;
+  double requests = 0;
+  for (const nlohmann::json& sample : doc.at(samples_at)) {
+    if (sample.value("is_warmup", false)) continue;
+    tokens += sample.value("tokens_out", 0.0);
+    requests += sample.value("requests_completed", 0.0);
+  }
+  if (!(requests > 0) || !(tokens > requests)) return std::nullopt;
+  return tokens / requests;
+}
+
+// The suite file (`suite_id`.json: request counts, output p50) and the prompts it sends
+// (<dataset>_requests.jsonl beside it: input_tokens a line), from --accelmark-suite or a workload/
+// folder beside or up to three above the result folder, where AccelMark's layout has them.
+void add_accelmark_lengths(std::vector<io::MeasuredLoad>& loads, const std::string& folder,
+                           const std::string& suite_flag, std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
+  fs::path suite = suite_flag;
+  if (suite.empty()) {
+    std::error_code error;
+    fs::path at = fs::absolute(fs::path(folder), error);
+    for (int up = 0; up <= 3 && suite.empty(); ++up) {
+      if (validate_is_file(at / "workload" / "suite_A.json"))
+        suite = at / "workload" / "suite_A.json";
+      if (!at.has_parent_path() || at == at.parent_path()) break;
+      at = at.parent_path();
+    }
+  }
+  if (suite.empty()) {
+    throw InputError(folder +
+                     ": AccelMark's suite file (suite_A.json, its request counts and lengths) "
+                     "is not in a workload/ folder beside or above the run: name it with "
+                     "--accelmark-suite FILE (its <dataset>_requests.jsonl beside it)");
+  }
+  const std::string suite_name = suite.string();
+  const nlohmann::json doc =
+      io::parse_json_document(io::read_text_file(suite_name, "--accelmark-suite"), suite_name);
+  const nlohmann::json lengths =
+      doc.contains("request_distribution") ? doc.at("request_distribution") : nlohmann::json();
+  const double output_p50 = validate_suite_number(lengths, "output_tokens_p50", suite_name);
+  const double interactive_n = validate_suite_number(doc, "interactive_request_count", suite_name);
+  const double online_n = validate_suite_number(doc, "online_request_count", suite_name);
+  const std::string dataset = doc.contains("dataset") && doc.at("dataset").is_string()
+                                  ? doc.at("dataset").get<std::string>()
+                                  : "";
+  const fs::path requests = suite.parent_path() / (dataset + "_requests.jsonl");
+  if (dataset.empty() || !validate_is_file(requests)) {
+    throw InputError(suite_name + ": the prompts it sends (" + requests.string() +
+                     ", input_tokens a line) are not beside it: copy them from the AccelMark "
+                     "repository's workloads/ folder");
+  }
+  std::vector<std::int32_t> prompts;
+  const std::string text = io::read_text_file(requests.string(), "AccelMark requests");
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const nlohmann::json row = io::parse_json_document(line, requests.string());
+    if (!row.contains("input_tokens") || !row.at("input_tokens").is_number_integer() ||
+        row.at("input_tokens").get<std::int64_t>() < 1) {
+      throw InputError(requests.string() + ": a line without a positive input_tokens");
+    }
+    prompts.push_back(static_cast<std::int32_t>(row.at("input_tokens").get<std::int64_t>()));
+  }
+  if (prompts.empty()) throw InputError(requests.string() + ": no requests");
+  double sum = 0;
+  for (const std::int32_t p : prompts) sum += p;
+  const std::optional<double> sustained = accelmark_sustained_output(folder);
+  const double output = sustained.value_or(output_p50);
+  notes.push_back(fmt::format(
+      "{}: {} prompts from {} (mean {:.0f} tokens); every output {:.0f} tokens: {}", folder,
+      prompts.size(), requests.filename().string(), sum / static_cast<double>(prompts.size()),
+      output,
+      sustained ? "the mean of the run's own sustained scenario after warm-up (the results do "
+                  "not record outputs)"
+                : "the suite's output_tokens_p50 (the run has no sustained scenario)"));
+  for (io::MeasuredLoad& load : loads) {
+    load.prompt_lengths = prompts;
+    load.prompt_tokens_mean = sum / static_cast<double>(prompts.size());
+    load.output_tokens_mean = output;
+    const bool alone = load.arrivals == io::ArrivalPattern::one_at_a_time;
+    load.requests = static_cast<std::int64_t>(alone ? interactive_n : online_n);
+    // achieved_qps is the schedule's rate, not a measured throughput: it equals target_qps on
+    // every level of the nine public runs, even where the TTFT p99 is seconds.
+    load.achieved_rate_per_s.reset();
+  }
+  notes.push_back(folder +
+                  ": AccelMark's achieved_qps equals target_qps (the schedule, not a measured "
+                  "throughput): no throughput or saturation is compared");
+}
+
+// What a RUN argument holds: an inference-perf folder, an AccelMark result folder
+// (interactive/ and online/ result.json), or sglang.bench_serving JSONL (one run per setting the
+// lines share; a run with too few levels to fit and predict is named in `notes`).
+std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::string& suite_flag,
+                                            std::size_t fit_count,
+                                            std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    const fs::path folder(path);
+    std::vector<io::MeasuredLoad> loads;
+    for (const char* scenario : {"interactive", "online"}) {
+      const fs::path result = folder / scenario / "result.json";
+      if (!validate_is_file(result)) continue;
+      std::vector<io::MeasuredLoad> more = io::read_accelmark_result(result.string());
+      loads.insert(loads.end(), more.begin(), more.end());
+    }
+    if (loads.empty()) return {{path, io::read_inference_perf_stages(path)}};
+    add_accelmark_lengths(loads, path, suite_flag, notes);
+    return {{path, loads}};
+  }
+  const std::string text = io::read_text_file(path, "run");
+  if (!io::looks_like_sglang_bench_serving(text)) {
+    throw InputError(path +
+                     ": kspeed validate reads inference-perf output folders "
+                     "(stage_N_lifecycle_metrics.json), AccelMark result folders (interactive/, "
+                     "online/ result.json) and sglang.bench_serving --output-file JSONL; other "
+                     "formats (per-request logs) are not read by validate yet");
+  }
+  std::vector<ValidateRun> runs;
+  for (io::MeasuredRun& run : io::parse_sglang_bench_serving(text, path)) {
+    if (run.loads.size() <= fit_count) {
+      notes.push_back(path + ": run '" + run.name + "' has " + std::to_string(run.loads.size()) +
+                      " level(s): too few to fit on " + std::to_string(fit_count) +
+                      " and predict one; not validated");
+      continue;
+    }
+    runs.push_back({path + " (" + run.name + ")", std::move(run.loads)});
+  }
+  if (runs.empty()) {
+    throw InputError(path +
+                     ": no run in the file has more load levels than --fit-levels names "
+                     "(a run: the lines that state the same dataset and lengths): fit on one "
+                     "level (--fit-levels 1) or add a run at more request rates");
+  }
+  return runs;
 }
 
 // A --prior run: "GPU=FILE" names the GPU preset it was measured on; a bare FILE is on --gpu.
@@ -215,7 +440,8 @@ class ValidateCommand final : public Command {
   explicit ValidateCommand(CLI::App& command) : app_(&command) {
     app_->add_option("runs", flags_.runs,
                      "Measured runs of one deployment at several loads: inference-perf output "
-                     "folders (stage_N_lifecycle_metrics.json)")
+                     "folders (stage_N_lifecycle_metrics.json), AccelMark result folders, "
+                     "sglang.bench_serving --output-file JSONL")
         ->type_name("RUN...")
         ->required();
     app_->add_option("--fit-levels", flags_.fit_levels,
@@ -236,12 +462,16 @@ class ValidateCommand final : public Command {
                      "on or off (vLLM --[no-]enable-chunked-prefill). Default: what the run's "
                      "files state, else on")
         ->type_name("on|off");
+    app_->add_option("--scheduler", flags_.scheduler,
+                     "mixed: vLLM V1 (decodes and prefill chunks share each step); "
+                     "prefill-first: SGLang's default and vLLM V0. Default: mixed")
+        ->type_name("POLICY");
     app_->add_flag("--prior", flags_.prior,
                    "Fit nothing: the prior from presets against each run's one-at-a-time "
                    "latencies; runs are GPU=FILE (AccelMark result.json or a per-request log)");
     app_->add_option("--accelmark-suite", flags_.accelmark_suite,
-                     "AccelMark's suite file (suite_A.json: the request lengths) for --prior "
-                     "runs that have none in a workload/ folder above them")
+                     "AccelMark's suite file (suite_A.json: the request lengths; its "
+                     "<dataset>_requests.jsonl beside it) for runs with no workload/ folder above")
         ->type_name("FILE");
     app_->add_option("--calibrate-concurrency", flags_.concurrency,
                      "Requests in flight while the --prior runs were measured, when they do not "
@@ -264,10 +494,10 @@ class ValidateCommand final : public Command {
   int execute() override {
     check_output_options(flags_.output);
     if (flags_.prior) return execute_prior();
-    if (!flags_.accelmark_suite.empty() || !flags_.concurrency.empty()) {
+    if (!flags_.concurrency.empty()) {
       throw InputError(
-          "--accelmark-suite and --calibrate-concurrency are read with --prior only (the fitted "
-          "validation reads inference-perf folders): add --prior or leave them out");
+          "--calibrate-concurrency is read with --prior only (the fitted validation takes each "
+          "level's load from its file): add --prior or leave it out");
     }
     if (flags_.platform.model.empty() || flags_.platform.gpu.empty()) {
       throw InputError(
@@ -280,33 +510,54 @@ class ValidateCommand final : public Command {
     report::ValidateContext context;
     context.deployment = report::deployment_name(*platform);
     context.load_notes = {
-        "each level's load rebuilt from what its file states: constant-rate arrivals at the "
-        "requested rate over the send duration, every request at the level's mean prompt and "
-        "output lengths (no length spread: it is not in the file)"};
+        "each level's load rebuilt from what its file states: inference-perf, constant-rate "
+        "arrivals at the requested rate over the send duration, every request at the level's "
+        "mean prompt and output lengths (no length spread: it is not in the file); "
+        "sglang.bench_serving, Poisson arrivals at the rate (all at once for rate inf), the "
+        "completed count, random-dataset lengths uniform from max(1, len x range ratio) to len "
+        "(other datasets: the means from the token totals); AccelMark, one at a time "
+        "(interactive, the suite's interactive_request_count) or Poisson at the target QPS "
+        "(online_request_count), prompts drawn from the suite's request file (input_tokens), "
+        "outputs as the note per run says; draws seeded 1",
+        "sglang's ITL p50 is fitted as the replay's TPOT p50 and held out against the replay's "
+        "ITL p50 (the gaps between tokens over all tokens, as sglang reports it)"};
     const engine::CalibratedStepModel prior = engine::modelled_step_model_with_tp_comm(*platform);
     std::vector<engine::ValidationResult> results;
-    for (const std::string& run : flags_.runs) {
-      std::error_code error;
-      if (!std::filesystem::is_directory(run, error)) {
-        throw InputError(run +
-                         ": kspeed validate reads inference-perf output folders "
-                         "(stage_N_lifecycle_metrics.json) for now; other formats (AccelMark, "
-                         "per-request logs) are not read by validate yet");
-      }
-      engine::SchedulerOptions scheduler;  // vLLM's defaults, then the files', then the flags'
-      const std::vector<std::string> settings = choose_scheduler(flags_, run, scheduler);
+    std::vector<ValidateRun> runs;
+    for (const std::string& path : flags_.runs) {
+      // The scheduler: vLLM's defaults, then what the run's files state, then the flags'.
+      engine::SchedulerOptions scheduler;
+      const std::vector<std::string> settings = choose_scheduler(flags_, path, scheduler);
       if (context.settings.empty()) {
         context.settings = settings;
         setup.scheduler = scheduler;
       } else if (scheduler.max_seqs != setup.scheduler.max_seqs ||
                  scheduler.max_batched_tokens != setup.scheduler.max_batched_tokens ||
                  scheduler.chunked_prefill != setup.scheduler.chunked_prefill) {
-        throw InputError(run + ": its scheduler settings (" +
+        throw InputError(path + ": its scheduler settings (" +
                          fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
                          flags_.runs.front() +
                          "'s: validate runs of different settings one at a time");
       }
-      const std::vector<io::MeasuredLoad> loads = io::read_inference_perf_stages(run);
+      const std::size_t fit_count =
+          1 + static_cast<std::size_t>(
+                  std::count(flags_.fit_levels.begin(), flags_.fit_levels.end(), ','));
+      std::vector<ValidateRun> more =
+          read_validate_runs(path, flags_.accelmark_suite, fit_count, context.load_notes);
+      for (ValidateRun& run : more) runs.push_back(std::move(run));
+    }
+    if (!flags_.scheduler.empty()) {
+      setup.scheduler.policy = parse_choice<engine::SchedulerPolicy>(
+          flags_.scheduler, "--scheduler", "policy",
+          {{"mixed", engine::SchedulerPolicy::mixed},
+           {"prefill-first", engine::SchedulerPolicy::prefill_first}});
+    }
+    context.settings.push_back(
+        std::string("scheduler ") + std::string(scheduler_policy_name(setup.scheduler.policy)) +
+        " (" + (flags_.scheduler.empty() ? "default (vLLM's)" : "given: --scheduler") + ")");
+    for (const ValidateRun& named : runs) {
+      const std::string& run = named.name;
+      const std::vector<io::MeasuredLoad>& loads = named.loads;
       if (loads.size() < 2) {
         throw InputError(run + ": " + std::to_string(loads.size()) +
                          " load level(s) found: validation needs one to fit and one to predict");
@@ -332,11 +583,11 @@ class ValidateCommand final : public Command {
           "kspeed validate --prior checks the prior of one model on several GPUs: name it with "
           "--model NAME (kspeed models lists them)");
     }
-    if (flags_.fit_levels != "1,2" || !flags_.max_seqs.empty() ||
+    if (flags_.fit_levels != "1,2" || !flags_.max_seqs.empty() || !flags_.scheduler.empty() ||
         !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty()) {
       throw InputError(
           "--prior fits nothing and replays no load: --fit-levels, --max-seqs, "
-          "--max-batched-tokens and --chunked-prefill do not apply; leave them out");
+          "--max-batched-tokens, --chunked-prefill and --scheduler do not apply; leave them out");
     }
     std::optional<double> concurrency;
     if (!flags_.concurrency.empty()) {

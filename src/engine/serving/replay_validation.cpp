@@ -70,6 +70,7 @@ double measured_per_token(const ReplayLevel& level) {
 double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
   ArrivalOptions arrivals = setup.arrivals;
   arrivals.concurrency = level.closed_loop_clients;
+  arrivals.max_inflight = level.max_inflight;
   // A request that never finishes (dropped) keeps NaN, as replay_batches reports it.
   std::vector<float> tpot(level.requests.size(), std::numeric_limits<float>::quiet_NaN());
   const CompletionVerdict keep = [&tpot](std::size_t i, const RequestTiming& timing) {
@@ -92,6 +93,7 @@ double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
 ReplaySide replay_level(const ReplayLevel& level, const ServingSetup& setup) {
   ServingSetup with = setup;
   with.arrivals.concurrency = level.closed_loop_clients;
+  with.arrivals.max_inflight = level.max_inflight;
   const BatchReplay replay =
       replay_batches(level.requests, with.step, {}, with.scheduler, with.arrivals);
   return summarise_replay(level.requests, replay, with);
@@ -238,8 +240,13 @@ std::vector<MetricComparison> compare_level(const ReplayLevel& level, const Repl
   add_percentile(out, "ttft p50", level.ttft.p50_ms, side.ttft_ms, kP50);
   add_percentile(out, "ttft p90", level.ttft.p90_ms, side.ttft_ms, kP90);
   add_percentile(out, "ttft p99", level.ttft.p99_ms, side.ttft_ms, kP99);
-  add_percentile(out, "tpot p50", level.tpot.p50_ms, side.tpot_ms, kP50);
-  add_percentile(out, "tpot p99", level.tpot.p99_ms, side.tpot_ms, kP99);
+  if (level.per_token_is_itl) {
+    add_percentile(out, "itl p50", level.tpot.p50_ms, side.itl_ms, kP50);
+    add_percentile(out, "itl p99", level.tpot.p99_ms, side.itl_ms, kP99);
+  } else {
+    add_percentile(out, "tpot p50", level.tpot.p50_ms, side.tpot_ms, kP50);
+    add_percentile(out, "tpot p99", level.tpot.p99_ms, side.tpot_ms, kP99);
+  }
   if (!level.tpot.p50_ms) add_mean(out, "tpot mean", level.tpot.mean_ms, side.tpot_ms);
   add_mean(out, "e2e mean", level.e2e.mean_ms, side.e2e_ms);
   add_percentile(out, "e2e p99", level.e2e.p99_ms, side.e2e_ms, kP99);

@@ -35,8 +35,15 @@ struct ReplayLevel {
   std::string label;
   std::vector<ReplayRequest> requests;
   std::int64_t closed_loop_clients = 0;  ///< > 0: a closed loop (one at a time: 1)
+  /// Open loop: at most this many requests in flight (0: no cap), as the benchmark's client
+  /// capped them (sglang.bench_serving and vllm bench serve --max-concurrency with a rate).
+  std::int64_t max_inflight = 0;
   LevelStat ttft;
   LevelStat tpot;  ///< per output token after the first
+  /// The per-token figure is the gaps between tokens over all tokens (ITL, as sglang.bench_serving
+  /// reports it), not per request: held-out levels compare it with the replay's ITL; the fit
+  /// matches the replay's per-request TPOT of the same statistic to it.
+  bool per_token_is_itl = false;
   LevelStat e2e;
   std::optional<double> achieved_rate_per_s;
   std::optional<double> requested_rate_per_s;  ///< open loop: the rate the client was asked for

@@ -6,6 +6,8 @@
 //   accelmark.cpp       FreedomIntelligence/AccelMark result.json (interactive, online)
 //   llmservingsim.cpp   casys-kaist/LLMServingSim per-request vLLM records (requests.jsonl +
 //                       meta.json)
+//   sglang_bench.cpp    sgl-project/sglang `python -m sglang.bench_serving --output-file` JSONL
+//                       (one line per benchmark invocation: a load level)
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +29,13 @@ enum class ArrivalPattern {
   one_at_a_time,  ///< each request sent when the last returned (concurrency 1)
   constant_rate,  ///< evenly spaced at rate_per_s (inference-perf's "constant" load type)
   poisson,        ///< exponential gaps at rate_per_s
+  all_at_once,    ///< every request sent at the start (sglang.bench_serving --request-rate inf)
+};
+
+/// Whole-number token counts drawn uniformly from low..high (both included).
+struct UniformLengths {
+  std::int32_t low = 1;
+  std::int32_t high = 1;
 };
 
 /// One load level of a measured run.
@@ -36,9 +45,16 @@ struct MeasuredLoad {
   std::optional<double> rate_per_s;           ///< requested (open loop)
   std::optional<double> achieved_rate_per_s;  ///< as the tool measured it
   std::optional<double> duration_s;           ///< how long arrivals were sent
+  std::optional<std::int64_t> max_inflight;   ///< the client's cap on requests in flight
   std::int64_t requests = 0;                  ///< completed (0: not reported)
   std::optional<double> prompt_tokens_mean;
   std::optional<double> output_tokens_mean;
+  /// The lengths' distribution where the file states it (sglang.bench_serving's random dataset:
+  /// uniform from max(1, floor(len × range_ratio)) to len); absent: only the means are known.
+  std::optional<UniformLengths> prompt_uniform;
+  std::optional<UniformLengths> output_uniform;
+  /// Prompt lengths to draw from (AccelMark's request file), empty when not known.
+  std::vector<std::int32_t> prompt_lengths;
   MeasuredStat ttft;
   /// Decode time per output token. Where the tool's own figure is not per token (inference-perf
   /// divides by streamed chunks), the mean is (E2E - TTFT) / (output - 1) from the means and the
@@ -46,7 +62,31 @@ struct MeasuredLoad {
   MeasuredStat tpot;
   std::string tpot_basis;
   MeasuredStat e2e;
+  /// Per-token figure the tool reports as inter-token latency (sglang's median_itl_ms) rather
+  /// than per request: compared with the replay's TPOT p50 (its steps are the tokens' gaps).
+  bool tpot_is_itl = false;
 };
+
+/// One run of a multi-run file: the levels that share every stated setting but the load.
+struct MeasuredRun {
+  std::string name;                 ///< "random 1024/1024 range 0", what the levels share
+  std::vector<MeasuredLoad> loads;  ///< lightest first
+};
+
+/// sglang.bench_serving's --output-file JSONL: one object a line (backend, dataset_name,
+/// request_rate, max_concurrency, random_input_len, random_output_len, random_range_ratio,
+/// completed, duration, total_input_tokens, total_output_tokens, median_ttft_ms, median_itl_ms,
+/// mean_e2e_latency_ms, median_e2e_latency_ms, ...). Lines that state the same dataset, lengths
+/// and concurrency cap are one run; a run's levels are its lines by request rate (the file
+/// appends one line per invocation, so runs can interleave). request_rate Infinity (Python's
+/// json writes it) is every request at once. Throws InputError naming the line and field.
+std::vector<MeasuredRun> parse_sglang_bench_serving(std::string_view text,
+                                                    const std::string& source);
+std::vector<MeasuredRun> read_sglang_bench_serving(const std::string& path);
+
+/// True when `text` looks like sglang.bench_serving JSONL (its first line has "backend" and
+/// "request_rate").
+bool looks_like_sglang_bench_serving(std::string_view text);
 
 /// inference-perf's lifecycle metrics of one stage (seconds in the file, ms here). `label` names
 /// the level. Throws InputError naming the file and field when a field it needs is missing.

@@ -133,6 +133,13 @@ std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
     throw InputError("--disagg replays the log's arrival times: drop --concurrency");
   }
   const engine::ArrivalOptions arrivals = parse_arrivals(flags);
+  if (arrivals.routing == engine::Routing::prefix_aware) {
+    // The pools' replays keep no prefix caches of their own (replica_caches.hpp is colocated).
+    throw InputError(
+        "--routing prefix-aware with --disagg: the disaggregated pools are replayed without "
+        "per-replica prefix caches, so it would route by load alone; pick round-robin, "
+        "least-outstanding or shared-queue for the pools");
+  }
   request.routing = arrivals.routing;
   request.rate_scale = arrivals.rate_scale;
   request.prefill =

@@ -50,8 +50,11 @@ class LeastOutstandingRouter final : public Router {
   std::int64_t max_outstanding_;
 };
 
+class ReplicaPrefixCaches;
+
 /// The router `routing` names over `replicas` replicas; `max_seqs` bounds a shared queue's
-/// replicas.
-std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs);
+/// replicas; `caches` (null without per-replica caches) are what a prefix-aware router reads.
+std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs,
+                                    const ReplicaPrefixCaches* caches = nullptr);
 
 }  // namespace kspeed::engine

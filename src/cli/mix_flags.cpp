@@ -179,10 +179,12 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
       ->type_name("COEFFS");
   app.add_option("--replicas", flags.replicas, "Engine replicas (with --replay). Default: 1")
       ->type_name("N");
-  app.add_option("--routing", flags.routing,
-                 "How requests reach replicas: round-robin, least-outstanding, "
-                 "shared-queue (wait at the router for a free sequence slot), or prefix-aware "
-                 "(longest prefix in a replica's --prefix-cache; ties: least outstanding)")
+  app.add_option(
+         "--routing", flags.routing,
+         "How requests reach replicas: round-robin, least-outstanding, "
+         "shared-queue (wait at the router for a free sequence slot), or prefix-aware "
+         "(the replica whose --prefix-cache holds most of the prompt, unless under 30% or the "
+         "loads are imbalanced: SGLang's cache-aware rule)")
       ->type_name("POLICY")
       ->capture_default_str();
   app.add_option("--rate-scale", flags.rate_scale,

@@ -589,7 +589,8 @@ const char* replay_routing_text(engine::Routing routing) {
     case engine::Routing::shared_queue:
       return "shared queue";
     case engine::Routing::prefix_aware:
-      return "prefix aware (longest cached prefix, ties to the least outstanding)";
+      return "prefix aware (most cached blocks if ≥ 30% of the prompt's, unless loads are "
+             "imbalanced; else least outstanding)";
   }
   return "round robin";
 }

@@ -59,26 +59,29 @@ TEST_CASE("block ids: a side store that holds nothing for requests without ids",
   CHECK(some.of(2).empty());
 }
 
-TEST_CASE("prefix-aware router: the longest cached prefix wins, load only breaks ties",
+TEST_CASE("prefix-aware router: the longest cached prefix, unless it is short or loads diverge",
           "[prefix_aware_router]") {
   ReplayPrefixCaching caching;
   caching.capacity_tokens = 1 << 20;
-  caching.blocks.add(conversation_blocks(100, 4));  // 0: conversation 100, first turn
-  caching.blocks.add(conversation_blocks(200, 2));  // 1: conversation 200, first turn
-  caching.blocks.add(conversation_blocks(100, 6));  // 2: conversation 100, next turn
-  caching.blocks.add(conversation_blocks(300, 3));  // 3: nobody has it
-  caching.blocks.add({});                           // 4: no ids
+  caching.blocks.add(conversation_blocks(100, 4));   // 0: conversation 100, first turn
+  caching.blocks.add(conversation_blocks(200, 2));   // 1: conversation 200, first turn
+  caching.blocks.add(conversation_blocks(100, 6));   // 2: conversation 100, next turn
+  caching.blocks.add(conversation_blocks(300, 3));   // 3: nobody has it
+  caching.blocks.add({});                            // 4: no ids
+  caching.blocks.add(conversation_blocks(100, 20));  // 5: conversation 100, much later
   ReplicaPrefixCaches caches(caching, 3);
   (void)caches.admit(1, 0, 2048);  // replica 1 holds conversation 100's 4 blocks
   (void)caches.admit(2, 1, 1024);  // replica 2 holds conversation 200's 2 blocks
   CHECK(caches.cached_blocks(1, 2) == 4);
   CHECK(caches.cached_blocks(0, 2) == 0);
 
-  PrefixAwareRouter router(3, &caches);
+  PrefixAwareRouter router(3, &caches, &caching.blocks);
   router.outstanding_changed(0, 0);
   router.outstanding_changed(1, 9);  // the busiest holds the prefix: it still wins
   router.outstanding_changed(2, 3);
-  CHECK(router.route(2) == 1);
+  CHECK(router.route(2) == 1);  // 4 of its 6 blocks: a match of 0.67 >= 0.3
+  // 4 of 20 blocks (0.2) is below the cache threshold: the least outstanding instead.
+  CHECK(router.route(5) == 0);
   // No replica holds any of request 3's blocks: the least outstanding, replica 0.
   CHECK(router.route(3) == 0);
   CHECK(router.route(4) == 0);
@@ -88,13 +91,20 @@ TEST_CASE("prefix-aware router: the longest cached prefix wins, load only breaks
   router.outstanding_changed(0, 4);
   CHECK(router.route(3) == 2);
 
+  // Loads 4, 100, 3: 100 - 3 > 64 and 100 > 1.5 × 3, imbalanced: the least outstanding.
+  router.outstanding_changed(1, 100);
+  CHECK(router.route(2) == 2);
+  // 60 - 3 is within 64: balanced again, the cache wins.
+  router.outstanding_changed(1, 60);
+  CHECK(router.route(2) == 1);
+
   // Placing request 2 on replica 1 reuses its 4 blocks (2048 tokens) and adds 2 more.
   const CacheSplit split = caches.admit(1, 2, 3000);
   CHECK(split.cached_tokens == 2048);
   CHECK(caches.cached_blocks(1, 2) == 6);
 
   // Without caches it is least outstanding.
-  PrefixAwareRouter blind(2, nullptr);
+  PrefixAwareRouter blind(2, nullptr, nullptr);
   blind.outstanding_changed(0, 2);
   CHECK(blind.route(0) == 1);
 }

@@ -106,8 +106,8 @@ class Simulator final : private StepForming {
         on_complete_(on_complete),
         replicas_(static_cast<std::size_t>(std::max<std::int64_t>(1, arrivals.replicas))),
         caches_(replica_caches_for(arrivals, replicas_.size())),
-        router_(
-            make_router(arrivals.routing, replicas_.size(), scheduler.max_seqs, caches_.get())) {
+        router_(make_router(arrivals.routing, replicas_.size(), scheduler.max_seqs, caches_.get(),
+                            caches_ ? &arrivals.prefix_caching->blocks : nullptr)) {
     out_.totals.per_replica_caches = caches_ != nullptr;
     for (Replica& replica : replicas_) {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);

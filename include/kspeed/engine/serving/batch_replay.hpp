@@ -58,9 +58,9 @@ enum class Routing : std::uint8_t {
   /// max_seqs requests, else waits at the router until one finishes (with max_seqs 1 and N
   /// replicas, the M/M/c queue).
   shared_queue,
-  /// To the replica whose prefix cache holds the longest prefix of the request's blocks; ties
-  /// (and a request no cache holds any of) to the fewest unfinished requests, lowest index on
-  /// ties (prefix_aware_router.hpp).
+  /// To the replica whose prefix cache holds the longest prefix of the request's blocks, when
+  /// that is at least 30% of them and the loads are balanced; else to the fewest unfinished
+  /// requests (SGLang's cache-aware rule, prefix_aware_router.hpp).
   prefix_aware,
 };
 

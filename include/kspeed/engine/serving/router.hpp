@@ -51,10 +51,13 @@ class LeastOutstandingRouter final : public Router {
 };
 
 class ReplicaPrefixCaches;
+class RequestBlockIds;
 
 /// The router `routing` names over `replicas` replicas; `max_seqs` bounds a shared queue's
-/// replicas; `caches` (null without per-replica caches) are what a prefix-aware router reads.
+/// replicas; `caches` and the requests' `block_ids` (null without per-replica caches) are what a
+/// prefix-aware router reads.
 std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs,
-                                    const ReplicaPrefixCaches* caches = nullptr);
+                                    const ReplicaPrefixCaches* caches = nullptr,
+                                    const RequestBlockIds* block_ids = nullptr);
 
 }  // namespace kspeed::engine

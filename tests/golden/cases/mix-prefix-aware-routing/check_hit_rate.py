@@ -10,9 +10,10 @@ requests are placed in arrival order (the log's timestamps, ties in log order).
 
 round-robin: request i (in arrival order) to replica i mod REPLICAS; the hit rate is computed
 here from the log alone. prefix-aware: the replica each request ran on (the after side) comes
-from kspeed's --per-request output; this checks that each had a cached prefix no other replica's
-cache held more of, and recomputes the hit rate from those placements. Either way the hit rate
-must equal the report's after-side prefix_cache_hit_rate.
+from kspeed's --per-request output; the hit rate is recomputed from those placements, and each
+placement is counted as by cache (a replica holding the most of its blocks, at least 30% of them)
+or by load (the best match below 30%, or the loads imbalanced, which this cannot see). Either way
+the hit rate must equal the report's after-side prefix_cache_hit_rate.
 """
 import json
 import sys
@@ -56,22 +57,25 @@ def main():
         placed = {i: lines[i]["replica"] for i in range(len(log))}
     caches = [Lru(capacity) for _ in range(replicas)]
     cached_sum = prompt_sum = 0
+    by_cache = by_load = 0
     for i in order:
         ids, prompt = log[i]["hash_ids"], log[i]["input_length"]
         r = placed[i]
         if routing == "prefix-aware":
             best = max(cache.hits(ids) for cache in caches)
-            if caches[r].hits(ids) != best:
-                sys.exit(f"request {i}: replica {r} holds {caches[r].hits(ids)} blocks, "
-                         f"another holds {best}")
+            if best >= 0.3 * len(ids) and caches[r].hits(ids) == best:
+                by_cache += 1
+            else:
+                by_load += 1
         cached_sum += caches[r].admit(ids, prompt)
         prompt_sum += prompt
     rate = cached_sum / prompt_sum
     report = json.load(open(report_path))
     reported = report["replay"]["after"]["prefix_cache_hit_rate"]
     verdict = "agree" if abs(rate - reported) < 1e-12 else "DISAGREE"
+    placed_by = f" ({by_cache} placed by cache, {by_load} by load)" if routing == "prefix-aware" else ""
     print(f"{routing}: {cached_sum} of {prompt_sum} prompt tokens cached, hit rate "
-          f"{100 * rate:.2f}% (python) vs {100 * reported:.2f}% (kspeed): {verdict}")
+          f"{100 * rate:.2f}% (python) vs {100 * reported:.2f}% (kspeed): {verdict}{placed_by}")
     sys.exit(0 if verdict == "agree" else 1)
 
 

@@ -135,6 +135,13 @@ std::optional<engine::DisaggRequest> parse_disagg(const MixFlags& flags,
                      "--concurrency N clients, one request each: drop " +
                      (arrivals.session_turns > 1 ? "--session-turns" : "--max-inflight"));
   }
+  if (arrivals.routing == engine::Routing::prefix_aware) {
+    // The pools' replays keep no prefix caches of their own (replica_caches.hpp is colocated).
+    throw InputError(
+        "--routing prefix-aware with --disagg: the disaggregated pools are replayed without "
+        "per-replica prefix caches, so it would route by load alone; pick round-robin, "
+        "least-outstanding or shared-queue for the pools");
+  }
   request.routing = arrivals.routing;
   request.rate_scale = arrivals.rate_scale;
   request.concurrency = arrivals.concurrency;

@@ -52,6 +52,8 @@ engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
       throw InputError("--prefix-cache: " + flags.prefix_cache +
                        " tokens hold no 512-token block; pass at least 512 (e.g. 1m), or off");
     }
+    // The replay's replicas each keep their own cache over the requests' ids.
+    cache.keep_block_ids = flags.replay;
   } else if (!flags.prefix_cache_hit.empty()) {
     cache.mode = engine::PrefixCacheOptions::Mode::hit_fraction;
     cache.hit_fraction = io::parse_share(flags.prefix_cache_hit, "--prefix-cache-hit");
@@ -60,6 +62,13 @@ engine::PrefixCacheOptions parse_prefix_cache(const MixFlags& flags) {
                        "' is not a fraction from 0 to below 1 (the last prompt token is always "
                        "computed); e.g. 0.3 or 30%");
     }
+  }
+  if (flags.routing == "prefix-aware" && !lru) {
+    throw InputError(
+        "--routing prefix-aware sends each request to the replica whose prefix cache holds the "
+        "longest prefix of its blocks, and there are no such caches: add --prefix-cache SIZE "
+        "(an LRU per replica over the log's block ids, Mooncake hash_ids), or pick another "
+        "--routing");
   }
   return cache;
 }
@@ -170,9 +179,12 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
       ->type_name("COEFFS");
   app.add_option("--replicas", flags.replicas, "Engine replicas (with --replay). Default: 1")
       ->type_name("N");
-  app.add_option("--routing", flags.routing,
-                 "How requests reach replicas: round-robin, least-outstanding, or "
-                 "shared-queue (wait at the router for a free sequence slot)")
+  app.add_option(
+         "--routing", flags.routing,
+         "How requests reach replicas: round-robin, least-outstanding, "
+         "shared-queue (wait at the router for a free sequence slot), or prefix-aware "
+         "(the replica whose --prefix-cache holds most of the prompt, unless under 30% or the "
+         "loads are imbalanced: SGLang's cache-aware rule)")
       ->type_name("POLICY")
       ->capture_default_str();
   app.add_option("--rate-scale", flags.rate_scale,
@@ -531,7 +543,8 @@ engine::ArrivalOptions parse_arrivals(const MixFlags& flags) {
       parse_choice<engine::Routing>(flags.routing, "--routing", "routing",
                                     {{"round-robin", engine::Routing::round_robin},
                                      {"least-outstanding", engine::Routing::least_outstanding},
-                                     {"shared-queue", engine::Routing::shared_queue}});
+                                     {"shared-queue", engine::Routing::shared_queue},
+                                     {"prefix-aware", engine::Routing::prefix_aware}});
   return arrivals;
 }
 

@@ -234,6 +234,10 @@ ordered_json side_json(const engine::ReplaySide& side, const std::vector<double>
   out["saturation_rate_per_s"] = side.saturation_rate_per_s;
   out["load"] = side.load;
   out["steps"] = side.totals.steps;
+  // Only with per-replica caches (2+ replicas over a log's block ids): one cache is the chain's.
+  if (side.totals.per_replica_caches) {
+    out["prefix_cache_hit_rate"] = side.totals.cache_hit_rate();
+  }
   return out;
 }
 
@@ -249,6 +253,8 @@ const char* routing_name(engine::Routing routing) {
       return "least_outstanding";
     case engine::Routing::shared_queue:
       return "shared_queue";
+    case engine::Routing::prefix_aware:
+      return "prefix_aware";
   }
   return "round_robin";
 }

@@ -482,6 +482,16 @@ Table replay_table(const engine::MixResult& r) {
   return table;
 }
 
+// With per-replica prefix caches: each replica's LRU and what it held, before and after (the
+// routing may place requests differently when the steps are faster).
+void add_replica_cache_row(Table& table, const engine::MixResult& r) {
+  const engine::ServingReplay& s = r.replay->serving;
+  if (!s.before.totals.per_replica_caches) return;
+  table.rows.push_back({"prefix cache hit rate (each replica's own LRU)",
+                        human_percent(s.before.totals.cache_hit_rate()),
+                        human_percent(s.after.totals.cache_hit_rate()), ""});
+}
+
 Table load_table(const engine::MixResult& r) {
   const engine::ServingReplay& s = r.replay->serving;
   Table table;
@@ -505,6 +515,7 @@ Table load_table(const engine::MixResult& r) {
       {"preemptions", human_count(s.before.preemptions), human_count(s.after.preemptions), ""});
   table.rows.push_back({"attention share of step time", human_percent(s.before.attention_fraction),
                         human_percent(s.after.attention_fraction), ""});
+  add_replica_cache_row(table, r);
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
     table.rows.push_back({"SLO attainment", human_percent(s.before.attainment.value_or(0)),
                           human_percent(s.after.attainment.value_or(0)), ""});
@@ -569,6 +580,21 @@ std::string kernel_text(double speedup, bool per_request) {
   return "×" + human_plain(speedup);
 }
 
+const char* replay_routing_text(engine::Routing routing) {
+  switch (routing) {
+    case engine::Routing::round_robin:
+      return "round robin";
+    case engine::Routing::least_outstanding:
+      return "least outstanding";
+    case engine::Routing::shared_queue:
+      return "shared queue";
+    case engine::Routing::prefix_aware:
+      return "prefix aware (most cached blocks if ≥ 30% of the prompt's, unless loads are "
+             "imbalanced; else least outstanding)";
+  }
+  return "round robin";
+}
+
 std::string scheduler_text(const engine::MixResult& r) {
   const engine::ServingSetup& setup = r.replay->setup;
   const engine::SchedulerOptions& s = setup.scheduler;
@@ -603,9 +629,7 @@ std::string scheduler_text(const engine::MixResult& r) {
           ? human_count(*s.kv_blocks) + " blocks (" + kv_capacity_source(*r.deployment) + ")"
           : std::string("unlimited"),
       s.block_tokens, coefficient(s.request_overhead_ms),
-      setup.arrivals.routing == engine::Routing::round_robin         ? "round robin"
-      : setup.arrivals.routing == engine::Routing::least_outstanding ? "least outstanding"
-                                                                     : "shared queue");
+      replay_routing_text(setup.arrivals.routing));
 }
 
 void add_replay(View& view, const engine::MixResult& r) {
@@ -619,6 +643,13 @@ void add_replay(View& view, const engine::MixResult& r) {
   std::string caption =
       "saturation rate: requests/s with every replica's batch full (a closed loop of max "
       "sequences clients)";
+  if (r.replay->serving.before.totals.per_replica_caches) {
+    caption += "\nprefix cache: each replica its own LRU of " +
+               human_count(r.model.prefix_cache.capacity_tokens) +
+               " tokens over the log's block ids, filled as requests are placed on it; hit rate "
+               "= cached ÷ prompt tokens of the replayed requests (the no-queue column and the "
+               "chain above use one cache in log order)";
+  }
   if (r.slo.ttft_ms || r.slo.tpot_ms) {
     caption += "\nSLO: " + slo_text(r) +
                "; capacity = the highest arrival rate meeting it (bisection over the rate scale); "

@@ -17,7 +17,7 @@ using engine::MeasuredRooflineResult;
 
 constexpr std::size_t kNameWidth = 40;  // kernel names are C++ signatures: the start says enough
 
-std::string short_name(const std::string& name) {
+std::string ncu_short_name(const std::string& name) {
   if (display_width(name) <= kNameWidth) return name;
   std::string out;
   for (std::size_t i = 0; i < name.size() && display_width(out) < kNameWidth - 1; ++i) {
@@ -78,7 +78,7 @@ Table launches_table(const MeasuredRooflineResult& r) {
     const std::string lower_bound = k.flops_miss_tensor_work ? " ≥" : "";
     table.rows.push_back({
         mark + k.id,
-        short_name(k.name),
+        ncu_short_name(k.name),
         std::string(engine::to_string(k.kernel_class)),
         or_missing(k.duration_s.value, seconds_text),
         or_missing(k.dram_bytes.value, bytes_text),
@@ -227,7 +227,7 @@ Table levers_table(const MeasuredRooflineResult& r) {
 
 std::string answer(const MeasuredRooflineResult& r, const MeasuredKernel& k,
                    const MeasuredPosition& p) {
-  const std::string who = "Launch " + k.id + " (" + short_name(k.name) + ")";
+  const std::string who = "Launch " + k.id + " (" + ncu_short_name(k.name) + ")";
   std::string text;
   if (!p.bound && p.headroom && k.flops_miss_tensor_work && k.intensity_flop_per_byte) {
     text = fmt::format(

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <span>
 #include <utility>
 
 #include "kspeed/engine/chain/amdahl.hpp"
@@ -190,6 +192,12 @@ const RequestOutcome& MixRun::add(const Request& request) {
 
   // Prefix caching (MODEL.md 4): c cached, n new; attention's share is the table's at 2c + n.
   const std::int64_t cached = cached_prefix(request);
+  if (model_.prefix_cache.mode == PrefixCacheOptions::Mode::lru &&
+      model_.prefix_cache.keep_block_ids) {
+    // A measured cached prefix stands wherever the request runs: no ids for the replay's caches.
+    block_ids_.add(request.cached_tokens ? std::span<const std::uint64_t>{}
+                                         : std::span<const std::uint64_t>{request.block_hashes});
+  }
   const std::int64_t fresh = request.prompt_tokens - cached;
   out.cached_tokens = static_cast<std::int32_t>(cached);
   prompt_tokens_total_ += request.prompt_tokens;
@@ -767,9 +775,33 @@ bool arrivals_in_order(const RequestOutcomes& outcomes) {
   return true;
 }
 
-// The replay of built requests, with its warnings.
+// The replay's per-replica caches (replica_caches.hpp), their block ids still to add in the
+// replay's order: null when the run kept no block ids.
+std::shared_ptr<ReplayPrefixCaching> replay_caching_of(const MixRun& run) {
+  const PrefixCacheOptions& cache = run.model().prefix_cache;
+  if (cache.mode != PrefixCacheOptions::Mode::lru || !run.block_ids().any()) return nullptr;
+  auto out = std::make_shared<ReplayPrefixCaching>();
+  out->capacity_tokens = cache.capacity_tokens;
+  out->block_tokens = cache.block_tokens;
+  return out;
+}
+
+// The same with the block ids of the outcomes `index` names, in that order.
+std::shared_ptr<const ReplayPrefixCaching> replay_caching_of(
+    const MixRun& run, const std::vector<std::int32_t>& index) {
+  std::shared_ptr<ReplayPrefixCaching> caching = replay_caching_of(run);
+  if (caching) {
+    for (const std::int32_t i : index)
+      caching->blocks.add(run.block_ids().of(static_cast<std::size_t>(i)));
+  }
+  return caching;
+}
+
+// The replay of built requests, with its warnings. `caching` (null: none) gives the replicas
+// their own prefix caches; the setup reported keeps no block ids.
 MixReplay replay_built(const std::vector<ReplayRequest>& requests, std::int64_t logged,
-                       const ServingSetup& setup, PerRequestReplay* per_request) {
+                       const ServingSetup& setup, PerRequestReplay* per_request,
+                       std::shared_ptr<const ReplayPrefixCaching> caching) {
   MixReplay out;
   out.setup = setup;
   out.requests = static_cast<std::int64_t>(requests.size());
@@ -779,7 +811,9 @@ MixReplay replay_built(const std::vector<ReplayRequest>& requests, std::int64_t 
         requests_warning(WarningCode::replay_without_arrival, out.without_arrival, "arrival"));
   }
   if (requests.empty()) return out;
-  out.serving = replay_serving(requests, setup, per_request);
+  ServingSetup with_caches = setup;
+  with_caches.arrivals.prefix_caching = std::move(caching);
+  out.serving = replay_serving(requests, with_caches, per_request);
   const std::int64_t unschedulable = out.serving.before.totals.unschedulable;
   if (unschedulable > 0) {
     out.warnings.push_back(
@@ -829,8 +863,8 @@ MixReplay replay_run(const MixRun& run, const ServingSetup& setup, PerRequestRep
   const bool closed_loop = setup.arrivals.concurrency > 0;
   std::vector<std::int32_t> index;
   const std::vector<ReplayRequest> requests = replay_requests(run, closed_loop, index);
-  MixReplay out =
-      replay_built(requests, static_cast<std::int64_t>(run.outcomes().size()), setup, per_request);
+  MixReplay out = replay_built(requests, static_cast<std::int64_t>(run.outcomes().size()), setup,
+                               per_request, replay_caching_of(run, index));
   if (outcome_index && !requests.empty()) *outcome_index = std::move(index);
   return out;
 }
@@ -840,7 +874,9 @@ MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
   const RequestOutcomes& outcomes = run.outcomes();
   const auto logged = static_cast<std::int64_t>(outcomes.size());
   std::vector<ReplayRequest> requests;
+  std::shared_ptr<const ReplayPrefixCaching> caching;
   if (closed_loop || arrivals_in_order(outcomes)) {
+    std::shared_ptr<ReplayPrefixCaching> in_order = replay_caching_of(run);
     // Straight from the outcomes, without replay_requests' index (4 bytes a request), each
     // chunk of outcomes freed once its requests are built: the replay's 24 bytes a request
     // replace the outcomes' 80 instead of joining them.
@@ -853,14 +889,18 @@ MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
       const RequestOutcome& o = outcomes[i];
       if (closed_loop || !std::isnan(o.arrival_s)) {
         requests.push_back(replay_request(run, o, closed_loop));
+        if (in_order) in_order->blocks.add(run.block_ids().of(i));
       }
     }
+    caching = std::move(in_order);
   } else {
     std::vector<std::int32_t> index;
     requests = replay_requests(run, closed_loop, index);
+    caching = replay_caching_of(run, index);
   }
   run.release_outcomes();
-  return replay_built(requests, logged, setup, nullptr);
+  run.release_block_ids();
+  return replay_built(requests, logged, setup, nullptr, std::move(caching));
 }
 
 void price_by_step_model(MixModel& model, const CalibratedStepModel& step,

@@ -11,6 +11,7 @@
 
 #include "kspeed/engine/serving/event_queue.hpp"
 #include "kspeed/engine/serving/kv_blocks.hpp"
+#include "kspeed/engine/serving/replica_caches.hpp"
 #include "kspeed/engine/serving/router.hpp"
 #include "kspeed/engine/serving/step_policy.hpp"
 #include "kspeed/engine/serving/step_timer.hpp"
@@ -64,6 +65,14 @@ struct Replica {
   bool has_work() const { return !running.empty() || !waiting.empty(); }
 };
 
+// Each replica's own prefix cache, when the replay has block ids and 2+ replicas (else null: the
+// requests' own cached_tokens stand).
+std::unique_ptr<ReplicaPrefixCaches> replica_caches_for(const ArrivalOptions& arrivals,
+                                                        std::size_t replicas) {
+  if (!arrivals.prefix_caching || replicas < 2) return nullptr;
+  return std::make_unique<ReplicaPrefixCaches>(*arrivals.prefix_caching, replicas);
+}
+
 float to_float_ms(double seconds) {
   return static_cast<float>(seconds * 1000.0);
 }
@@ -97,7 +106,10 @@ class Simulator final : private StepForming {
         arrivals_(arrivals),
         on_complete_(on_complete),
         replicas_(static_cast<std::size_t>(std::max<std::int64_t>(1, arrivals.replicas))),
-        router_(make_router(arrivals.routing, replicas_.size(), scheduler.max_seqs)) {
+        caches_(replica_caches_for(arrivals, replicas_.size())),
+        router_(make_router(arrivals.routing, replicas_.size(), scheduler.max_seqs, caches_.get(),
+                            caches_ ? &arrivals.prefix_caching->blocks : nullptr)) {
+    out_.totals.per_replica_caches = caches_ != nullptr;
     for (Replica& replica : replicas_) {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
     }
@@ -206,8 +218,23 @@ class Simulator final : private StepForming {
     sequence.replica = static_cast<std::uint16_t>(std::min<std::size_t>(r, 0xFFFF));
     Replica& replica = replicas_[r];
     if (!replica.in_step && !replica.has_work()) replica.clock_s = std::max(replica.clock_s, now_s);
+    if (caches_) take_cached_prefix(sequence, r);
     replica.waiting.push_back(sequence);
     set_outstanding(r, replica.outstanding + 1);
+  }
+
+  // Per-replica caches: a request with block ids finds its cached prefix in the cache of the
+  // replica it is placed on, which then holds its blocks.
+  void take_cached_prefix(Sequence& sequence, std::size_t r) {
+    const auto index = static_cast<std::size_t>(sequence.index);
+    if (caches_->has_blocks(index)) {
+      const std::int64_t cached = caches_->admit(r, index, sequence.prompt).cached_tokens;
+      sequence.cached =
+          static_cast<std::int32_t>(std::min<std::int64_t>(cached, sequence.prompt - 1));
+      sequence.computed = sequence.cached;
+    }
+    out_.totals.placed_prompt_tokens += sequence.prompt;
+    out_.totals.placed_cached_tokens += sequence.cached;
   }
 
   // The next request arrives: to the replica the router names (returned), or to the router's
@@ -623,6 +650,7 @@ class Simulator final : private StepForming {
   ArrivalOptions arrivals_;
   const CompletionCallback& on_complete_;
   std::vector<Replica> replicas_;
+  std::unique_ptr<ReplicaPrefixCaches> caches_;  // null: the requests' own cached_tokens
   std::unique_ptr<Router> router_;
   EventQueue events_;
   std::uint32_t arrival_generation_ = 0;  // the id of the arrival event in the queue

@@ -41,13 +41,18 @@ void PrefixCache::touch(std::uint64_t block) {
   }
 }
 
-CacheSplit PrefixCache::admit(const std::vector<std::uint64_t>& block_hashes,
-                              std::int64_t prompt_tokens) {
+std::int64_t PrefixCache::cached_blocks(std::span<const std::uint64_t> block_hashes) const {
   std::int64_t hits = 0;
   while (hits < static_cast<std::int64_t>(block_hashes.size()) &&
          where_.count(block_hashes[static_cast<std::size_t>(hits)]) != 0) {
     ++hits;
   }
+  return hits;
+}
+
+CacheSplit PrefixCache::admit(std::span<const std::uint64_t> block_hashes,
+                              std::int64_t prompt_tokens) {
+  const std::int64_t hits = cached_blocks(block_hashes);
   if (capacity_blocks_ > 0) {
     for (std::uint64_t block : block_hashes) {
       touch(block);

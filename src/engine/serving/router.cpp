@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "kspeed/engine/serving/prefix_aware_router.hpp"
+
 namespace kspeed::engine {
 
 LeastOutstandingRouter::LeastOutstandingRouter(std::size_t replicas, std::int64_t max_outstanding)
@@ -20,8 +22,12 @@ void LeastOutstandingRouter::outstanding_changed(std::size_t replica, std::int64
   outstanding_[replica] = outstanding;
 }
 
-std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs) {
+std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs,
+                                    const ReplicaPrefixCaches* caches,
+                                    const RequestBlockIds* block_ids) {
   switch (routing) {
+    case Routing::prefix_aware:
+      return std::make_unique<PrefixAwareRouter>(replicas, caches, block_ids);
     case Routing::least_outstanding:
       return std::make_unique<LeastOutstandingRouter>(replicas,
                                                       std::numeric_limits<std::int64_t>::max());

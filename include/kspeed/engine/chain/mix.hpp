@@ -27,6 +27,7 @@
 #include "kspeed/engine/distribution.hpp"
 #include "kspeed/engine/provenance.hpp"
 #include "kspeed/engine/serving/mix_cache.hpp"
+#include "kspeed/engine/serving/replica_caches.hpp"
 #include "kspeed/engine/serving/serving_replay.hpp"
 #include "kspeed/engine/warning.hpp"
 
@@ -77,6 +78,9 @@ struct PrefixCacheOptions {
   std::int64_t capacity_tokens = 0;                  ///< lru: capacity
   std::int64_t block_tokens = kMooncakeBlockTokens;  ///< lru: tokens per hash id
   double hit_fraction = 0;                           ///< hit_fraction: R in [0, 1)
+  /// lru: keep each request's block ids (MixRun::block_ids) for the replay, whose replicas
+  /// each keep their own cache (replica_caches.hpp). Only a log with ids holds any.
+  bool keep_block_ids = false;
 };
 
 /// --share-model analytic|calibrated: each request's prefill share from the model's architecture
@@ -177,6 +181,12 @@ class MixRun {
   const std::vector<std::string>& models() const { return models_; }
   std::int64_t prompt_tokens_total() const { return prompt_tokens_total_; }
   std::int64_t cached_tokens_total() const { return cached_tokens_total_; }
+  /// Each request's block ids, in the order added, when the model keeps them
+  /// (PrefixCacheOptions::keep_block_ids): a request whose cached prefix the log measured has
+  /// none (its measurement stands wherever it runs).
+  const RequestBlockIds& block_ids() const { return block_ids_; }
+  /// Frees the block ids once the replay has its own copy in its order.
+  void release_block_ids() { block_ids_ = {}; }
   std::vector<Warning> warnings() const;
   /// Requests whose speedup --kernel-speedup-table interpolated, or held at its edge (clamped).
   std::int64_t speedups_interpolated() const { return speedups_interpolated_; }
@@ -211,6 +221,7 @@ class MixRun {
 
   MixModel model_;
   std::optional<PrefixCache> cache_;
+  RequestBlockIds block_ids_;
   RequestOutcomes outcomes_;
   std::vector<std::string> models_{""};
   std::int64_t prompt_tokens_total_ = 0;

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,7 +58,13 @@ enum class Routing : std::uint8_t {
   /// max_seqs requests, else waits at the router until one finishes (with max_seqs 1 and N
   /// replicas, the M/M/c queue).
   shared_queue,
+  /// To the replica whose prefix cache holds the longest prefix of the request's blocks, when
+  /// that is at least 30% of them and the loads are balanced; else to the fewest unfinished
+  /// requests (SGLang's cache-aware rule, prefix_aware_router.hpp).
+  prefix_aware,
 };
+
+struct ReplayPrefixCaching;
 
 struct ArrivalOptions {
   double rate_scale = 1;  ///< X > 0: open-loop arrivals at arrival_s / X
@@ -80,6 +87,11 @@ struct ArrivalOptions {
   std::int64_t max_inflight = 0;
   std::int64_t replicas = 1;
   Routing routing = Routing::round_robin;
+  /// With 2+ replicas: each replica's own LRU prefix cache over the requests' block ids
+  /// (replica_caches.hpp), and a request with ids takes its cached prefix from the cache of the
+  /// replica it is placed on, not its cached_tokens. One replica, or none given: every request's
+  /// cached_tokens (the one cache simulated in log order, as before).
+  std::shared_ptr<const ReplayPrefixCaching> prefix_caching;
 };
 
 /// The kernel change: divides the attention parts of each step.
@@ -158,7 +170,19 @@ struct ReplayTotals {
   double first_arrival_s = 0;    ///< after rate scaling (closed loop: 0)
   double last_arrival_s = 0;
   double last_completion_s = 0;  ///< when the last token of the log is out (engine time)
+  /// Per-replica prefix caches ran (ArrivalOptions::prefix_caching with 2+ replicas): the prompt
+  /// tokens of the requests placed on replicas, and the cached prefix they found there.
+  bool per_replica_caches = false;
+  std::int64_t placed_prompt_tokens = 0;
+  std::int64_t placed_cached_tokens = 0;
   ItlHistogram itl;
+
+  /// Token hit rate of the per-replica caches: cached ÷ prompt tokens placed (0 when none).
+  double cache_hit_rate() const {
+    return placed_prompt_tokens > 0 ? static_cast<double>(placed_cached_tokens) /
+                                          static_cast<double>(placed_prompt_tokens)
+                                    : 0.0;
+  }
 };
 
 struct BatchReplay {

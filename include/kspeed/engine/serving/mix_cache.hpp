@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <list>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -39,7 +40,14 @@ class PrefixCache {
   /// only a leading run of blocks); then inserts or refreshes every block of the request, first
   /// to last, so the last block is the most recently used, and evicts the least recently used
   /// blocks beyond the capacity.
-  CacheSplit admit(const std::vector<std::uint64_t>& block_hashes, std::int64_t prompt_tokens);
+  CacheSplit admit(std::span<const std::uint64_t> block_hashes, std::int64_t prompt_tokens);
+  CacheSplit admit(const std::vector<std::uint64_t>& block_hashes, std::int64_t prompt_tokens) {
+    return admit(std::span<const std::uint64_t>(block_hashes), prompt_tokens);
+  }
+
+  /// How many of the request's blocks, from the first, the cache holds now (it is not changed:
+  /// a router asks each replica's cache before it places the request).
+  std::int64_t cached_blocks(std::span<const std::uint64_t> block_hashes) const;
 
   std::int64_t capacity_blocks() const { return capacity_blocks_; }
   std::int64_t block_tokens() const { return block_tokens_; }

@@ -50,8 +50,14 @@ class LeastOutstandingRouter final : public Router {
   std::int64_t max_outstanding_;
 };
 
+class ReplicaPrefixCaches;
+class RequestBlockIds;
+
 /// The router `routing` names over `replicas` replicas; `max_seqs` bounds a shared queue's
-/// replicas.
-std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs);
+/// replicas; `caches` and the requests' `block_ids` (null without per-replica caches) are what a
+/// prefix-aware router reads.
+std::unique_ptr<Router> make_router(Routing routing, std::size_t replicas, std::int64_t max_seqs,
+                                    const ReplicaPrefixCaches* caches = nullptr,
+                                    const RequestBlockIds* block_ids = nullptr);
 
 }  // namespace kspeed::engine

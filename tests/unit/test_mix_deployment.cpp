@@ -112,7 +112,7 @@ TEST_CASE("mix --replay --model --gpu: the modelled step model and the memory's 
                    "14.96 GiB weights − 0.03 GiB rotary cache − 0.84 GiB activation peak at 8,192 "
                    "tokens − 0.00 GiB CUDA graphs − 0.20 GiB non-torch)",
                    0) == 0);
-  CHECK(deployment.scheduler.request_overhead_ms == 0);
+  CHECK(deployment.scheduler.request_overhead_ms == kspeed::engine::kPriorRequestOverheadMs);
 
   // Stated blocks and coefficients override, each labelled given
   DeploymentRequest request = test::request_for(platform_for("llama-3.1-8b", "h100-sxm"), true);

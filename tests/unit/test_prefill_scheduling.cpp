@@ -68,7 +68,8 @@ TEST_CASE("batch-32 TTFT of an 8K prompt is within 10% of the replay's at concur
   const std::filesystem::path log = identical_requests(8192, 256, 400);
   std::vector<std::string> mix = {
       "mix",      log.string(),    "--columns", "prompt=prompt,response=response",
-      "--replay", "--concurrency", "32", "--request-overhead", "0ms"};
+      "--replay", "--concurrency", "32",        "--request-overhead",
+      "0ms"};
   mix.insert(mix.end(), kLlamaOnH100.begin(), kLlamaOnH100.end());
   const double replay_ms = kspeed_json_of(mix, "kspeed-prefill-scheduling-mix.json")
                                .at("replay")
@@ -78,9 +79,10 @@ TEST_CASE("batch-32 TTFT of an 8K prompt is within 10% of the replay's at concur
                                .get<double>();
   std::filesystem::remove(log);
   // The scheduling, not the request overhead, is what must agree: the replay runs without the
-  // prior's 19.0 ms overhead, which comes off the estimate. (With it, the closed loop's replay
-  // p50 is 639 ms against the estimate's 447: the overhead delays each client's next arrival
-  // and the loop's prefill chunks no longer line up; not explained yet.)
+  // prior's 19.0 ms overhead (1 us: --request-overhead takes no 0), which comes off the estimate.
+  // (With it, the closed loop's replay p50 is 639 ms against the estimate's 447: the overhead
+  // delays each client's next arrival and the loop's prefill chunks no longer line up; not
+  // explained yet.)
   const double estimate_ms = estimate_ttft_ms(32) - kspeed::engine::kPriorRequestOverheadMs;
   INFO("estimate " << estimate_ms << " ms, replay p50 " << replay_ms << " ms");
   CHECK(estimate_ms == Approx(replay_ms).epsilon(0.10));

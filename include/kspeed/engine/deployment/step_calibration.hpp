@@ -162,8 +162,7 @@ StepEfficiency prior_efficiency(const Gpu& gpu);
 ///   prior's kPriorRequestOverheadMs, labelled default with the runs that set it.
 /// q and τ are the platform's. Without `efficiency`, the GPU's prior (prior_efficiency).
 CalibratedStepModel modelled_step_model(const Platform& platform);
-CalibratedStepModel modelled_step_model(const Platform& platform,
-                                        const StepEfficiency& efficiency);
+CalibratedStepModel modelled_step_model(const Platform& platform, const StepEfficiency& efficiency);
 
 /// One measured latency of identical requests: `concurrency` requests of `prompt_tokens` in and
 /// `response_tokens` out, with their mean (or median) TTFT and/or TPOT.

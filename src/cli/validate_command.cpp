@@ -29,6 +29,7 @@
 #include "kspeed/io/serving/engine_arguments.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "kspeed/io/units.hpp"
+#include "kspeed/report/step_model_facts.hpp"
 #include "kspeed/report/validate_report.hpp"
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
@@ -607,22 +608,21 @@ class ValidateCommand final : public Command {
       const engine::CalibratedStepModel prior = engine::modelled_step_model_with_tp_comm(*platform);
       checks.push_back(engine::check_prior(prior, file.points, file.cached_tokens,
                                            report::deployment_name(*platform), run.path));
-      if (context.prior_notes.empty()) {
-        context.prior_notes = {
-            fmt::format("efficiencies: bandwidth {:.2f}, GEMM compute {:.2f}, attention "
-                        "compute {:.2f} (the cited defaults, the same on every GPU: "
-                        "step_calibration.hpp)",
-                        prior.efficiency.bandwidth, prior.efficiency.gemm_compute,
-                        prior.efficiency.attention_compute),
-            "no per-step fixed cost and no per-request overhead (0: a roofline has no CPU "
-            "term); TTFT = one prefill step, TPOT = one decode step at the mean context",
-        };
+      // One note per memory family's prior among the runs, in the runs' order.
+      const std::string note = report::step_prior_text(prior);
+      if (std::find(context.prior_notes.begin(), context.prior_notes.end(), note) ==
+          context.prior_notes.end()) {
+        context.prior_notes.push_back(note);
+      }
+      if (context.settings.empty()) {
         context.settings = {
             "tp " + std::to_string(platform->tensor_parallel.value) + " (" +
                 std::string(engine::to_string(platform->tensor_parallel.provenance)) + ")",
             "precision " + platform->precision.value + ", KV " + platform->kv_dtype.value};
       }
     }
+    context.prior_notes.push_back(
+        "TTFT = the overhead + one prefill step, TPOT = one decode step at the mean context");
     const bool for_people = parse_output_format(flags_.output).for_people();
     render_and_emit(report::Report{report::prior_check_view(checks, context),
                                    for_people ? report::Document{}

@@ -12,8 +12,8 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::string> kGpuTopKeys = {
-    "name",      "description", "source",       "peak_dense_tflops", "hbm_bandwidth_tbs",
-    "memory_gb", "sources",     "interconnect", "memory_visible_gib"};
+    "name",      "description", "source",       "peak_dense_tflops",  "hbm_bandwidth_tbs",
+    "memory_gb", "sources",     "interconnect", "memory_visible_gib", "memory_type"};
 const std::vector<std::string> kInterconnectKeys = {
     "name", "per_direction_gbs", "collective_latency_us", "all_to_all_latency_us", "source"};
 const std::vector<std::string> kPrecisions = {"fp64", "tf32", "bf16", "fp16",
@@ -52,6 +52,16 @@ std::vector<engine::PeakFigure> read_peaks(const JsonReader& reader, const json&
                 "sparsity), the precision kspeed uses by default");
   }
   return peaks;
+}
+
+// "hbm" or "gddr": which family's prior bandwidth efficiency the step model starts from.
+engine::MemoryKind read_memory_kind(const JsonReader& reader, const json& value) {
+  const std::string text = reader.string_value(value, "memory_type");
+  if (text == "hbm") return engine::MemoryKind::hbm;
+  if (text == "gddr") return engine::MemoryKind::gddr;
+  reader.fail("memory_type",
+              "expected \"hbm\" (HBM2e/HBM3/HBM3e) or \"gddr\" (GDDR6/6X/7), found \"" + text +
+                  "\"; leave it out when unknown (the pooled prior is used)");
 }
 
 engine::FigureSources read_sources(const JsonReader& reader, const json& object,
@@ -107,6 +117,9 @@ engine::Gpu parse_gpu(std::string_view text, std::string_view source) {
   }
   gpu.memory_gb =
       reader.number_in_range(reader.required(document, "", "memory_gb"), "memory_gb", kMemoryGb);
+  if (document.contains("memory_type")) {
+    gpu.memory = read_memory_kind(reader, document["memory_type"]);
+  }
   if (document.contains("memory_visible_gib")) {
     gpu.memory_visible_gib =
         reader.number_in_range(document["memory_visible_gib"], "memory_visible_gib", kMemoryGb);

@@ -162,6 +162,9 @@ std::string routed_experts_text(const engine::CalibratedStepModel& m) {
 
 // The step model behind the answer, coefficient by coefficient with its provenance.
 void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
+  if (m.calibration == engine::Provenance::modelled && m.prior) {
+    view.fact("prior", step_prior_text(m));
+  }
   const engine::StepModelOrigins& o = m.origins;
   view.fact("step model",
             "fixed " + coefficient(m.model.fixed_ms, "ms", o.fixed) + " + max(weights " +
@@ -715,6 +718,19 @@ View estimate_view(const Estimate& estimate) {
     view.verdict(gate_line(gate), gate.passed);
   }
   return view;
+}
+
+std::string step_prior_text(const engine::CalibratedStepModel& model) {
+  if (!model.prior) return {};
+  const engine::BandwidthPrior& p = *model.prior;
+  return fmt::format(
+      "set by public runs, not by this deployment (docs/validation.md section 7): bandwidth "
+      "efficiency {:.2f}, range {:.2f}-{:.2f} ({}); TTFT overhead {:.1f} ms, range {:.1f}-{:.1f} "
+      "(the median over the 9 runs of TTFT - the prior's prefill step); per-step fixed cost 0 "
+      "(not identified by them); GEMM and attention compute efficiencies {:.2f} and {:.2f}, cited",
+      p.efficiency, p.low, p.high, p.set_by, engine::kPriorRequestOverheadMs,
+      engine::kPriorRequestOverheadLowMs, engine::kPriorRequestOverheadHighMs,
+      model.efficiency.gemm_compute, model.efficiency.attention_compute);
 }
 
 void step_model_facts(View& view, const engine::CalibratedStepModel& model) {

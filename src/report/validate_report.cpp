@@ -161,8 +161,8 @@ View prior_check_view(const std::vector<engine::PriorCheck>& checks, const Prior
   view.title("kspeed validate --prior · " + context.model + " · " + std::to_string(checks.size()) +
              (checks.size() == 1 ? " deployment" : " deployments"));
   view.answer(
-      "The uncalibrated prior (presets and cited default efficiencies, nothing fitted) against "
-      "each run's latencies: measured / prior, modelled (error = prior / measured − 1).");
+      "The uncalibrated prior (presets and defaults set by public runs, nothing fitted to these) "
+      "against each run's latencies: measured / prior, modelled (error = prior / measured − 1).");
   Table table{{"deployment", "prompt / output", "TTFT", "TPOT"},
               {Align::left, Align::right, Align::right, Align::right},
               {}};

@@ -61,7 +61,8 @@ TEST_CASE("resolve_deployment: the modelled step model and the memory's KV block
   CHECK(deployment.kv.memory_utilization.provenance == Provenance::default_value);
   REQUIRE(deployment.scheduler.kv_blocks);
   CHECK(*deployment.scheduler.kv_blocks == 26123);
-  CHECK(deployment.scheduler.request_overhead_ms == 0);
+  // The prior's request overhead (step_calibration.hpp), set by public runs, labelled default.
+  CHECK(deployment.scheduler.request_overhead_ms == kPriorRequestOverheadMs);
 
   // tp 8: the name says so, the all-reduces join the step
   const Deployment tp8 = test::deployment_for("llama-3.1-70b", "h100-sxm", 8);
@@ -183,12 +184,14 @@ TEST_CASE("one Deployment runs an estimate, a sweep and a replay without the com
   prefill.prefill_tokens = 4096;
   prefill.prefill_pairs = 4096.0 * 4097.0 / 2.0;
   const double prefill_ms = step_time(step.model, prefill).total_ms();
-  CHECK(replay.before.ttft_ms.mean == Approx(prefill_ms).epsilon(1e-6));
+  // TTFT: the prior's request overhead (19.0 ms, step_calibration.hpp) and the prefill step.
+  CHECK(replay.before.ttft_ms.mean == Approx(step.request_overhead_ms + prefill_ms).epsilon(1e-6));
   CHECK(replay.before.ttft_ms.mean ==
         Approx(request_latency(step, 4096, 2).ttft_ms()).epsilon(1e-6));
   // After: the same step with its attention parts halved
   CHECK(replay.after.ttft_ms.mean ==
-        Approx(step_time(step.model, prefill, 2.0).total_ms()).epsilon(1e-6));
+        Approx(step.request_overhead_ms + step_time(step.model, prefill, 2.0).total_ms())
+            .epsilon(1e-6));
   CHECK(replay.after.ttft_ms.mean < replay.before.ttft_ms.mean);
 }
 

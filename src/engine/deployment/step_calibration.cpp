@@ -393,6 +393,37 @@ void check_running_points(const std::vector<RunningDecodeObservation>& points,
 
 }  // namespace
 
+BandwidthPrior bandwidth_prior(MemoryKind memory) {
+  switch (memory) {
+    case MemoryKind::hbm:
+      return {kPriorBandwidthEfficiencyHbm, kPriorBandwidthEfficiencyHbmLow,
+              kPriorBandwidthEfficiencyHbmHigh,
+              "HBM: the median of 5 public one-at-a-time vLLM runs (AccelMark suite A on H100, "
+              "A100, A800, H200, H20-3e)"};
+    case MemoryKind::gddr:
+      return {kPriorBandwidthEfficiencyGddr, kPriorBandwidthEfficiencyGddrLow,
+              kPriorBandwidthEfficiencyGddrHigh,
+              "GDDR: the median of 4 public one-at-a-time vLLM runs (AccelMark suite A on RTX "
+              "3090, 4090, 5090, 6000 Ada)"};
+    case MemoryKind::unstated:
+      break;
+  }
+  return {kPriorBandwidthEfficiencyPooled, kPriorBandwidthEfficiencyHbmLow,
+          kPriorBandwidthEfficiencyGddrHigh,
+          "memory type not stated in the GPU file: the median of all 9 public one-at-a-time "
+          "vLLM runs (AccelMark suite A, HBM and GDDR)"};
+}
+
+StepEfficiency prior_efficiency(const Gpu& gpu) {
+  StepEfficiency efficiency;
+  efficiency.bandwidth = bandwidth_prior(gpu.memory).efficiency;
+  return efficiency;
+}
+
+CalibratedStepModel modelled_step_model(const Platform& platform) {
+  return modelled_step_model(platform, prior_efficiency(platform.gpu.value));
+}
+
 CalibratedStepModel modelled_step_model(const Platform& platform,
                                         const StepEfficiency& efficiency) {
   const Roof roof = roof_of(platform);
@@ -439,7 +470,7 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   out.model.ms_per_kv_token =
       bytes_ms(full_layers * per_position.bytes, roof, efficiency.bandwidth);
   out.model.fixed_ms = 0;
-  out.request_overhead_ms = 0;
+  out.request_overhead_ms = kPriorRequestOverheadMs;
   out.spec_tokens_per_step = platform.spec_tokens_per_step.value;
   out.spec_mean_accepted = platform.spec_mean_accepted.value;
 
@@ -453,10 +484,14 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   out.origins.prefill_pair = modelled("attention FLOPs per causal pair / (peak * eta_attention)");
   out.origins.kv_token = modelled("KV bytes per cached token / (HBM bandwidth * eta_bandwidth)");
   out.origins.fixed = {Provenance::default_value,
-                       "0: a roofline has no per-step CPU cost; calibrate to measure it"};
-  out.origins.request_overhead = {Provenance::default_value,
-                                  "0: a roofline has no tokenization or API time; calibrate to "
-                                  "measure it"};
+                       "0: the prior's 9 public setting runs do not identify a per-step cost "
+                       "(docs/validation.md section 7); calibrate to measure it"};
+  out.origins.request_overhead = {
+      Provenance::default_value,
+      "the prior: median TTFT - prefill step of 9 public one-at-a-time vLLM runs (AccelMark suite "
+      "A; range 2.3-32.3 ms); calibrate to measure this deployment's"};
+  const BandwidthPrior prior = bandwidth_prior(platform.gpu.value.memory);
+  if (efficiency.bandwidth == prior.efficiency) out.prior = prior;
   out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
   out.calibration = Provenance::modelled;
   return out;

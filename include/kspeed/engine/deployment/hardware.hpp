@@ -43,6 +43,27 @@ struct Interconnect {
   std::string source;  ///< citation of the figures
 };
 
+/// The memory technology of a GPU: the step model's prior bandwidth efficiency is per family
+/// (step_calibration.hpp's bandwidth_prior), since what a decode step achieves of the datasheet
+/// bandwidth differs between stacked HBM and GDDR cards.
+enum class MemoryKind {
+  unstated,  ///< the file does not say: the prior pooled over both families
+  hbm,       ///< HBM2e, HBM3, HBM3e (data-centre parts)
+  gddr,      ///< GDDR6, GDDR6X, GDDR7 (GeForce and workstation cards, L4, L40S)
+};
+
+constexpr std::string_view to_string(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::hbm:
+      return "hbm";
+    case MemoryKind::gddr:
+      return "gddr";
+    case MemoryKind::unstated:
+      break;
+  }
+  return "unstated";
+}
+
 struct Gpu {
   std::string name;                           ///< preset name or file stem, e.g. "h100-sxm"
   std::string description;                    ///< one line for people
@@ -50,6 +71,7 @@ struct Gpu {
   std::vector<PeakFigure> peak_dense_tflops;  ///< per precision, at least bf16
   double hbm_bandwidth_tbs = 0;               ///< peak HBM bandwidth, TB/s (10^12 bytes/s)
   double memory_gb = 0;                       ///< HBM capacity, GB (10^9 bytes)
+  MemoryKind memory = MemoryKind::unstated;   ///< the file's "memory_type"
   /// The memory the driver lets a process use (cudaMemGetInfo's total, as vLLM logs it as
   /// total_gpu_memory), GiB; absent: not cited (KV sizing then uses memory_gb). Its source is
   /// figure_sources' "memory_visible_gib".

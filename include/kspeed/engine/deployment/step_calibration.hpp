@@ -27,12 +27,55 @@
 
 namespace kspeed::engine {
 
-/// η_bandwidth of a decode step's weight and KV reads: 0.58, measured on a public run.
-/// AccelMark (FreedomIntelligence/AccelMark, result/interactive/result.json, 2026-04-18):
-/// Meta-Llama-3-8B-Instruct BF16 on one H100 SXM, vLLM 0.7.3, one request at a time, TPOT p50
-/// 7.74 ms. One step reads 7,504,658,432 weights · 2 bytes + ≈ 435 cached tokens · 131,072 bytes
-/// = 15.07 GB, i.e. 1.947 TB/s = 0.581 of the H100's 3.35 TB/s.
-inline constexpr double kDefaultStepBandwidthEfficiency = 0.58;
+// The prior's bandwidth efficiency, per-step fixed cost and request overhead: set by public
+// one-at-a-time runs and by nothing else (docs/validation.md section 7 names the runs that set
+// them and the different runs that check them). The setting runs: AccelMark suite A
+// (github.com/FreedomIntelligence/AccelMark @ 5797fc42, results/verified/nvidia_<gpu>x1_suite_A_
+// nvidia_vllm_47f5d58e_*/interactive/result.json): Meta-Llama-3-8B-Instruct BF16, one GPU, one
+// request at a time, input p50 280 and output p50 310 tokens. A decode step reads 7,504,658,432
+// weights · 2 bytes + 435 cached tokens · 131,072 bytes = 15.07 GB; each run's achieved fraction
+// is those bytes / (datasheet bandwidth · its TPOT p50):
+//   HBM   H100 SXM 0.581, A100-SXM4-80GB 0.560, A800 0.594, H200 0.412, H20-3e 0.245
+//   GDDR  RTX 3090 0.750, RTX 4090 0.743, RTX 5090 0.823, RTX 6000 Ada 0.817
+// The default of a family is its median (robust to one run: the H20-3e's bandwidth is inferred,
+// not printed by NVIDIA); the range is the prior's uncertainty.
+
+/// η_bandwidth of an HBM GPU's weight and KV reads: 0.56, the median of the five HBM runs above
+/// (range 0.245 to 0.594).
+inline constexpr double kPriorBandwidthEfficiencyHbm = 0.56;
+inline constexpr double kPriorBandwidthEfficiencyHbmLow = 0.245;
+inline constexpr double kPriorBandwidthEfficiencyHbmHigh = 0.594;
+/// η_bandwidth of a GDDR card's: 0.78, the median of the four GDDR runs (range 0.743 to 0.823).
+inline constexpr double kPriorBandwidthEfficiencyGddr = 0.78;
+inline constexpr double kPriorBandwidthEfficiencyGddrLow = 0.743;
+inline constexpr double kPriorBandwidthEfficiencyGddrHigh = 0.823;
+/// A GPU file that does not state its memory: the median of all nine runs (0.594, the A800's).
+inline constexpr double kPriorBandwidthEfficiencyPooled = 0.59;
+/// The step model's bandwidth efficiency when none is given: the HBM prior.
+inline constexpr double kDefaultStepBandwidthEfficiency = kPriorBandwidthEfficiencyHbm;
+/// TTFT time outside the engine's steps (tokenization, the API server, the wait for a step):
+/// 19.0 ms, the median over the nine runs of TTFT p50 − the prior's prefill step of 280 tokens
+/// (at the family's η_bandwidth and the cited compute efficiencies below); range 2.3 ms (RTX
+/// 5090) to 32.3 ms (RTX 4090).
+inline constexpr double kPriorRequestOverheadMs = 19.0;
+inline constexpr double kPriorRequestOverheadLowMs = 2.3;
+inline constexpr double kPriorRequestOverheadHighMs = 32.3;
+// No per-step fixed cost: the nine runs do not identify one. TPOT = f + bytes / (BW · η_family),
+// least squares in relative error, wants f = 3.98 ms with η_GDDR = 1.04 (> 1), which puts the
+// H100 and RTX 5090 runs above their memory roofs; held to the physics (every run's TPOT − f ≥
+// its bytes / BW, so f ≤ 1.81 ms) the fit sits on that bound, set by one run. So it stays 0.
+
+/// The prior bandwidth efficiency of one memory family, with its spread and where it came from.
+struct BandwidthPrior {
+  double efficiency = kPriorBandwidthEfficiencyHbm;
+  double low = kPriorBandwidthEfficiencyHbmLow;
+  double high = kPriorBandwidthEfficiencyHbmHigh;
+  std::string_view set_by;  ///< for people: which runs set it
+};
+
+/// The prior for `memory` (MemoryKind::unstated: pooled over both families).
+BandwidthPrior bandwidth_prior(MemoryKind memory);
+
 /// η_compute of the dense GEMMs: 0.72, the model FLOPs utilization FlashAttention-2 reports for
 /// end-to-end GPT training on A100 (Dao 2023, arXiv:2307.08691: 225 TFLOP/s, 72% MFU).
 inline constexpr double kDefaultGemmComputeEfficiency = 0.72;
@@ -82,6 +125,9 @@ struct CalibratedStepModel {
   /// The roofline efficiencies the coefficients imply: the defaults when modelled; divided by
   /// each fitted factor after a calibration (a fit to latencies keeps each <= 1).
   StepEfficiency efficiency;
+  /// The bandwidth prior the model started from (modelled_step_model at the GPU's prior; absent
+  /// when an efficiency was given): shown with its range while calibration is modelled.
+  std::optional<BandwidthPrior> prior;
   std::string calibration_source;  ///< the most trusted source that set a coefficient
   Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
   std::vector<PointResidual> residuals;           ///< every point the calibration used
@@ -97,6 +143,9 @@ struct CalibratedStepModel {
   std::optional<CalibratedRange> prefill_attention_range;
 };
 
+/// The prior efficiencies of `gpu`: its memory family's bandwidth prior, the cited compute ones.
+StepEfficiency prior_efficiency(const Gpu& gpu);
+
 /// The step model from the platform's roofline: (model, GPU, tp, KV type, precision; not the
 /// platform's batch: each step's own tokens set the MoE experts it reads). Per GPU:
 ///   weights_ms          = weight bytes / (BW · η_bw); MoE: the weights every step reads
@@ -109,10 +158,11 @@ struct CalibratedStepModel {
 ///                         full layers' prefill_pair and kv_token
 ///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
 ///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
-///   fixed_ms = request_overhead_ms = 0: a roofline has no CPU term (default, not modelled).
-/// q and τ are the platform's.
-CalibratedStepModel modelled_step_model(const Platform& platform,
-                                        const StepEfficiency& efficiency = {});
+///   fixed_ms = 0 (the prior's setting runs do not identify it); request_overhead_ms = the
+///   prior's kPriorRequestOverheadMs, labelled default with the runs that set it.
+/// q and τ are the platform's. Without `efficiency`, the GPU's prior (prior_efficiency).
+CalibratedStepModel modelled_step_model(const Platform& platform);
+CalibratedStepModel modelled_step_model(const Platform& platform, const StepEfficiency& efficiency);
 
 /// One measured latency of identical requests: `concurrency` requests of `prompt_tokens` in and
 /// `response_tokens` out, with their mean (or median) TTFT and/or TPOT.

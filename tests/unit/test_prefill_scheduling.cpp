@@ -84,9 +84,9 @@ TEST_CASE("batch-32 TTFT of an 8K prompt is within 10% of the replay's at concur
   // closed loop's replay p50 is 639 ms with or without the overhead, against the estimate's
   // 428 ms: the replay's prompts now wait behind another prompt's chunks, which the estimate
   // (one prompt chunked beside 31 decodes, no prompt ahead of it) does not price. What holds
-  // either way, and is checked: the estimate is not above the replay (it leaves out the wait),
-  // and the replay is under twice it (in the steady state a prompt waits for at most the one
-  // ahead of it).
+  // either way, and is checked: the estimate is not above the replay (it leaves out the wait).
+  // The replay under twice the estimate is a guard, not physics: 1.49x is the gap seen, and a
+  // larger one would be a new regime to explain before this test is changed again.
   const double estimate_ms = estimate_ttft_ms(32) - kspeed::engine::kPriorRequestOverheadMs;
   INFO("estimate " << estimate_ms << " ms, replay p50 " << replay_ms << " ms");
   CHECK(estimate_ms <= replay_ms * 1.02);

@@ -122,10 +122,13 @@ DisaggReplay replay_disaggregated_closed(const std::vector<ReplayRequest>& reque
     }
     sends = std::move(next);
   }
-  throw InputError("--disagg with --concurrency " + std::to_string(setup.concurrency) + ": the " +
-                   std::to_string(n) + " requests' sends did not settle in " + std::to_string(cap) +
+  throw InputError(flag_mark("disagg") + " with " + flag_mark("concurrency") + " " +
+                   count_mark(setup.concurrency) + ": the " +
+                   count_mark(static_cast<long long>(n)) + " requests' sends did not settle in " +
+                   count_mark(static_cast<long long>(cap)) +
                    " replays of the closed loop (latencies too unlike for the fixed point to "
-                   "converge): replay fewer requests, or open loop without --concurrency");
+                   "converge): replay fewer requests, or open loop without " +
+                   flag_mark("concurrency"));
 }
 
 }  // namespace

@@ -421,7 +421,9 @@ StepEfficiency prior_efficiency(const Gpu& gpu) {
 }
 
 CalibratedStepModel modelled_step_model(const Platform& platform) {
-  return modelled_step_model(platform, prior_efficiency(platform.gpu.value));
+  CalibratedStepModel out = modelled_step_model(platform, prior_efficiency(platform.gpu.value));
+  out.prior = bandwidth_prior(platform.gpu.value.memory);  // the efficiency came from it
+  return out;
 }
 
 CalibratedStepModel modelled_step_model(const Platform& platform,
@@ -490,8 +492,6 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
       Provenance::default_value,
       "the prior: median TTFT - prefill step of 9 public one-at-a-time vLLM runs (AccelMark suite "
       "A; range 2.3-32.3 ms); calibrate to measure this deployment's"};
-  const BandwidthPrior prior = bandwidth_prior(platform.gpu.value.memory);
-  if (efficiency.bandwidth == prior.efficiency) out.prior = prior;
   out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
   out.calibration = Provenance::modelled;
   return out;

@@ -2,7 +2,8 @@
 // through the batching replay on the chosen load levels of each measured run, and every other
 // level predicted (engine/serving/replay_validation.hpp). Reads inference-perf stage folders
 // (stage_N_lifecycle_metrics.json), sglang.bench_serving --output-file JSONL (a level a line; the
-// lines that state the same dataset and lengths are one run) and AccelMark result folders
+// lines that state the same dataset and lengths are one run), folders of vllm bench serve
+// --save-result JSONs (a level a file, runs likewise) and AccelMark result folders
 // (interactive: one at a time; online: Poisson at each target QPS); each level's load is rebuilt
 // from what its file states: rate, arrivals, request count and lengths. With --prior nothing is
 // fitted: the prior from presets alone is set against each run's measured one-at-a-time latencies,
@@ -463,6 +464,7 @@ class ValidateCommand final : public Command {
     app_->add_option("runs", flags_.runs,
                      "Measured runs of one deployment at several loads: inference-perf output "
                      "folders (stage_N_lifecycle_metrics.json), AccelMark result folders, "
+                     "folders of vllm bench serve --save-result JSONs (a file a level), "
                      "sglang.bench_serving --output-file JSONL")
         ->type_name("RUN...")
         ->required();

@@ -140,6 +140,7 @@ struct Case {
   ArrivalOptions arrivals;
   AttentionSpeedup speedup;
   double rate = 2.0;
+  bool preempts = false;  // the case must preempt (KV tight enough): checked
 };
 
 Case named(std::string name) {
@@ -159,8 +160,9 @@ std::vector<Case> cases() {
   loaded.rate = 9;
   out.push_back(loaded);
   Case tight = named("finite KV: preemptions");
-  tight.scheduler.kv_blocks = 900;
-  tight.rate = 6;
+  tight.scheduler.kv_blocks = 600;
+  tight.rate = 9;
+  tight.preempts = true;
   out.push_back(tight);
   Case replicas = named("3 replicas, least outstanding");
   replicas.arrivals.replicas = 3;
@@ -191,25 +193,23 @@ std::vector<Case> cases() {
   no_chunks.scheduler.max_batched_tokens = 7000;
   no_chunks.scheduler.request_overhead_ms = 3;
   out.push_back(no_chunks);
-  // The decoding pool's fallbacks (batch_replay.cpp, DecodingPool): more running sequences than
-  // the step's token budget (the last ones wait for budget: visited one by one), KV blocks of
-  // one token (a new block every step for every sequence) and of 5 tokens under prefill-first.
-  Case starved = named("max_seqs 96 over a budget of 64 tokens");
-  starved.scheduler.max_seqs = 96;
-  starved.scheduler.max_batched_tokens = 64;
-  starved.rate = 4;
-  out.push_back(starved);
+  // The decoding pool's fallback (batch_replay.cpp, DecodingPool): a round that needs more KV
+  // blocks than are free is formed request by request (it preempts), with KV blocks of one token
+  // (a new block every step for every sequence) and of 5 tokens under prefill-first.
   Case one_token_blocks = named("finite KV in blocks of one token: preemptions");
   one_token_blocks.scheduler.block_tokens = 1;
-  one_token_blocks.scheduler.kv_blocks = 14000;
-  one_token_blocks.rate = 6;
+  one_token_blocks.scheduler.kv_blocks = 8000;
+  one_token_blocks.rate = 8;
+  one_token_blocks.preempts = true;
   out.push_back(one_token_blocks);
-  Case odd_blocks = named("prefill first, finite KV in blocks of 5 tokens, a kernel 2x faster");
+  Case odd_blocks =
+      named("prefill first, KV in blocks of 5 tokens: preemptions, a kernel 2x faster");
   odd_blocks.policy = "prefill_first";
   odd_blocks.scheduler.block_tokens = 5;
-  odd_blocks.scheduler.kv_blocks = 3000;
+  odd_blocks.scheduler.kv_blocks = 1400;
   odd_blocks.speedup = {2, 2};
-  odd_blocks.rate = 5;
+  odd_blocks.rate = 7;
+  odd_blocks.preempts = true;
   out.push_back(odd_blocks);
   return out;
 }
@@ -257,6 +257,7 @@ TEST_CASE("decode steps advanced in runs replay bit-identically to forming every
       CHECK(pair.runs->formed < reference.totals.steps);
     }
     CHECK(reference.totals.output_tokens > 100000);
+    if (c.preempts) CHECK(reference.totals.preemptions > 0);
   }
 }
 

@@ -469,37 +469,53 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
           deployment_prefill_provenance(*options.step_model, static_cast<double>(prompt_tokens))};
 }
 
+// What this one request's TTFT could come from, for latency_source. The request is the
+// workload's reference request when its prompt is the reference's (is_reference_request): the
+// user gave no prompt, or gave the reference's length and the workload has no points to disagree.
+LatencyCandidates ttft_candidates(const Workload& workload, const EstimateOptions& options,
+                                  const WithProvenance<std::int64_t>& prompt_tokens) {
+  const RequestShape& reference = workload.request;
+  LatencyCandidates candidates;
+  candidates.given_here = options.ttft_ms.has_value();
+  candidates.points = !options.ttft_points.empty() || !reference.ttft_points.empty();
+  candidates.reference = reference.ttft_ms && reference.prompt_tokens;
+  candidates.reference_here =
+      candidates.reference &&
+      is_reference_request(prompt_tokens.value == *reference.prompt_tokens, true,
+                           prompt_tokens.provenance == Provenance::given,
+                           !options.ttft_points.empty(), !reference.ttft_points.empty());
+  candidates.reference_illustrative = reference.illustrative;
+  candidates.step_model = options.step_model.has_value();
+  return candidates;
+}
+
+// TTFT from the source latency_source chose (latency_order.hpp); the reference is the workload's
+// own TTFT at its own prompt (for the built-in workload, the source analysis's illustrative 500 ms
+// at 1,024 tokens, MODEL.md 2), with no fixed term, as the source has none.
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
                                     const WithProvenance<std::int64_t>& prompt_tokens,
                                     const WithProvenance<double>& prefill_share,
                                     Scenario& scenario) {
   const RequestShape& reference = workload.request;
-  if (options.ttft_ms) {
-    if (!options.ttft_points.empty()) {
-      (void)ttft_from_points(workload, options, prompt_tokens.value, scenario);  // for T0
-    }
-    return {*options.ttft_ms, Provenance::given};
-  }
-  // The workload's own TTFT at its own prompt (for the built-in workload, the source analysis's
-  // illustrative 500 ms at 1,024 tokens, MODEL.md 2): no fixed term, as the source has none.
-  // With measured points, only the reference request itself (its prompt not asked for) takes
-  // it: a prompt the user gives, even the reference's length, takes the fit, so the answer has
-  // no step where the fit and the reference disagree (1,023 / 1,024 / 1,025 tokens).
-  const bool at_reference =
-      prompt_tokens.value == reference.prompt_tokens &&
-      (prompt_tokens.provenance != Provenance::given || reference.ttft_points.empty());
-  if (options.ttft_points.empty() && reference.ttft_ms && at_reference) {
-    return {*reference.ttft_ms, request_origin(workload)};
-  }
-  if (!options.ttft_points.empty() || !reference.ttft_points.empty()) {
-    return ttft_from_points(workload, options, prompt_tokens.value, scenario);
-  }
-  if (options.step_model) {
-    return deployment_ttft(options, prompt_tokens.value, scenario);
-  }
-  if (!reference.ttft_ms || !reference.prompt_tokens) {
-    throw InputError("workload '" + workload.name +
-                     ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
+  const LatencyCandidates candidates = ttft_candidates(workload, options, prompt_tokens);
+  scenario.ttft_source = latency_source(candidates);
+  switch (scenario.ttft_source) {
+    case LatencySource::given:
+      if (!options.ttft_points.empty()) {  // the user's points: their T0 is TTFT's fixed term
+        (void)ttft_from_points(workload, options, prompt_tokens.value, scenario);
+      }
+      return {*options.ttft_ms, Provenance::given};
+    case LatencySource::reference:
+      return {*reference.ttft_ms, request_origin(workload)};
+    case LatencySource::fitted:
+      return ttft_from_points(workload, options, prompt_tokens.value, scenario);
+    case LatencySource::modelled:
+      return deployment_ttft(options, prompt_tokens.value, scenario);
+    case LatencySource::scaled:
+      break;
+    default:  // missing (measured: a log's, never an estimate's)
+      throw InputError("workload '" + workload.name +
+                       ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
   }
   if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
     throw InputError(

@@ -159,6 +159,46 @@ TEST_CASE("estimate and a one-request mix take each rung's source and value alik
     CHECK(both.mix.ttft_before_ms == 500.0);
     CHECK(both.mix.tpot_before_ms == 50.0);
   }
+  SECTION("a step model replaces an illustrative reference, at its own prompt too") {
+    // Fails on the ladders before issue 26: estimate took the example's illustrative 500 ms and
+    // 50 ms at their own prompt, mix (price_by_step_model) the step model.
+    const Deployment deployment = test::deployment_for("llama-3.1-8b", "h100-sxm");
+    const BothCommands both =
+        run_both(reference_only(true), test::options_on(deployment), 1024, 128);
+    check_same(both, LatencySource::modelled);
+    CHECK(both.estimate.tpot_source == LatencySource::modelled);
+    CHECK(both.mix.tpot_source == LatencySource::modelled);
+    CHECK(both.mix.ttft_before_ms ==
+          Approx(request_latency(*deployment.step, 1024, 128).ttft_ms()).epsilon(1e-9));
+    CHECK(both.mix.tpot_before_ms ==
+          Approx(request_latency(*deployment.step, 1024, 128).tpot_ms()).epsilon(1e-9));
+  }
+  SECTION("the step model beats the workload's TPOT carried to another context") {
+    // Fails on the ladders before issue 26: estimate carried the workload's 50 ms to 4,096
+    // tokens through the decode model, mix took the step model's TPOT.
+    const Deployment deployment = test::deployment_for("llama-3.1-8b", "h100-sxm");
+    const BothCommands both =
+        run_both(reference_only(false), test::options_on(deployment), 4096, 128);
+    check_same(both, LatencySource::modelled);
+    CHECK(both.estimate.tpot_source == LatencySource::modelled);
+    CHECK(both.mix.tpot_source == LatencySource::modelled);
+  }
+  SECTION("--ttft with --ttft-point: --ttft at its prompt, the points' T0 its fixed term") {
+    // Fails on the ladders before issue 26: mix fitted no points beside a --ttft, so its fixed
+    // term was 0 where estimate's was the fit's T0, and the kernel moved more of mix's TTFT.
+    EstimateOptions options;
+    options.ttft_ms = 600.0;
+    options.ttft_points = {{1024, 267.0}, {8192, 474.0}};
+    options.tpot_ms = 20.0;
+    options.kernel_speedup = 2.0;
+    const BothCommands both = run_both(example(), options, 2048, 128);
+    check_same(both, LatencySource::given);
+    REQUIRE(both.estimate.ttft_fixed_ms);
+    const double fixed = both.estimate.ttft_fixed_ms->value;
+    CHECK(fixed == Approx(242.0).margin(1.0));
+    // Amdahl on TTFT minus T0 at the table's 18%: 600 - 0.09 · (600 - T0)
+    CHECK(both.mix.ttft_after_ms == Approx(600.0 - 0.09 * (600.0 - fixed)).epsilon(1e-9));
+  }
 }
 
 }  // namespace unit_latency_order

@@ -5,7 +5,10 @@ namespace kspeed::engine {
 // Best first: measured, given, the workload's own request, fitted, the user's value carried,
 // modelled, the workload's value carried, missing.
 LatencySource latency_source(const LatencyCandidates& c) {
-  const bool reference = c.reference;
+  // A step model of the user's deployment replaces an example's latency at every length: the
+  // illustrative request (the source analysis's 500 ms, 50 ms) is nobody's measurement, and the
+  // step model is at least this deployment's physics. The one place this rule lives.
+  const bool reference = c.reference && !(c.reference_illustrative && c.step_model);
   // 1. This request on this deployment, as the log measured it: nothing models it better.
   if (c.measured) return LatencySource::measured;
   // 2. The user's measurement on their deployment at this length: a measurement beats a model.

@@ -112,7 +112,12 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   });
   const bool ttft_flag = scenario.ttft_ms.provenance == Provenance::given && !at_a_point;
   model.reference_given = ttft_flag && model.reference.has_value();
-  if (!ttft_flag && !points.empty() && (!workload.prefill_shares.empty() || model.prefill_share)) {
+  // With --ttft, the user's --ttft-point still fit (the workload's do not: --ttft replaces
+  // them, as in estimate): the fit prices the other prompts (fitted ranks above a --ttft
+  // carried there) and gives --ttft's request its fixed term T0, as estimate's.
+  const bool user_points_with_flag = ttft_flag && !scenario.ttft_points.empty();
+  if ((!ttft_flag || user_points_with_flag) && !points.empty() &&
+      (!workload.prefill_shares.empty() || model.prefill_share)) {
     const std::vector<SharePoint> shares = model.prefill_share
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
@@ -282,6 +287,11 @@ const RequestOutcome& MixRun::add(const Request& request) {
       ttft_wall = model_.ttft_points_wall;
       break;
     case LatencySource::given:
+      // --ttft at its prompt; with --ttft-point, the points' T0 is its fixed term (estimate's)
+      ttft = model_.reference->ttft_ms.value;
+      if (model_.ttft_fit) fixed = std::min(model_.ttft_fit->fixed_ms, ttft);
+      ttft_wall = model_.reference_ttft_wall;
+      break;
     case LatencySource::reference:
       ttft = model_.reference->ttft_ms.value;
       ttft_wall = model_.reference_ttft_wall;

@@ -14,9 +14,9 @@ namespace kspeed::engine {
 
 namespace {
 
-constexpr double kPeakActivationBytes = 2;     // BF16/FP16 activations, whatever the weights' type
-constexpr double kLogitBytes = 4;          // the sampler's float32 logits
-constexpr double kRotaryElementBytes = 2;  // the cos/sin cache in the model's BF16/FP16 dtype
+constexpr double kPeakActivationBytes = 2;  // BF16/FP16 activations, whatever the weights' type
+constexpr double kLogitBytes = 4;           // the sampler's float32 logits
+constexpr double kRotaryElementBytes = 2;   // the cos/sin cache in the model's BF16/FP16 dtype
 
 // One dense (gated) FFN layer over `tokens`: residual and normed input, gate_up (2·I), the
 // activation (I), the down projection's output (h).

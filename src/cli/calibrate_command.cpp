@@ -86,8 +86,8 @@ void replay_fit_facts(report::View& view, const io::DeploymentFile& file) {
   view.fact("fit", fmt::format("through the replay on {} of the {} level(s) of {} ({} replays)",
                                fit.fit_levels.size(), fit.levels_in_run, fit.run, fit.replays));
   for (const io::CalibrationRun& run : file.runs) {
-    view.fact("level", fmt::format("{} ({:.3g} requests in flight): {}", run.level, run.concurrency,
-                                   run.tpot_from));
+    view.fact("level",
+              fmt::format("{} (in flight {:.3g}): {}", run.level, run.concurrency, run.tpot_from));
   }
 }
 
@@ -190,8 +190,8 @@ class CalibrateCommand final : public Command {
   void add_level_flags() {
     app_->add_option("--fit-levels", flags_.fit_levels,
                      "Load levels to fit through the replay, counted from 1 (the lightest): L1 "
-                     "fits the bandwidth side, L1,L2 also the per-sequence cost. Default: 1,2 "
-                     "(1 for a run of one level)")
+                     "fits the bandwidth side, L1,L2 also the per-sequence cost. Default: the "
+                     "lightest two at different loads (one when all share a load)")
         ->type_name("L1[,L2]");
     app_->add_option("--level", flags_.typed_levels,
                      "A load level typed by hand, repeatable, lightest first: KEY=VALUE pairs "
@@ -335,10 +335,40 @@ ReplayLevelRun typed_level_run(const CalibrateFlags& flags) {
   return run;
 }
 
-// The fit levels: --fit-levels, else the lightest two (one for a run of one level).
-std::vector<std::size_t> choose_fit_levels(const std::string& text, const ReplayLevelRun& run) {
-  if (!text.empty()) return parse_fit_levels(text, run.levels.size(), run.name);
-  if (run.levels.size() >= 2) return {0, 1};
+// Two levels at the same offered load (a repeated benchmark line) cannot separate the
+// per-sequence cost from the weights read.
+bool same_load(const engine::ReplayLevel& a, const engine::ReplayLevel& b) {
+  return a.requested_rate_per_s == b.requested_rate_per_s &&
+         a.closed_loop_clients == b.closed_loop_clients;
+}
+
+std::string load_words(const engine::ReplayLevel& level) {
+  if (level.requested_rate_per_s) return fmt::format("{:.4g} req/s", *level.requested_rate_per_s);
+  return fmt::format("{} client(s)", level.closed_loop_clients);
+}
+
+// The fit levels: --fit-levels, else the lightest and the next at another load (one level when
+// every level is at the lightest's load). `notes` says when the default fell back to one.
+std::vector<std::size_t> choose_fit_levels(const std::string& text, const ReplayLevelRun& run,
+                                           std::vector<std::string>& notes) {
+  if (!text.empty()) {
+    std::vector<std::size_t> fit = parse_fit_levels(text, run.levels.size(), run.name);
+    if (fit.size() == 2 && same_load(run.levels[fit[0]], run.levels[fit[1]])) {
+      throw InputError("--fit-levels " + text + ": " + run.levels[fit[0]].label + " and " +
+                       run.levels[fit[1]].label + " are at the same load (" +
+                       load_words(run.levels[fit[0]]) +
+                       "), so they cannot separate the per-sequence cost from the weights read: "
+                       "choose levels at two loads, or fit on one");
+    }
+    return fit;
+  }
+  for (std::size_t i = 1; i < run.levels.size(); ++i) {
+    if (!same_load(run.levels[0], run.levels[i])) return {0, i};
+  }
+  if (run.levels.size() > 1) {
+    notes.push_back("every level of " + run.name + " is at one load (" + load_words(run.levels[0]) +
+                    "): fitted on the first alone");
+  }
   return {0};
 }
 
@@ -432,7 +462,8 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
   } else {
     run = std::move(read.runs.front());
   }
-  const std::vector<std::size_t> fit = choose_fit_levels(flags_.fit_levels, run);
+  std::vector<std::string> fit_notes;
+  const std::vector<std::size_t> fit = choose_fit_levels(flags_.fit_levels, run, fit_notes);
   std::vector<const engine::ReplayLevel*> fit_levels;
   for (const std::size_t i : fit) fit_levels.push_back(&run.levels[i]);
   const engine::ReplayFit result = engine::fit_through_replay(
@@ -450,7 +481,8 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
   record.replays = result.replays;
   record.settings = read.settings;
   record.load = read.load_notes;
-  record.notes = result.notes;
+  record.notes = fit_notes;
+  record.notes.insert(record.notes.end(), result.notes.begin(), result.notes.end());
   const bool overhead_fitted =
       result.model.origins.request_overhead.provenance == engine::Provenance::fitted;
   for (std::size_t k = 0; k < fit.size(); ++k) {

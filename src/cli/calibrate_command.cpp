@@ -155,7 +155,12 @@ class CalibrateCommand final : public Command {
         "\nExamples:\n"
         "  kspeed calibrate detailed_results.csv --model deepseek-r1 --gpu b200 --tp 4 \\\n"
         "                   --calibrate-concurrency 1 -o b200.json\n"
-        "  kspeed estimate --deployment b200.json          the estimate on that deployment\n" +
+        "  kspeed estimate --deployment b200.json          the estimate on that deployment\n"
+        "  kspeed calibrate inference-perf-run/ --model llama-3.1-8b --gpu h100-sxm -o h100.json\n"
+        "                   (aggregate load levels: fitted through the replay on the lightest "
+        "two)\n"
+        "  kspeed calibrate --model llama-3.1-8b --gpu h100-sxm --levels levels.csv -o "
+        "h100.json\n" +
         exit_codes_help());
   }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kspeed/error.hpp"
+#include "kspeed/io/deployment_file.hpp"
 #include "kspeed/io/serving/typed_levels.hpp"
 
 namespace unit_typed_levels {
@@ -113,6 +114,45 @@ TEST_CASE("typed levels CSV: a header of keys, one level a row", "[typed_levels]
   CHECK_THROWS_WITH(io::parse_typed_levels_csv("rate,arrivals\n1\n", "l.csv"),
                     Contains("l.csv:2: 1 cells, the header has 2"));
   CHECK_THROWS_WITH(io::parse_typed_levels_csv("rate,arrivals\n", "l.csv"), Contains("no level"));
+}
+
+TEST_CASE("deployment file: a fit through the replay written and read back", "[typed_levels]") {
+  io::DeploymentFile file;
+  file.settings = {{"model", "llama-3.1-8b", "flag --model"}, {"gpu", "h100-sxm", "flag --gpu"}};
+  file.typical_prompt_tokens = 204;
+  file.typical_response_tokens = 63;
+  io::CalibrationRun level;
+  level.file = "run";
+  level.format = "inference-perf";
+  level.level = "stage 0 (constant 1.000 req/s)";
+  level.tpot_points = 1;
+  file.runs.push_back(level);
+  io::ReplayFitRecord fit;
+  fit.run = "run";
+  fit.fit_levels = {"stage 0 (constant 1.000 req/s)"};
+  fit.levels_in_run = 3;
+  fit.replays = 44;
+  fit.settings = {"max running requests 128 (stated in manifests.yaml:25)"};
+  fit.notes = {"one fit level cannot separate the per-sequence cost"};
+  file.replay_fit = fit;
+  const std::string text = io::deployment_to_json_text(file);
+  const io::DeploymentFile back = io::parse_deployment_file(text, "d.json");
+  REQUIRE(back.replay_fit);
+  CHECK(back.replay_fit->fit_levels == fit.fit_levels);
+  CHECK(back.replay_fit->levels_in_run == 3);
+  CHECK(back.replay_fit->replays == 44);
+  CHECK(back.replay_fit->settings == fit.settings);
+  CHECK(back.replay_fit->notes == fit.notes);
+  CHECK(back.runs.at(0).level == level.level);
+  // A per-request calibration writes neither key.
+  file.replay_fit.reset();
+  file.runs[0].level.clear();
+  const std::string plain = io::deployment_to_json_text(file);
+  CHECK(plain.find("replay_fit") == std::string::npos);
+  CHECK(plain.find("\"level\"") == std::string::npos);
+  std::string misspelt = text;
+  misspelt.replace(misspelt.find("\"replays\""), 9, "\"replay\"");
+  CHECK_THROWS_WITH(io::parse_deployment_file(misspelt, "d.json"), Contains("replay"));
 }
 
 }  // namespace unit_typed_levels

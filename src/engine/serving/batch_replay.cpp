@@ -9,6 +9,7 @@
 #include <queue>
 #include <utility>
 
+#include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/serving/event_queue.hpp"
 #include "kspeed/engine/serving/kv_blocks.hpp"
 #include "kspeed/engine/serving/replica_caches.hpp"
@@ -100,6 +101,7 @@ class Simulator final : private StepForming {
         keep_going_(keep_going),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
+        chunk_tokens_(static_cast<double>(timer.attention_chunk_tokens())),
         policy_(step_policy_for(scheduler)),
         decode_steps_repeat_(policy_.repeats_decode_steps() && !timer_wants_requests_),
         scheduler_(scheduler),
@@ -272,14 +274,20 @@ class Simulator final : private StepForming {
     return r;
   }
 
-  // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk.
-  static void add_to_batch(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) {
+  // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk. Chunked local
+  // layers (C > 0) see only the keys of each token's own chunk.
+  void add_to_batch(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) const {
     if (sequence.decoding()) {
       ++batch.decode_sequences;
       batch.decode_kv_tokens += static_cast<double>(sequence.computed) + 1;  // itself included
+      if (chunk_tokens_ > 0) {
+        batch.chunked_decode_kv_tokens +=
+            chunk_attended_tokens(static_cast<double>(sequence.computed) + 1, chunk_tokens_);
+      }
     } else {
       batch.prefill_tokens += tokens;
       batch.prefill_pairs += causal_pairs(tokens, sequence.computed);
+      batch.chunked_prefill_pairs += chunked_causal_pairs(tokens, sequence.computed, chunk_tokens_);
     }
   }
 
@@ -492,6 +500,14 @@ class Simulator final : private StepForming {
       fewest_left = std::min<std::int64_t>(fewest_left, sequence.response - sequence.generated);
     }
     std::int64_t most_ends = fewest_left - 1;
+    // Chunked local layers: each sequence's chunk keys grow by one a step until its chunk ends,
+    // so only the steps before the first sequence crosses a chunk boundary are linear.
+    if (chunk_tokens_ > 0) {
+      const auto chunk = static_cast<std::int64_t>(chunk_tokens_);
+      for (const Sequence& sequence : replica.running) {
+        most_ends = std::min<std::int64_t>(most_ends, chunk - 1 - sequence.computed % chunk);
+      }
+    }
     // With finite KV: d more tokens take each sequence at most ceil(d / block) new blocks; with
     // that many free for every sequence no step can preempt (and a waiting request that did not
     // fit still does not: the free blocks only fall).
@@ -503,6 +519,7 @@ class Simulator final : private StepForming {
     if (most_ends <= 0) return;
     // The KV sum is a whole number below 2^53, so it is the same double however it is summed.
     const auto kv_tokens = static_cast<std::int64_t>(batch_.decode_kv_tokens);
+    const auto chunked_kv_tokens = static_cast<std::int64_t>(batch_.chunked_decode_kv_tokens);
     std::int64_t ends = 0;
     double last_end_s = 0;
     while (ends < most_ends && next_step_starts_first(replica)) {
@@ -518,6 +535,9 @@ class Simulator final : private StepForming {
       batch_ = {};
       batch_.decode_sequences = batch;
       batch_.decode_kv_tokens = static_cast<double>(kv_tokens + ends * batch);
+      if (chunk_tokens_ > 0) {
+        batch_.chunked_decode_kv_tokens = static_cast<double>(chunked_kv_tokens + ends * batch);
+      }
       run_formed_step(replica);
     }
     if (ends == 0) return;
@@ -641,6 +661,7 @@ class Simulator final : private StepForming {
   std::size_t last_itl_bin_ = 0;                                   // and its bin
   StepTimer& timer_;
   bool timer_wants_requests_;
+  double chunk_tokens_;  // C of the model's chunked local layers (0: none)
   const StepPolicy& policy_;
   // Steps of decodes only may be advanced together (advance_decode_steps): the policy repeats
   // them and the timer prices the batch's sums, not each request.

@@ -15,6 +15,8 @@
 #include "kspeed/engine/deployment/step_calibration.hpp"
 #include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/serving/batch_replay.hpp"
+#include "kspeed/io/deployment_file.hpp"
+#include "kspeed/io/gpu_reader.hpp"
 #include "kspeed/io/hf_config.hpp"
 #include "kspeed/io/model_reader.hpp"
 
@@ -193,6 +195,30 @@ TEST_CASE("the replay's decode steps cross chunk boundaries as the definition sa
   }
   REQUIRE(replay.timing.size() == 1);
   CHECK(static_cast<double>(replay.timing[0].e2e_ms) == Approx(e2e).epsilon(1e-5));
+}
+
+TEST_CASE("a deployment file keeps a chunked model's C and coefficients; others omit them",
+          "[chunked]") {
+  io::DeploymentFile file;
+  file.settings = {{"model", "llama-4-scout", "flag --model"},
+                   {"gpu", "h100-sxm", "flag --gpu"},
+                   {"tp", "4", "flag --tp"}};
+  file.step = modelled_step_model(test::platform_for("llama-4-scout", "h100-sxm", 4, 1));
+  file.typical_prompt_tokens = 1024;
+  file.typical_response_tokens = 128;
+  const std::string text = io::deployment_to_json_text(file);
+  CHECK(text.find("\"attention_chunk_tokens\"") != std::string::npos);
+  const io::DeploymentFile back = io::parse_deployment_file(text, "d.json");
+  const StepModel& a = file.step.model;
+  const StepModel& b = back.step.model;
+  CHECK(b.attention_chunk_tokens == 8192);
+  CHECK(b.ms_per_chunked_prefill_pair == a.ms_per_chunked_prefill_pair);
+  CHECK(b.ms_per_chunked_kv_token == a.ms_per_chunked_kv_token);
+  // A model without chunked layers writes none of the three keys.
+  file.step = modelled_step_model(test::platform_for("llama-3.1-8b", "h100-sxm", 1, 1));
+  const std::string plain = io::deployment_to_json_text(file);
+  CHECK(plain.find("attention_chunk_tokens") == std::string::npos);
+  CHECK(plain.find("ms_per_chunked") == std::string::npos);
 }
 
 }  // namespace unit_chunked_attention

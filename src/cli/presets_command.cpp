@@ -62,6 +62,10 @@ std::string attention_text(const engine::ModelArch& m) {
     text +=
         fmt::format(", window {} on {} layers", m.sliding_window_tokens, m.sliding_window_layers);
   }
+  if (m.chunked_attention_layers > 0) {
+    text += fmt::format(", chunks of {} on {} layers", m.attention_chunk_tokens,
+                        m.chunked_attention_layers);
+  }
   if (m.linear.layers > 0) {
     text += fmt::format(" on {} layers; linear attention on {}",
                         engine::softmax_attention_layers(m), m.linear.layers);

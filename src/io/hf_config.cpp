@@ -24,6 +24,7 @@ enum class Family {
   deepseek,   ///< DeepSeek-V2/V3/R1: MLA, n_routed_experts, n_shared_experts
   gpt_oss,    ///< gpt-oss: num_local_experts, experts_per_token, layer_types
   gemma3,     ///< Gemma 3: dense, 5 sliding-window layers per global one, transformers defaults
+  llama4,     ///< Llama 4: chunked local attention on RoPE layers, MoE (+ shared) interleaved
 };
 
 struct Supported {
@@ -47,6 +48,8 @@ constexpr Supported kSupported[] = {
     {"Gemma3ForConditionalGeneration", Family::gemma3},
     {"Qwen3_5ForConditionalGeneration", Family::dense_gqa},
     {"Qwen3_5MoeForConditionalGeneration", Family::qwen_moe},
+    {"Llama4ForConditionalGeneration", Family::llama4},
+    {"Llama4ForCausalLM", Family::llama4},
 };
 
 // A config.json writes `null` for "not used" (sliding_window, head_dim, q_lora_rank).
@@ -195,6 +198,54 @@ void read_sliding_window(const JsonReader& reader, const json& config, Family fa
   }
 }
 
+// Chunked local attention (Llama 4): attention_chunk_size C applies to the layers with RoPE.
+// layer_types names them "chunked_attention" where a config states it; otherwise no_rope_layers
+// marks each layer 1 (RoPE, chunked) or 0 (NoPE, global), and without it transformers'
+// Llama4TextConfig default makes layer i global when (i + 1) % no_rope_layer_interval == 0
+// (interval 4). vLLM's Llama4Attention the same: chunked local attention when the layer uses
+// RoPE and attention_chunk_size is set.
+void read_config_chunked_attention(const JsonReader& reader, const json& config,
+                                   engine::ModelArch& arch) {
+  if (present(config, "attention_chunk_size") == nullptr) return;
+  std::int64_t chunked_layers = 0;
+  if (const json* types = present(config, "layer_types"); types != nullptr && types->is_array()) {
+    chunked_layers = std::count(types->begin(), types->end(), json("chunked_attention"));
+  } else if (const json* rope = present(config, "no_rope_layers")) {
+    if (!rope->is_array() || static_cast<std::int64_t>(rope->size()) != arch.layers) {
+      reader.fail("no_rope_layers",
+                  "expected a list of " + std::to_string(arch.layers) +
+                      " flags (1: RoPE and chunked, 0: global), found " +
+                      (rope->is_array() ? std::to_string(rope->size()) + " entries"
+                                        : describe_json_type(*rope)));
+    }
+    chunked_layers = std::count(rope->begin(), rope->end(), json(1));
+  } else {
+    const std::int64_t interval =
+        std::max<std::int64_t>(optional_count(reader, config, "no_rope_layer_interval", 4), 1);
+    chunked_layers = arch.layers - arch.layers / interval;
+  }
+  if (chunked_layers == 0) return;
+  arch.chunked_attention_layers = chunked_layers;
+  arch.attention_chunk_tokens = required_count(reader, config, "attention_chunk_size");
+}
+
+// MoE layers of Llama 4: moe_layers where a config lists them, else transformers'
+// Llama4TextConfig default, layers interleave_moe_layer_step - 1, 2·step - 1, ... (step 1:
+// every layer; Maverick's 2: every other). The rest run a dense FFN intermediate_size_mlp wide.
+std::int64_t llama4_dense_layers(const JsonReader& reader, const json& config,
+                                 std::int64_t layers) {
+  if (const json* listed = present(config, "moe_layers")) {
+    if (!listed->is_array()) {
+      reader.fail("moe_layers",
+                  "expected a list of layer indices, found " + describe_json_type(*listed));
+    }
+    return layers - std::min<std::int64_t>(static_cast<std::int64_t>(listed->size()), layers);
+  }
+  const std::int64_t step =
+      std::max<std::int64_t>(optional_count(reader, config, "interleave_moe_layer_step", 1), 1);
+  return layers - layers / step;
+}
+
 // Linear-attention layers (hybrid models): layer_types naming "linear_attention" layers, else
 // Qwen3-Next's full_attention_interval (layer i attends fully when (i + 1) % interval == 0,
 // transformers' Qwen3NextConfig), with the gated DeltaNet's linear_* dimensions.
@@ -287,6 +338,19 @@ engine::FfnSpec read_ffn(const JsonReader& reader, const json& config, Family fa
       ffn.intermediate_size = ffn.dense_layers > 0
                                   ? required_count(reader, config, "intermediate_size")
                                   : optional_count(reader, config, "intermediate_size", 0);
+      break;
+    case Family::llama4:
+      // Llama4TextMoe: num_local_experts routed experts intermediate_size wide, top-k, and one
+      // shared expert of the same width (Llama4TextMLP(config)) in every MoE layer.
+      ffn.experts = required_count(reader, config, "num_local_experts");
+      ffn.top_k = required_count(reader, config, "num_experts_per_tok");
+      ffn.moe_intermediate_size = required_count(reader, config, "intermediate_size");
+      ffn.shared_experts = 1;
+      ffn.shared_expert_intermediate_size = ffn.moe_intermediate_size;
+      ffn.dense_layers = llama4_dense_layers(reader, config, layers);
+      // Scout's intermediate_size_mlp (16,384) belongs to no layer: every layer is MoE.
+      ffn.intermediate_size =
+          ffn.dense_layers > 0 ? required_count(reader, config, "intermediate_size_mlp") : 0;
       break;
     case Family::deepseek:
       ffn.experts = required_count(reader, config, "n_routed_experts");
@@ -563,6 +627,7 @@ HfModel read_hf_config(const json& whole, std::string_view source, const std::st
   } else {
     read_gqa(reader, document, arch, shapes);
     read_sliding_window(reader, document, kind.family, arch);
+    if (kind.family == Family::llama4) read_config_chunked_attention(reader, document, arch);
     read_config_linear_attention(reader, document, arch);
   }
   shapes.ffn = read_ffn(reader, document, kind.family, arch.layers);

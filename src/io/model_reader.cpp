@@ -26,11 +26,12 @@ const std::vector<std::string> kModelTopKeys = {
 const std::vector<std::string> kAttentionKeys = {
     "type",           "query_heads",      "kv_heads",         "head_dim",
     "kv_lora_rank",   "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
-    "sliding_window", "linear_attention"};
+    "sliding_window", "linear_attention", "chunked_attention"};
 const std::vector<std::string> kGqaKeys = {"query_heads", "kv_heads", "head_dim"};
 const std::vector<std::string> kMlaKeys = {"query_heads", "kv_lora_rank", "qk_rope_head_dim",
                                            "qk_nope_head_dim", "v_head_dim"};
 const std::vector<std::string> kWindowKeys = {"layers", "window_tokens"};
+const std::vector<std::string> kChunkedKeys = {"layers", "chunk_tokens"};
 const std::vector<std::string> kLinearKeys = {"layers",       "key_heads",      "value_heads",
                                               "key_head_dim", "value_head_dim", "conv_kernel"};
 const std::vector<std::string> kParameterKeys = {"total_billions", "active_billions"};
@@ -120,6 +121,24 @@ void read_window(const JsonReader& reader, const json& object, engine::ModelArch
   }
 }
 
+// Chunked local attention layers (Llama 4's attention_chunk_size): each token attends to the
+// keys of its own chunk of C tokens only (hardware.hpp).
+void read_preset_chunked_attention(const JsonReader& reader, const json& object,
+                                   engine::ModelArch& model) {
+  const std::string path = "attention.chunked_attention";
+  reader.expect_object(object, path, kChunkedKeys);
+  model.chunked_attention_layers = count_at(reader, object, path, "layers");
+  model.attention_chunk_tokens =
+      reader.token_count(reader.required(object, path, "chunk_tokens"), path + ".chunk_tokens");
+  if (model.chunked_attention_layers + model.sliding_window_layers > model.layers) {
+    reader.fail(path + ".layers",
+                "chunked-attention layers (" + std::to_string(model.chunked_attention_layers) +
+                    ") and sliding-window layers (" + std::to_string(model.sliding_window_layers) +
+                    ") together cannot exceed the model's layers (" + std::to_string(model.layers) +
+                    ")");
+  }
+}
+
 // Linear-attention layers of a hybrid model (Qwen3-Next's gated DeltaNet): their dimensions,
 // from which the engine prices the constant per-sequence state (hardware.hpp).
 void read_preset_linear_attention(const JsonReader& reader, const json& object,
@@ -133,7 +152,7 @@ void read_preset_linear_attention(const JsonReader& reader, const json& object,
   d.key_head_dim = count_at(reader, object, path, "key_head_dim");
   d.value_head_dim = count_at(reader, object, path, "value_head_dim");
   d.conv_kernel = count_at(reader, object, path, "conv_kernel");
-  if (d.layers + model.sliding_window_layers >= model.layers) {
+  if (d.layers + model.sliding_window_layers + model.chunked_attention_layers >= model.layers) {
     reader.fail(path + ".layers", "linear-attention layers (" + std::to_string(d.layers) +
                                       ") leave no softmax-attention layer of the model's " +
                                       std::to_string(model.layers) +
@@ -156,6 +175,9 @@ void read_attention(const JsonReader& reader, const json& object, engine::ModelA
   }
   if (object.contains("sliding_window")) {
     read_window(reader, object["sliding_window"], model);
+  }
+  if (object.contains("chunked_attention")) {
+    read_preset_chunked_attention(reader, object["chunked_attention"], model);
   }
   if (object.contains("linear_attention")) {
     read_preset_linear_attention(reader, object["linear_attention"], model);

@@ -44,6 +44,14 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
       coefficient_json(model.model.ms_per_window_prefill_token, o.prefill_pair);
   step["ms_per_window_decode_sequence"] =
       coefficient_json(model.model.ms_per_window_decode_sequence, o.kv_token);
+  // Chunked local layers (Llama 4), only where the model has them.
+  if (model.model.attention_chunk_tokens > 0) {
+    step["attention_chunk_tokens"] = model.model.attention_chunk_tokens;
+    step["ms_per_chunked_prefill_pair"] =
+        coefficient_json(model.model.ms_per_chunked_prefill_pair, o.prefill_pair);
+    step["ms_per_chunked_kv_token"] =
+        coefficient_json(model.model.ms_per_chunked_kv_token, o.kv_token);
+  }
   step["ms_per_sequence"] = coefficient_json(model.model.ms_per_sequence, o.per_sequence);
   step["request_overhead_ms"] = coefficient_json(model.request_overhead_ms, o.request_overhead);
   // Tensor parallelism's all-reduces (tp_comm.hpp), only where they apply (tp > 1).

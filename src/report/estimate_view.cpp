@@ -117,6 +117,17 @@ std::string speculation_text(const engine::CalibratedStepModel& m) {
 }
 
 // The per-sequence cost, when a calibration set it (a roofline has none).
+// Chunked local layers' attention terms: " + 3.1e-08 ms/pair within a chunk (modelled) + ...".
+std::string chunked_attention_text(const engine::CalibratedStepModel& m) {
+  if (m.model.attention_chunk_tokens <= 0) return {};
+  return " + " +
+         coefficient(m.model.ms_per_chunked_prefill_pair, "ms/causal pair within a chunk",
+                     m.origins.prefill_pair) +
+         " + " +
+         coefficient(m.model.ms_per_chunked_kv_token, "ms/cached token of the current chunk",
+                     m.origins.kv_token);
+}
+
 std::string per_sequence_text(const engine::CalibratedStepModel& m) {
   const std::string state =
       m.model.ms_per_linear_state_sequence > 0
@@ -172,8 +183,9 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
                 coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
                 coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
                 coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
-                per_sequence_text(m) + tp_comm_text(m) + "; TTFT overhead " +
-                coefficient(m.request_overhead_ms, "ms", o.request_overhead) + speculation_text(m));
+                chunked_attention_text(m) + per_sequence_text(m) + tp_comm_text(m) +
+                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead) +
+                speculation_text(m));
   view.fact("calibration", m.calibration_source);
   add_residual_facts(view, m.residuals);
 }
@@ -335,21 +347,35 @@ std::pair<std::string, std::string> link_row(const engine::Platform& p) {
           human_plain(gbs) + " GB/s"};
 }
 
-// A hybrid model's softmax-attention layers, the only ones an attention kernel acts on:
-// "12 of 48"; nullopt for a model without linear-attention layers.
+// A model whose layers attend differently: its softmax-attention layers, the only ones an
+// attention kernel acts on, "12 of 48"; nullopt for a model without linear-attention or
+// chunked local attention layers.
 std::optional<std::string> layers_moved_text(const engine::ModelArch& model) {
-  if (model.linear.layers < 1) return std::nullopt;
+  if (model.linear.layers < 1 && model.chunked_attention_layers < 1) return std::nullopt;
   return fmt::format("{} of {}", engine::softmax_attention_layers(model), model.layers);
 }
 
-// "the kernel moved 12 of 48 layers: the other 36 are linear attention ...".
+// "the kernel moved 48 of 48 layers: 36 attend within 8,192-token chunks ..., 12 to the whole
+// context"; "the kernel moved 12 of 48 layers: the other 36 are linear attention ...".
 std::string layers_moved_sentence(const engine::ModelArch& model) {
-  return fmt::format(
-      "the kernel moved {} layers: the other {} are linear attention (gated DeltaNet), each "
-      "holding a constant {} MB state per sequence, read and written every decode step, that an "
-      "attention kernel does not touch",
-      *layers_moved_text(model), model.linear.layers,
-      human_fixed(engine::linear_state_bytes_per_layer(model.linear) / 1e6, 2));
+  std::string text = fmt::format("the kernel moved {} layers", *layers_moved_text(model));
+  if (model.chunked_attention_layers > 0) {
+    text += fmt::format(
+        ": {} attend within {}-token chunks (chunked local attention: a token sees only its own "
+        "chunk's keys, so prefill pairs are summed per chunk and a decode step reads at most {} "
+        "keys), {} to the whole context",
+        model.chunked_attention_layers, human_count(model.attention_chunk_tokens),
+        human_count(model.attention_chunk_tokens), engine::full_attention_layers(model));
+  }
+  if (model.linear.layers > 0) {
+    text += fmt::format(
+        "{} the other {} are linear attention (gated DeltaNet), each holding a constant {} MB "
+        "state per sequence, read and written every decode step, that an attention kernel does "
+        "not touch",
+        model.chunked_attention_layers > 0 ? ";" : ":", model.linear.layers,
+        human_fixed(engine::linear_state_bytes_per_layer(model.linear) / 1e6, 2));
+  }
+  return text;
 }
 
 // "6 µs each, 2 a layer", or "not cited: 0" for a preset without the figure.

@@ -361,4 +361,60 @@ inline constexpr const char* kGemma3_27bConfig = R"({
   }
 })";
 
+// meta-llama/Llama-4-Scout-17B-16E-Instruct and meta-llama/Llama-4-Maverick-17B-128E-Instruct
+// config.json (Llama4ForConditionalGeneration,
+// https://huggingface.co/<repo>/blob/main/config.json): the language model's keys kspeed reads, in
+// text_config; the vision config, token ids, rope scaling and router settings left out. Scout: 16
+// experts, every layer MoE; Maverick: 128 experts on every other layer (interleave_moe_layer_step
+// 2), a 16,384-wide dense FFN between.
+inline constexpr const char* kLlama4ScoutConfig = R"({
+  "architectures": ["Llama4ForConditionalGeneration"],
+  "model_type": "llama4",
+  "text_config": {
+    "attention_chunk_size": 8192,
+    "head_dim": 128,
+    "hidden_size": 5120,
+    "interleave_moe_layer_step": 1,
+    "intermediate_size": 8192,
+    "intermediate_size_mlp": 16384,
+    "max_position_embeddings": 10485760,
+    "model_type": "llama4_text",
+    "no_rope_layers": [1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0],
+    "num_attention_heads": 40,
+    "num_experts_per_tok": 1,
+    "num_hidden_layers": 48,
+    "num_key_value_heads": 8,
+    "num_local_experts": 16,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 202048
+  },
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16"
+})";
+
+inline constexpr const char* kLlama4MaverickConfig = R"({
+  "architectures": ["Llama4ForConditionalGeneration"],
+  "model_type": "llama4",
+  "text_config": {
+    "attention_chunk_size": 8192,
+    "head_dim": 128,
+    "hidden_size": 5120,
+    "interleave_moe_layer_step": 2,
+    "intermediate_size": 8192,
+    "intermediate_size_mlp": 16384,
+    "max_position_embeddings": 1048576,
+    "model_type": "llama4_text",
+    "no_rope_layers": [1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0],
+    "num_attention_heads": 40,
+    "num_experts_per_tok": 1,
+    "num_hidden_layers": 48,
+    "num_key_value_heads": 8,
+    "num_local_experts": 128,
+    "torch_dtype": "bfloat16",
+    "vocab_size": 202048
+  },
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16"
+})";
+
 }  // namespace kspeed::test

@@ -140,7 +140,8 @@ TEST_CASE("config.json: what is not supported fails naming the field and the fix
                       "architecture kspeed reads (it reads LlamaForCausalLM, ") &&
           Catch::Contains("GptOssForCausalLM, Qwen3NextForCausalLM, Gemma3ForCausalLM, "
                           "Gemma3ForConditionalGeneration, Qwen3_5ForConditionalGeneration, "
-                          "Qwen3_5MoeForConditionalGeneration)"));
+                          "Qwen3_5MoeForConditionalGeneration, Llama4ForConditionalGeneration, "
+                          "Llama4ForCausalLM)"));
   CHECK_THROWS_WITH(io::parse_hf_config(R"({"model_type": "llama"})", "c.json", "x"),
                     Catch::Contains("c.json: architectures: expected a list naming the model"));
   CHECK_THROWS_WITH(

@@ -35,8 +35,9 @@ struct PresetConfig {
 // deepseek-ai/DeepSeek-V3, openai/gpt-oss-120b, meta-llama/Llama-3.1-70B, meta-llama/Llama-3.1-8B,
 // meta-llama/Llama-3.3-70B-Instruct, Qwen/Qwen3-8B, Qwen/Qwen2.5-7B-Instruct,
 // Qwen/Qwen2.5-72B-Instruct, mistralai/Mistral-7B-v0.3,
-// mistralai/Mistral-Small-24B-Instruct-2501, google/gemma-3-27b-it; nvidia/DeepSeek-R1-FP4 as
-// hf_configs.hpp says.
+// mistralai/Mistral-Small-24B-Instruct-2501, google/gemma-3-27b-it,
+// meta-llama/Llama-4-Scout-17B-16E-Instruct, meta-llama/Llama-4-Maverick-17B-128E-Instruct;
+// nvidia/DeepSeek-R1-FP4 as hf_configs.hpp says.
 const std::vector<PresetConfig> kPresets = {
     {"deepseek-r1", test::kDeepSeekR1Config},
     {"deepseek-v3", test::kDeepSeekV3Config},
@@ -51,6 +52,8 @@ const std::vector<PresetConfig> kPresets = {
     {"mistral-7b", test::kMistral7bV03Config},
     {"mistral-small-24b", test::kMistralSmall24bConfig},
     {"gemma-3-27b", test::kGemma3_27bConfig},
+    {"llama-4-scout", test::kLlama4ScoutConfig},
+    {"llama-4-maverick", test::kLlama4MaverickConfig},
 };
 
 Platform platform_for(const ModelArch& model, const std::string& gpu, std::int64_t batch,
@@ -93,6 +96,8 @@ void check_same_attention(const ModelArch& preset, const ModelArch& config) {
   CHECK(preset.mla.v_head_dim == config.mla.v_head_dim);
   CHECK(preset.sliding_window_layers == config.sliding_window_layers);
   CHECK(preset.sliding_window_tokens == config.sliding_window_tokens);
+  CHECK(preset.chunked_attention_layers == config.chunked_attention_layers);
+  CHECK(preset.attention_chunk_tokens == config.attention_chunk_tokens);
   CHECK(preset.weight_dtype == config.weight_dtype);
   CHECK(preset.kv_dtype == config.kv_dtype);
 }

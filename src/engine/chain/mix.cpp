@@ -147,11 +147,14 @@ RequestLatency modelled_alone(const CalibratedStepModel& step, std::int64_t fres
   BatchComposition prefill;
   prefill.prefill_tokens = static_cast<double>(fresh);
   prefill.prefill_pairs = causal_pairs(static_cast<double>(fresh), static_cast<double>(cached));
+  prefill.chunked_prefill_pairs =
+      chunked_causal_pairs(static_cast<double>(fresh), static_cast<double>(cached),
+                           static_cast<double>(step.model.attention_chunk_tokens));
   RequestLatency latency;
   latency.prefill_step = step_time(step.model, prefill);
-  latency.decode_step =
-      step_time(step.model, decode_batch(static_cast<double>(prompt), static_cast<double>(response),
-                                         1, step.spec_tokens_per_step));
+  latency.decode_step = step_time(
+      step.model, decode_batch(static_cast<double>(prompt), static_cast<double>(response), 1,
+                               step.spec_tokens_per_step, step.model.attention_chunk_tokens));
   latency.overhead_ms = step.request_overhead_ms;
   latency.mean_accepted = step.spec_mean_accepted;
   return latency;

@@ -6,6 +6,7 @@
 #include "kspeed/engine/deployment/dtype.hpp"
 #include "kspeed/engine/deployment/model_shapes.hpp"
 #include "kspeed/engine/deployment/moe.hpp"
+#include "kspeed/engine/deployment/step_model.hpp"
 #include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
@@ -25,6 +26,12 @@ double sum_capped(double first_context, double steps, double window) {
   return sum_linear(first_context, growing) + (steps - growing) * window;
 }
 
+// sum_{k=1..S} (((L0 + k - 1) mod C) + 1): the keys a chunked local layer reads over S steps
+// (step_model.hpp's prefix sums).
+double sum_chunked(double first_context, double steps, double chunk) {
+  return chunk > 0 ? chunked_causal_pairs(steps, first_context, chunk) : 0.0;
+}
+
 // Attended positions summed over the steps of a response, one sequence.
 double attended_positions_over_steps(const ModelArch& model, double prompt, double steps) {
   const double window = as_double(model.sliding_window_tokens);
@@ -32,7 +39,9 @@ double attended_positions_over_steps(const ModelArch& model, double prompt, doub
   const double windowed =
       as_double(model.sliding_window_layers) *
       (window > 0 ? sum_capped(prompt, steps, window) : sum_linear(prompt, steps));
-  return full + windowed;
+  const double chunked = as_double(model.chunked_attention_layers) *
+                         sum_chunked(prompt, steps, as_double(model.attention_chunk_tokens));
+  return full + windowed + chunked;
 }
 
 // Tokens one decode step computes: batch · q (q = 1 without speculative decoding).
@@ -204,7 +213,11 @@ double decode_memory_needed_gb(const Platform& platform, std::int64_t context_to
     weights = (resident_weight_bytes(m) - routed) / as_double(platform.tensor_parallel.value) +
               routed / as_double(platform.expert_parallel.value);
   }
-  const KernelCost kv = decode_attention_cost(attention_shape(platform), context_tokens);
+  // vLLM keeps a chunked local layer's whole KV, not its current chunk's (kv_capacity.hpp): its
+  // cache is counted like a full layer's.
+  Platform resident = platform;
+  resident.model.value.chunked_attention_layers = 0;
+  const KernelCost kv = decode_attention_cost(attention_shape(resident), context_tokens);
   return (weights + kv.bytes) / kBillion;
 }
 

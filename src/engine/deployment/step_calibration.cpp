@@ -179,7 +179,7 @@ void fit_decode(CalibratedStepModel& out, const std::vector<LatencyObservation>&
     scaled.fixed_ms = 0;
     const LatencyObservation& p = *used[i];
     return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.concurrency,
-                                          out.spec_tokens_per_step))
+                                          out.spec_tokens_per_step, prior.attention_chunk_tokens))
                .total_ms() /
            out.spec_mean_accepted;
   };
@@ -229,8 +229,10 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     scaled.ms_per_token *= scale;
     scaled.ms_per_prefill_pair *= scale;
     scaled.ms_per_window_prefill_token *= scale;
+    scaled.ms_per_chunked_prefill_pair *= scale;
     const LatencyObservation& p = *used[i];
-    return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency, used_cached[i]))
+    return step_time(scaled, prefill_batch(p.prompt_tokens, p.concurrency, used_cached[i],
+                                           prior.attention_chunk_tokens))
         .total_ms();
   };
   bool distinct = false;
@@ -258,6 +260,7 @@ void fit_prefill(CalibratedStepModel& out, const std::vector<LatencyObservation>
     out.model.ms_per_token *= fit.scale;
     out.model.ms_per_prefill_pair *= fit.scale;
     out.model.ms_per_window_prefill_token *= fit.scale;
+    out.model.ms_per_chunked_prefill_pair *= fit.scale;
     out.origins.per_token = fitted;
     out.origins.prefill_pair = fitted;
   }
@@ -272,9 +275,10 @@ std::vector<PointResidual> latency_residuals(const CalibratedStepModel& model,
     const RequestLatency latency =
         request_latency(model, p.prompt_tokens, p.response_tokens, p.concurrency);
     if (p.ttft_ms) {
-      const double prefill_ms = step_time(model.model, prefill_batch(p.prompt_tokens, p.concurrency,
-                                                                     cached_of(cached, i)))
-                                    .total_ms();
+      const double prefill_ms =
+          step_time(model.model, prefill_batch(p.prompt_tokens, p.concurrency, cached_of(cached, i),
+                                               model.model.attention_chunk_tokens))
+              .total_ms();
       residuals.push_back(
           {p.label, LatencyKind::ttft, *p.ttft_ms, model.request_overhead_ms + prefill_ms});
     }
@@ -295,7 +299,7 @@ double decode_step_without_sequences(const StepModel& base, const RunningDecodeO
   scale_reads(scaled, scale);
   scaled.ms_per_sequence = 0;
   return step_time(scaled, decode_batch(p.prompt_tokens, p.response_tokens, p.running_sequences,
-                                        tokens_per_step))
+                                        tokens_per_step, base.attention_chunk_tokens))
       .total_ms();
 }
 
@@ -310,10 +314,13 @@ double prompt_work_per_token_ms(const StepModel& base, const RunningDecodeObserv
   double work_ms = 0;
   for (const PromptStep& prompt : p.prompts_alongside) {
     const BatchComposition decode =
-        decode_batch(p.prompt_tokens, p.response_tokens, prompt.decode_sequences, tokens_per_step);
+        decode_batch(p.prompt_tokens, p.response_tokens, prompt.decode_sequences, tokens_per_step,
+                     base.attention_chunk_tokens);
     BatchComposition mixed = decode;
     mixed.prefill_tokens = prompt.prompt_tokens;
     mixed.prefill_pairs = causal_pairs(prompt.prompt_tokens, 0);
+    mixed.chunked_prefill_pairs = chunked_causal_pairs(
+        prompt.prompt_tokens, 0, static_cast<double>(base.attention_chunk_tokens));
     work_ms += step_time(scaled, mixed).total_ms() - step_time(scaled, decode).total_ms();
   }
   return work_ms / std::max(p.response_tokens - 1, 1.0);
@@ -471,6 +478,15 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   // Decode attention reads each cached token's K/V (MLA: latent) once per full layer.
   out.model.ms_per_kv_token =
       bytes_ms(full_layers * per_position.bytes, roof, efficiency.bandwidth);
+  // Chunked local layers: the same per pair and per key, over the keys of each token's chunk.
+  const double chunked_layers = as_double(model.chunked_attention_layers);
+  out.model.attention_chunk_tokens =
+      model.chunked_attention_layers > 0 ? model.attention_chunk_tokens : 0;
+  out.model.ms_per_chunked_prefill_pair =
+      flops_ms(chunked_layers * prefill_flops_per_pair_per_layer(model, tp), roof,
+               efficiency.attention_compute);
+  out.model.ms_per_chunked_kv_token =
+      bytes_ms(chunked_layers * per_position.bytes, roof, efficiency.bandwidth);
   out.model.fixed_ms = 0;
   out.request_overhead_ms = kPriorRequestOverheadMs;
   out.spec_tokens_per_step = platform.spec_tokens_per_step.value;
@@ -501,23 +517,32 @@ BatchComposition prefill_batch(double prompt_tokens, double concurrency) {
   return prefill_batch(prompt_tokens, concurrency, 0);
 }
 
-BatchComposition prefill_batch(double prompt_tokens, double concurrency, double cached_tokens) {
+BatchComposition prefill_batch(double prompt_tokens, double concurrency, double cached_tokens,
+                               std::int64_t chunk_tokens) {
   const double cached = std::clamp(cached_tokens, 0.0, std::max(prompt_tokens - 1, 0.0));
   const double computed = prompt_tokens - cached;
   BatchComposition batch;
   batch.prefill_tokens = concurrency * computed;
   batch.prefill_pairs = concurrency * causal_pairs(computed, cached);
+  batch.chunked_prefill_pairs =
+      concurrency * chunked_causal_pairs(computed, cached, static_cast<double>(chunk_tokens));
   return batch;
 }
 
 BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency,
-                              double tokens_per_step) {
+                              double tokens_per_step, std::int64_t chunk_tokens) {
   BatchComposition batch;
   batch.decode_sequences = static_cast<std::int64_t>(std::llround(concurrency));
   batch.decode_queries = tokens_per_step;
   // Step k (1 .. n_out - 1) reads L + k cached tokens: the mean over the steps is L + n_out / 2.
   // With speculation the context grows by τ per step over n_out / τ steps: the same mean.
   batch.decode_kv_tokens = concurrency * (prompt_tokens + response_tokens / 2.0);
+  // Chunked local layers read the current chunk's keys: the mean over steps 1 .. n_out of
+  // ((L + k - 1) mod C) + 1 (step_model.hpp's prefix sums).
+  const double steps = std::max(response_tokens, 1.0);
+  batch.chunked_decode_kv_tokens =
+      concurrency * chunked_causal_pairs(steps, prompt_tokens, static_cast<double>(chunk_tokens)) /
+      steps;
   return batch;
 }
 
@@ -527,12 +552,13 @@ RequestLatency request_latency(const CalibratedStepModel& calibrated, double pro
   RequestLatency latency;
   latency.overhead_ms = calibrated.request_overhead_ms;
   latency.mean_accepted = calibrated.spec_mean_accepted;
-  latency.prefill_step =
-      step_time(calibrated.model, prefill_batch(prompt_tokens, concurrency), attention_speedup);
-  latency.decode_step = step_time(
-      calibrated.model,
-      decode_batch(prompt_tokens, response_tokens, concurrency, calibrated.spec_tokens_per_step),
-      attention_speedup);
+  const std::int64_t chunk = calibrated.model.attention_chunk_tokens;
+  latency.prefill_step = step_time(
+      calibrated.model, prefill_batch(prompt_tokens, concurrency, 0, chunk), attention_speedup);
+  latency.decode_step = step_time(calibrated.model,
+                                  decode_batch(prompt_tokens, response_tokens, concurrency,
+                                               calibrated.spec_tokens_per_step, chunk),
+                                  attention_speedup);
   return latency;
 }
 
@@ -542,16 +568,20 @@ PrefillSteps scheduled_prefill(const CalibratedStepModel& calibrated, double pro
   PrefillSteps out;
   if (scheduling.prompts_together) {
     const double together = *scheduling.prompts_together;
-    out.time =
-        step_time(calibrated.model, prefill_batch(prompt_tokens, together), attention_speedup);
+    out.time = step_time(
+        calibrated.model,
+        prefill_batch(prompt_tokens, together, 0, calibrated.model.attention_chunk_tokens),
+        attention_speedup);
     out.chunk_tokens = prompt_tokens;
     out.queued_prompt_tokens = (together - 1) * prompt_tokens;
     return out;
   }
   // The other requests decode beside the prompt, q tokens each, at their mean context.
   const double others = std::max(scheduling.concurrency - 1, 0.0);
+  const auto chunk_tokens = static_cast<double>(calibrated.model.attention_chunk_tokens);
   BatchComposition decodes =
-      decode_batch(prompt_tokens, response_tokens, others, calibrated.spec_tokens_per_step);
+      decode_batch(prompt_tokens, response_tokens, others, calibrated.spec_tokens_per_step,
+                   calibrated.model.attention_chunk_tokens);
   const double decode_tokens = decodes.tokens();
   // A step always carries some of the prompt (vLLM schedules a chunk whenever the budget
   // leaves one; a budget all decodes still moves the prompt by a token a step).
@@ -570,6 +600,8 @@ PrefillSteps scheduled_prefill(const CalibratedStepModel& calibrated, double pro
     BatchComposition step = decodes;
     step.prefill_tokens = own + queued;
     step.prefill_pairs = causal_pairs(own, cached) + causal_pairs(queued, 0);
+    step.chunked_prefill_pairs = chunked_causal_pairs(own, cached, chunk_tokens) +
+                                 chunked_causal_pairs(queued, 0, chunk_tokens);
     const StepTime t = step_time(calibrated.model, step, attention_speedup);
     out.time.fixed_ms += t.fixed_ms;
     out.time.sequence_ms += t.sequence_ms;
@@ -711,12 +743,14 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
       out.prefill_attention_range = prefill_range_of(steps, scale);
       out.model.ms_per_prefill_pair *= scale;
       out.model.ms_per_window_prefill_token *= scale;
+      out.model.ms_per_chunked_prefill_pair *= scale;
       out.efficiency.attention_compute /= scale;
       out.origins.prefill_pair = measured;
     }
     if (saw_decode) {
       out.model.ms_per_kv_token *= scale;
       out.model.ms_per_window_decode_sequence *= scale;
+      out.model.ms_per_chunked_kv_token *= scale;
       out.origins.kv_token = measured;
     }
   }

@@ -3,6 +3,7 @@
 #include "kspeed/engine/roofline/bound.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include "kspeed/engine/numeric.hpp"
 
 namespace kspeed::engine {
@@ -30,6 +31,18 @@ double windowed_causal_pairs(double prompt_tokens, double window_tokens) {
     return prompt_tokens * prompt_tokens / 2.0;
   }
   return prompt_tokens * window_tokens - window_tokens * window_tokens / 2.0;
+}
+
+// Causal (query, key) pairs of a prompt of L tokens in a chunked local layer: each chunk of C
+// tokens attends causally within itself, so the pairs are summed over the chunks: q = floor(L/C)
+// whole chunks of C^2 / 2 and the last r = L - q·C tokens' r^2 / 2 (L^2 / 2 when L <= C).
+double prefill_pairs_within_chunks(double prompt_tokens, double chunk_tokens) {
+  if (chunk_tokens <= 0 || prompt_tokens <= chunk_tokens) {
+    return prompt_tokens * prompt_tokens / 2.0;
+  }
+  const double whole = std::floor(prompt_tokens / chunk_tokens);
+  const double rest = prompt_tokens - whole * chunk_tokens;
+  return whole * chunk_tokens * chunk_tokens / 2.0 + rest * rest / 2.0;
 }
 
 // Prefill work of one layer and one sequence whose attention sees `pairs` causal pairs.
@@ -124,11 +137,13 @@ KernelCost decode_cost_per_attended_token(const AttentionShape& shape) {
 }
 
 double attended_positions(const ModelArch& model, double context_tokens) {
-  // n_full·L + n_window·min(L, W)
+  // n_full·L + n_window·min(L, W) + n_chunked·(((L - 1) mod C) + 1)
   const double window = as_double(model.sliding_window_tokens);
   const double windowed = window > 0 ? std::min(context_tokens, window) : context_tokens;
   return as_double(full_attention_layers(model)) * context_tokens +
-         as_double(model.sliding_window_layers) * windowed;
+         as_double(model.sliding_window_layers) * windowed +
+         as_double(model.chunked_attention_layers) *
+             chunk_attended_tokens(context_tokens, as_double(model.attention_chunk_tokens));
 }
 
 KernelCost decode_attention_cost(const AttentionShape& shape, std::int64_t context_tokens) {
@@ -144,11 +159,14 @@ KernelCost prefill_attention_cost(const AttentionShape& shape, std::int64_t prom
   const KernelCost full = prefill_layer_cost(shape, prompt, windowed_causal_pairs(prompt, 0));
   const KernelCost windowed = prefill_layer_cost(
       shape, prompt, windowed_causal_pairs(prompt, as_double(m.sliding_window_tokens)));
+  const KernelCost chunked = prefill_layer_cost(
+      shape, prompt, prefill_pairs_within_chunks(prompt, as_double(m.attention_chunk_tokens)));
   const double n_full = as_double(full_attention_layers(m));
   const double n_window = as_double(m.sliding_window_layers);
+  const double n_chunked = as_double(m.chunked_attention_layers);
   const double batch = as_double(shape.batch);
-  return {batch * (n_full * full.flops + n_window * windowed.flops),
-          batch * (n_full * full.bytes + n_window * windowed.bytes)};
+  return {batch * (n_full * full.flops + n_window * windowed.flops + n_chunked * chunked.flops),
+          batch * (n_full * full.bytes + n_window * windowed.bytes + n_chunked * chunked.bytes)};
 }
 
 }  // namespace kspeed::engine

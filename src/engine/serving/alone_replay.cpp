@@ -48,6 +48,9 @@ bool covered(const std::vector<ReplayRequest>& requests, const StepModel& model,
   // Negative terms could make the decode steps' times fall with the KV length (the ITL bins are
   // filled assuming they do not) or a client's next request arrive before its replica is free.
   if (!(model.ms_per_kv_token >= 0) || !(scheduler.request_overhead_ms >= 0)) return false;
+  // Chunked local layers' decode keys fall back to one at each chunk boundary: the steps are no
+  // arithmetic series (DecodeSeries), so the step-by-step replay times them.
+  if (model.attention_chunk_tokens > 0) return false;
   return std::all_of(requests.begin(), requests.end(), [&](const ReplayRequest& request) {
     return runs_alone_plainly(lengths_of(request), scheduler);
   });
@@ -135,6 +138,9 @@ AloneTimes time_alone(const AloneLengths& request, const DecodeSeries& series,
     BatchComposition batch;
     batch.prefill_tokens = static_cast<double>(chunk);
     batch.prefill_pairs = causal_pairs(static_cast<double>(chunk), static_cast<double>(computed));
+    batch.chunked_prefill_pairs =
+        chunked_causal_pairs(static_cast<double>(chunk), static_cast<double>(computed),
+                             static_cast<double>(model.attention_chunk_tokens));
     const StepTime step = step_time(model, batch);
     out.ttft_ms += step.total_ms();
     out.attention_ms += step.attention_ms();

@@ -9,6 +9,7 @@
 #include <queue>
 #include <utility>
 
+#include "kspeed/engine/deployment/hardware.hpp"
 #include "kspeed/engine/serving/event_queue.hpp"
 #include "kspeed/engine/serving/kv_blocks.hpp"
 #include "kspeed/engine/serving/replica_caches.hpp"
@@ -149,8 +150,12 @@ class Simulator final : private StepForming {
         keep_going_(keep_going),
         timer_(timer),
         timer_wants_requests_(timer.wants_requests()),
+        chunk_tokens_(static_cast<double>(timer.attention_chunk_tokens())),
         policy_(step_policy_for(scheduler)),
-        decode_steps_repeat_(policy_.repeats_decode_steps() && !timer_wants_requests_),
+        // Chunked local layers (Llama 4): a sequence's chunk keys fall back to one at each chunk
+        // boundary, so a decode step's sums are not linear in the steps: every step is formed.
+        decode_steps_repeat_(policy_.repeats_decode_steps() && !timer_wants_requests_ &&
+                             !(chunk_tokens_ > 0)),
         pool_enabled_(decode_steps_repeat_ &&
                       (!scheduler.kv_blocks || scheduler.block_tokens <= kMostPooledBlockTokens)),
         scheduler_(scheduler),
@@ -326,14 +331,20 @@ class Simulator final : private StepForming {
     return r;
   }
 
-  // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk.
-  static void add_to_batch(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) {
+  // Adds `tokens` of `sequence` to the batch: a decode token or a prefill chunk. Chunked local
+  // layers (C > 0) see only the keys of each token's own chunk.
+  void add_to_batch(const Sequence& sequence, std::int32_t tokens, BatchComposition& batch) const {
     if (sequence.decoding()) {
       ++batch.decode_sequences;
       batch.decode_kv_tokens += static_cast<double>(sequence.computed) + 1;  // itself included
+      if (chunk_tokens_ > 0) {
+        batch.chunked_decode_kv_tokens +=
+            chunk_attended_tokens(static_cast<double>(sequence.computed) + 1, chunk_tokens_);
+      }
     } else {
       batch.prefill_tokens += tokens;
       batch.prefill_pairs += causal_pairs(tokens, sequence.computed);
+      batch.chunked_prefill_pairs += chunked_causal_pairs(tokens, sequence.computed, chunk_tokens_);
     }
   }
 
@@ -819,6 +830,7 @@ class Simulator final : private StepForming {
   std::size_t last_itl_bin_ = 0;                                   // and its bin
   StepTimer& timer_;
   bool timer_wants_requests_;
+  double chunk_tokens_;  // C of the model's chunked local layers (0: none)
   const StepPolicy& policy_;
   // Steps of decodes only may be advanced together (advance_decode_steps): the policy repeats
   // them and the timer prices the batch's sums, not each request.

@@ -51,6 +51,7 @@ StepModel with_bandwidth_scale(StepModel m, double scale) {
   m.weights_ms *= scale;
   m.ms_per_kv_token *= scale;
   m.ms_per_window_decode_sequence *= scale;
+  m.ms_per_chunked_kv_token *= scale;
   m.ms_per_linear_state_sequence *= scale;
   return m;
 }

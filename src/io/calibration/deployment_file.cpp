@@ -66,6 +66,15 @@ constexpr std::array<ModelledTermSlot, 5> kModelledTerms{{
      "a hybrid model's linear-attention state, read and written once a step per sequence", false},
 }};
 
+// Chunked local attention layers (Llama 4): written only for a model that has them, with C.
+constexpr const char* kChunkTokensKey = "attention_chunk_tokens";
+constexpr std::array<CoefficientSlot, 2> kChunkedCoefficients{{
+    {"ms_per_chunked_prefill_pair", &engine::StepModel::ms_per_chunked_prefill_pair,
+     &engine::StepModelOrigins::prefill_pair},
+    {"ms_per_chunked_kv_token", &engine::StepModel::ms_per_chunked_kv_token,
+     &engine::StepModelOrigins::kv_token},
+}};
+
 constexpr std::array<engine::Provenance, 5> kCoefficientProvenances{
     engine::Provenance::modelled, engine::Provenance::fitted, engine::Provenance::measured,
     engine::Provenance::default_value, engine::Provenance::given};
@@ -177,6 +186,14 @@ std::string deployment_to_json_text(const DeploymentFile& file) {
                               {"expert_parallel", e.expert_parallel},
                               {"all_experts_ms", origin_json(e.all_experts_ms, m.origins.weights)}};
   }
+  if (m.model.attention_chunk_tokens > 0) {
+    step["coefficients"][kChunkTokensKey] = origin_json(
+        static_cast<double>(m.model.attention_chunk_tokens),
+        {engine::Provenance::modelled, "the model's attention_chunk_size: tokens a chunk"});
+    for (const CoefficientSlot& slot : kChunkedCoefficients) {
+      step["coefficients"][slot.key] = origin_json(m.model.*(slot.value), m.origins.*(slot.origin));
+    }
+  }
   step["efficiency"] = {{"bandwidth", m.efficiency.bandwidth},
                         {"gemm_compute", m.efficiency.gemm_compute},
                         {"attention_compute", m.efficiency.attention_compute}};
@@ -263,6 +280,8 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   std::vector<std::string> known;
   for (const CoefficientSlot& slot : kCoefficients) known.emplace_back(slot.key);
   for (const ModelledTermSlot& term : kModelledTerms) known.emplace_back(term.key);
+  known.emplace_back(kChunkTokensKey);
+  for (const CoefficientSlot& slot : kChunkedCoefficients) known.emplace_back(slot.key);
   reader.expect_object(coefficients, "step_model.coefficients", known);
   const auto read_coefficient = [&](const char* key, engine::CoefficientOrigin* origin) {
     const std::string path = std::string("step_model.coefficients.") + key;
@@ -307,6 +326,12 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
     reader.expect_object(all, path + ".all_experts_ms", {"value", "provenance", "source"});
     e.all_experts_ms = non_negative(reader, reader.required(all, path + ".all_experts_ms", "value"),
                                     path + ".all_experts_ms.value");
+  }
+  if (coefficients.contains(kChunkTokensKey)) {
+    m.model.attention_chunk_tokens = std::llround(read_coefficient(kChunkTokensKey, nullptr));
+    for (const CoefficientSlot& slot : kChunkedCoefficients) {
+      m.model.*(slot.value) = read_coefficient(slot.key, nullptr);
+    }
   }
   const json& efficiency = reader.required(step, "step_model", "efficiency");
   reader.expect_object(efficiency, "step_model.efficiency",

@@ -50,7 +50,8 @@ struct DecodeResponse {
   double last_step_share = 0;
 };
 
-/// Closed form: sum_k positions(L0 + k) = n_full·(S·L0 + S(S+1)/2) + n_window·sum_k min(L0+k, W).
+/// Closed form: sum_k positions(L0 + k) = n_full·(S·L0 + S(S+1)/2) + n_window·sum_k min(L0+k, W)
+/// + n_chunked·sum_k (((L0 + k - 1) mod C) + 1).
 /// A one-token response has no decode steps; its share is then that of the first step.
 DecodeResponse decode_over_response(const Platform& platform, std::int64_t prompt_tokens,
                                     std::int64_t response_tokens);

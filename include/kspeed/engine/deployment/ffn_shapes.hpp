@@ -9,7 +9,8 @@
 namespace kspeed::engine {
 
 /// The feed-forward network of every layer. A dense model has experts = 0; a MoE model has
-/// `dense_layers` leading dense layers (DeepSeek's first_k_dense_replace) and MoE layers after.
+/// `dense_layers` dense layers (DeepSeek's leading first_k_dense_replace, Llama 4 Maverick's
+/// interleaved ones: for bytes and FLOPs only their count matters) and MoE layers for the rest.
 /// Every FFN is gated (SwiGLU): gate, up and down projections, 3 · hidden · width parameters.
 struct FfnSpec {
   std::int64_t intermediate_size = 0;      ///< dense FFN width (dense models, dense layers)
@@ -19,7 +20,8 @@ struct FfnSpec {
   std::int64_t shared_experts = 0;         ///< experts every token uses (always read)
   std::int64_t shared_expert_intermediate_size = 0;  ///< width of one shared expert
   std::int64_t dense_layers = 0;  ///< layers of a MoE model whose FFN is dense (DeepSeek's
-                                  ///< first_k_dense_replace; Qwen-MoE's mlp_only_layers)
+                                  ///< first_k_dense_replace; Qwen-MoE's mlp_only_layers;
+                                  ///< Llama 4's layers between interleave_moe_layer_step's)
 };
 
 /// What ModelArch lacks for GEMM FLOPs, parameter counts and MoE weight reads.

@@ -3,6 +3,7 @@
 // shapes). Read from JSON by io::parse_gpu / io::parse_model and validated there.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -147,6 +148,10 @@ struct ModelArch {
   MlaDims mla;                             ///< MLA only
   std::int64_t sliding_window_layers = 0;  ///< layers that attend to the last window only
   std::int64_t sliding_window_tokens = 0;  ///< their window, tokens (0: no sliding window)
+  /// Chunked local attention (Llama 4's attention_chunk_size): the sequence is cut into chunks of
+  /// C tokens and a token at position p attends to its own chunk's keys [floor(p/C)·C, p] only.
+  std::int64_t chunked_attention_layers = 0;  ///< layers with chunked local attention
+  std::int64_t attention_chunk_tokens = 0;    ///< C, tokens (0: no chunked layers)
   LinearAttentionDims linear;         ///< linear-attention layers (hybrid models); layers 0: none
   double total_params_billions = 0;   ///< all parameters, 10^9
   double active_params_billions = 0;  ///< parameters read per token (MoE: the routed subset)
@@ -167,12 +172,22 @@ struct ModelArch {
 };
 
 /// Layers that attend to the whole context with softmax attention (not the sliding-window ones,
-/// not the linear-attention ones).
+/// not the chunked local ones, not the linear-attention ones).
 inline std::int64_t full_attention_layers(const ModelArch& model) {
-  return model.layers - model.sliding_window_layers - model.linear.layers;
+  return model.layers - model.sliding_window_layers - model.chunked_attention_layers -
+         model.linear.layers;
 }
 
-/// Layers with softmax attention, full or sliding-window: what an attention kernel acts on.
+/// Keys one token attends to in a chunked local layer when the sequence holds `context` tokens,
+/// itself included: its position p = context - 1 sees [floor(p/C)·C, p], (p mod C) + 1 keys.
+/// Whole context when C = 0 (no chunking).
+inline double chunk_attended_tokens(double context, double chunk) {
+  if (!(chunk > 0) || context <= 0) return context;
+  return std::fmod(context - 1, chunk) + 1;
+}
+
+/// Layers with softmax attention, full, sliding-window or chunked local: what an attention kernel
+/// acts on.
 inline std::int64_t softmax_attention_layers(const ModelArch& model) {
   return model.layers - model.linear.layers;
 }

@@ -137,7 +137,13 @@ double activation_peak_bytes(const Platform& platform, std::int64_t max_batched_
 double rotary_cache_bytes(const ModelArch& model);
 
 /// The KV capacity of one GPU of `platform`. Sliding-window layers are counted like full ones
-/// (vLLM's paged cache gives every layer a block per block_tokens tokens).
+/// (vLLM's paged cache gives every layer a block per block_tokens tokens). So are chunked local
+/// layers (Llama 4): vLLM turns its hybrid KV cache manager off for a model with
+/// attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1
+/// (vllm/config/vllm.py, "There is a latency regression when using chunked local attention with
+/// the hybrid KV cache manager. Disabling it, by default."; the variable defaults to 0 in
+/// vllm/envs.py of the v0.10-v0.11 releases), and without that manager every attention layer
+/// keeps the whole sequence's KV (ChunkedLocalAttentionSpec merged into FullAttentionSpec).
 KvCapacity kv_cache_capacity(const Platform& platform, const KvSizing& sizing);
 
 }  // namespace kspeed::engine

@@ -13,8 +13,10 @@ namespace kspeed::engine {
 
 /// The prefill of `concurrency` identical requests after `cached_tokens` of each prompt came
 /// from the prefix cache (clamped to 0..prompt - 1): prompt - cached tokens, and their causal
-/// pairs after the cached prefix.
-BatchComposition prefill_batch(double prompt_tokens, double concurrency, double cached_tokens);
+/// pairs after the cached prefix (with chunked local layers, `chunk_tokens` C > 0, also the pairs
+/// within their chunks).
+BatchComposition prefill_batch(double prompt_tokens, double concurrency, double cached_tokens,
+                               std::int64_t chunk_tokens = 0);
 
 /// calibrate_to_latencies with `cached_tokens[i]` the cached prefix of observation i (empty: none
 /// cached; otherwise one per observation, each 0 <= c < its prompt).

@@ -191,9 +191,11 @@ struct RequestLatency {
 
 /// Prefill and decode batch compositions of `concurrency` identical requests.
 BatchComposition prefill_batch(double prompt_tokens, double concurrency);
-/// Each decode sequence verifies `tokens_per_step` (q) tokens in its step.
+/// Each decode sequence verifies `tokens_per_step` (q) tokens in its step. With chunked local
+/// layers (`chunk_tokens` C > 0) each sequence also reads its current chunk's keys, the mean over
+/// the response's steps.
 BatchComposition decode_batch(double prompt_tokens, double response_tokens, double concurrency,
-                              double tokens_per_step = 1);
+                              double tokens_per_step = 1, std::int64_t chunk_tokens = 0);
 
 /// The requests' latencies under the model (with its q and τ); `attention_speedup` divides the
 /// attention parts.

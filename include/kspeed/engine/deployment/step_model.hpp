@@ -14,6 +14,8 @@
 //          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
+//          + chunked local layers' attention         pairs within each chunk of C tokens /
+//                                                    ((p mod C) + 1) keys per decode sequence
 //          + ms_per_sequence · decode sequences      per running sequence: sampling, scheduling,
 //                                                    input preparation, detokenization
 //          + tp_ms_per_token · tokens + tp_fixed_ms  tensor parallelism's all-reduces (tp_comm.hpp)
@@ -33,6 +35,7 @@
 // A kernel speedup divides the attention parts (or the part it targets); nothing else moves.
 // The coefficients come from a calibration (step_calibration.hpp); this header only evaluates.
 
+#include <cmath>
 #include <cstdint>
 
 namespace kspeed::engine {
@@ -63,6 +66,11 @@ struct BatchComposition {
   double prefill_pairs = 0;
   std::int64_t decode_sequences = 0;  ///< sequences producing one token each in this step
   double decode_kv_tokens = 0;        ///< Σ over those sequences of the KV tokens each reads
+  /// Chunked local layers (StepModel::attention_chunk_tokens C > 0): Σ over prefill chunks of the
+  /// causal pairs within the model's chunks (chunked_causal_pairs), and Σ over the decode
+  /// sequences of the keys of their current chunk (chunk_attended_tokens). 0 without them.
+  double chunked_prefill_pairs = 0;
+  double chunked_decode_kv_tokens = 0;
   /// q: tokens each decode sequence verifies in this step (1 + draft tokens; 1 without
   /// speculative decoding). Each is GEMM work; the KV is read once for all q queries.
   double decode_queries = 1;
@@ -75,6 +83,25 @@ struct BatchComposition {
 /// Causal pairs of a chunk of `chunk` tokens after `cached` tokens of its prompt.
 constexpr double causal_pairs(double chunk, double cached) {
   return chunk * cached + chunk * (chunk + 1) / 2;
+}
+
+/// Σ_{L=1..n} (((L - 1) mod C) + 1): the keys the first n tokens of a sequence attend to in a
+/// chunked local layer with chunks of C tokens, each token its own chunk's keys up to itself.
+/// q = floor(n/C) whole chunks of C(C+1)/2, then the r = n - q·C tokens of the last, r(r+1)/2.
+inline double chunked_keys_prefix(double n, double chunk_tokens) {
+  const double whole = std::floor(n / chunk_tokens);
+  const double rest = n - whole * chunk_tokens;
+  return whole * chunk_tokens * (chunk_tokens + 1) / 2 + rest * (rest + 1) / 2;
+}
+
+/// Causal pairs a prefill chunk of `chunk` tokens after `cached` tokens computes in a chunked
+/// local layer with chunks of C tokens: Σ_{p=cached}^{cached+chunk-1} ((p mod C) + 1). The same
+/// sum is the keys a decode sequence reads over `chunk` steps after `cached` tokens. 0 when
+/// C <= 0 (the model has no chunked layers).
+inline double chunked_causal_pairs(double chunk, double cached, double chunk_tokens) {
+  if (!(chunk_tokens > 0)) return 0;
+  return chunked_keys_prefix(cached + chunk, chunk_tokens) -
+         chunked_keys_prefix(cached, chunk_tokens);
 }
 
 /// The coefficients of the step model (all >= 0, times in ms).
@@ -92,6 +119,11 @@ struct StepModel {
   /// prefill token (its W pairs) and per decode sequence (its W cached tokens). 0 without them.
   double ms_per_window_prefill_token = 0;
   double ms_per_window_decode_sequence = 0;
+  /// Chunked local layers (Llama 4): C, and their attention per causal pair within a chunk
+  /// (prefill) and per key of a decode sequence's current chunk. 0 without them.
+  std::int64_t attention_chunk_tokens = 0;
+  double ms_per_chunked_prefill_pair = 0;
+  double ms_per_chunked_kv_token = 0;
   /// Hybrid models (Qwen3-Next): each running sequence's linear-attention state, read and
   /// written once per step in every linear layer. Not softmax attention: no attention kernel
   /// speedup moves it. 0 without linear-attention layers.
@@ -119,6 +151,7 @@ inline void scale_reads(StepModel& model, double factor) {
   model.experts.all_experts_ms *= factor;
   model.ms_per_kv_token *= factor;
   model.ms_per_window_decode_sequence *= factor;
+  model.ms_per_chunked_kv_token *= factor;
   model.ms_per_linear_state_sequence *= factor;
 }
 
@@ -152,11 +185,13 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
   time.other_ms = (compute_ms > read_ms ? compute_ms : read_ms) +
                   model.ms_per_linear_state_sequence * static_cast<double>(batch.decode_sequences);
   time.prefill_attention_ms = (model.ms_per_prefill_pair * batch.prefill_pairs +
-                               model.ms_per_window_prefill_token * batch.prefill_tokens) /
+                               model.ms_per_window_prefill_token * batch.prefill_tokens +
+                               model.ms_per_chunked_prefill_pair * batch.chunked_prefill_pairs) /
                               attention_speedup;
   time.decode_attention_ms =
       (model.ms_per_kv_token * batch.decode_kv_tokens +
-       model.ms_per_window_decode_sequence * static_cast<double>(batch.decode_sequences)) /
+       model.ms_per_window_decode_sequence * static_cast<double>(batch.decode_sequences) +
+       model.ms_per_chunked_kv_token * batch.chunked_decode_kv_tokens) /
       attention_speedup;
   time.communication_ms = (model.tp_ms_per_token + model.ep_ms_per_token) * batch.tokens() +
                           model.tp_fixed_ms + model.ep_fixed_ms;

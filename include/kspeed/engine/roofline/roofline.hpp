@@ -116,11 +116,12 @@ struct AttentionShape {
 };
 
 /// One decode step: every sequence reads the KV cache of `context_tokens` (sliding-window
-/// layers at most the window) for one new query token.
+/// layers at most the window, chunked local layers their current chunk) for one new query token.
 KernelCost decode_attention_cost(const AttentionShape& shape, std::int64_t context_tokens);
 
 /// Causal prefill of `prompt_tokens` per sequence (ideal flash attention: Q, K, V read once,
-/// O written once).
+/// O written once). Chunked local layers compute causal pairs within each chunk of C tokens only,
+/// summed over the chunks.
 KernelCost prefill_attention_cost(const AttentionShape& shape, std::int64_t prompt_tokens);
 
 /// Decode attention work per attended token (one sequence, one layer, one KV position); every
@@ -130,7 +131,8 @@ KernelCost prefill_attention_cost(const AttentionShape& shape, std::int64_t prom
 KernelCost decode_cost_per_attended_token(const AttentionShape& shape);
 
 /// Key positions one sequence's new token attends to in a decode step at `context_tokens`,
-/// summed over layers: full layers the whole context, sliding-window layers min(context, W).
+/// summed over layers: full layers the whole context, sliding-window layers min(context, W),
+/// chunked local layers ((context - 1) mod C) + 1.
 double attended_positions(const ModelArch& model, double context_tokens);
 
 }  // namespace kspeed::engine

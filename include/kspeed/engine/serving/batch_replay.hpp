@@ -118,13 +118,15 @@ inline AttentionSpeedup speedup_for(const AttentionSpeedup& speedup, const Repla
 
 /// The kernel change folded into the step model's coefficients: every attention part is linear
 /// in its coefficient (step_time), so dividing the coefficients divides exactly the attention
-/// parts, the sliding-window layers' included; nothing else moves. Per-request speedups are not
-/// folded here (speedup_for gives one request's).
+/// parts, the sliding-window and chunked local layers' included; nothing else moves. Per-request
+/// speedups are not folded here (speedup_for gives one request's).
 inline StepModel with_attention_speedup(StepModel model, const AttentionSpeedup& speedup) {
   model.ms_per_prefill_pair /= speedup.prefill;
   model.ms_per_window_prefill_token /= speedup.prefill;
   model.ms_per_kv_token /= speedup.decode;
   model.ms_per_window_decode_sequence /= speedup.decode;
+  model.ms_per_chunked_prefill_pair /= speedup.prefill;
+  model.ms_per_chunked_kv_token /= speedup.decode;
   return model;
 }
 

@@ -21,6 +21,9 @@ class StepTimer {
   virtual void add_request(const BatchComposition& own, float kernel_speedup) = 0;
   /// The formed step's time (`batch`: every request's part summed).
   virtual StepTime time(const BatchComposition& batch) = 0;
+  /// C of the model's chunked local attention layers (0: none): the replay then sums each
+  /// step's pairs and keys within the chunks (BatchComposition's chunked_* fields).
+  virtual std::int64_t attention_chunk_tokens() const { return 0; }
 };
 
 /// step_time() of the deployment's model with the side's attention speedup: scalar speedups
@@ -49,6 +52,7 @@ class ModelStepTimer final : public StepTimer {
     return time;
   }
   bool wants_requests() const override { return speedup_.per_request(); }
+  std::int64_t attention_chunk_tokens() const override { return model_.attention_chunk_tokens; }
 
  private:
   StepModel model_;     // the side's scalar speedups folded in

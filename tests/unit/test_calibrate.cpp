@@ -213,7 +213,7 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                    {"kv_dtype", "bf16", "default"}};
   file.step = calibrate_to_latencies(modelled_step_model(platform), {p}, "run.json");
   file.calibration_points = "1 TTFT point, 1 TPOT point";
-  file.runs = {{"run.json", "accelmark-result", 1, 1, 1, "", ""}};
+  file.runs = {{"run.json", "accelmark-result", 1, 1, 1, "", "", ""}};
   file.typical_prompt_tokens = 280;
   file.typical_response_tokens = 310;
   const std::string text = io::deployment_to_json_text(file);

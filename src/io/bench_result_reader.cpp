@@ -142,7 +142,7 @@ void state_token_details(BenchResult& result, std::optional<double> reasoning_me
 constexpr double kMaxLatencyMs = 1e9;
 // The ceilings on a request count (10^12 requests) and on a token total (10^18 tokens).
 constexpr double kMaxRequests = 1e12;
-constexpr double kMaxTokens = 1e18;
+constexpr double kMaxBenchTokens = 1e18;
 
 // The first of `keys` that `object` holds (not null), for messages.
 std::string found_key(const json& object, std::initializer_list<const char*> keys) {
@@ -218,8 +218,8 @@ void read_vllm_conditions(BenchResult& result, const json& document) {
   if (completed && checked_count(result, *completed, "completed") > 0) {
     std::optional<double> input = number(document, {"total_input_tokens", "total_input"});
     std::optional<double> output = number(document, {"total_output_tokens", "total_output"});
-    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxTokens);
-    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxTokens);
+    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxBenchTokens);
+    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxBenchTokens);
     state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
                       output ? std::optional(*output / *completed) : std::nullopt);
   }
@@ -658,8 +658,8 @@ void read_sglang_run(BenchResult& result, const json& run) {
   if (completed && checked_count(result, *completed, "completed") > 0) {
     std::optional<double> input = number(run, {"total_input_tokens", "total_input"});
     std::optional<double> output = number(run, {"total_output_tokens", "total_output"});
-    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxTokens);
-    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxTokens);
+    if (input) input = checked_count(result, *input, "total_input_tokens", kMaxBenchTokens);
+    if (output) output = checked_count(result, *output, "total_output_tokens", kMaxBenchTokens);
     state_token_means(result, input ? std::optional(*input / *completed) : std::nullopt,
                       output ? std::optional(*output / *completed) : std::nullopt);
     result.latencies.requests = static_cast<std::int64_t>(*completed);

@@ -34,6 +34,7 @@
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
+#include "validate_replay_setup.hpp"
 
 namespace kspeed::cli {
 
@@ -46,6 +47,7 @@ struct ValidateFlags {
   std::string max_seqs, max_batched_tokens, chunked_prefill, scheduler;
   bool prior = false;
   std::string accelmark_suite, concurrency;
+  ValidateReplayFlags replay;  ///< the KV cache and the client's in-flight cap
   OutputOptions output;
 };
 
@@ -181,8 +183,8 @@ void generate_level_requests(const io::MeasuredLoad& load, engine::ReplayLevel& 
   level.requests = engine::generate_load(spec);
 }
 
-// One measured level as replay requests. An inference-perf stage: evenly spaced at the requested
-// rate over the send duration, each with the stage's mean prompt and output lengths; a level
+// One measured level as replay requests. An inference-perf stage: its request count, evenly
+// spaced at the requested rate, each with the stage's mean prompt and output lengths; a level
 // whose file states more (Poisson arrivals, length ranges or lists) is drawn from it.
 engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& run) {
   engine::ReplayLevel level;
@@ -216,8 +218,13 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
     return level;
   }
   const double rate = *load.rate_per_s;
-  const double duration = load.duration_s.value_or(static_cast<double>(load.requests) / rate);
-  const auto n = std::max<std::int64_t>(1, std::llround(rate * duration));
+  // The requests the level completed: inference-perf sends int(rate × stage duration) of them
+  // (load_generator.py run_stage), while its send_duration stretches past the stage's length
+  // when a cap on requests in flight holds them back.
+  const std::int64_t n =
+      load.requests > 0
+          ? load.requests
+          : std::max<std::int64_t>(1, std::llround(rate * load.duration_s.value_or(1.0 / rate)));
   for (std::int64_t i = 0; i < n; ++i) {
     level.requests.push_back({static_cast<double>(i) / rate, prompt, output, 0});
   }
@@ -478,6 +485,22 @@ class ValidateCommand final : public Command {
                      "Requests in flight while the --prior runs were measured, when they do not "
                      "say (1: one at a time)")
         ->type_name("N");
+    app_->add_option("--gpu-memory-utilization", flags_.replay.gpu_memory_utilization,
+                     "The fraction of GPU memory vLLM takes, which sizes the replay's KV cache "
+                     "as mix sizes it. Default: what the run's files state, else 0.9")
+        ->type_name("F");
+    app_->add_option("--kv-blocks", flags_.replay.kv_blocks,
+                     "The KV cache per replica in blocks, as the engine's start-up log states "
+                     "it. Default: modelled from the GPU's memory")
+        ->type_name("N");
+    app_->add_option("--block-size", flags_.replay.block_size,
+                     "Tokens per KV block (vLLM --block-size). Default: what the run's files "
+                     "state, else 16")
+        ->type_name("N");
+    app_->add_option("--max-inflight", flags_.replay.max_inflight,
+                     "The client's cap on requests in flight at every open-loop level. Default: "
+                     "what the run states (inference-perf config.yaml, sglang max_concurrency)")
+        ->type_name("N");
     add_platform_flags(*app_, flags_.platform);
     end_flag_group(*app_);
     add_output_options(*app_, flags_.output);
@@ -511,9 +534,9 @@ class ValidateCommand final : public Command {
     report::ValidateContext context;
     context.deployment = report::deployment_name(*platform);
     context.load_notes = {
-        "each level's load rebuilt from what its file states: inference-perf, constant-rate "
-        "arrivals at the requested rate over the send duration, every request at the level's "
-        "mean prompt and output lengths (no length spread: it is not in the file); "
+        "each level's load rebuilt from what its file states: inference-perf, the stage's "
+        "request count at constant-rate arrivals at the requested rate, every request at the "
+        "level's mean prompt and output lengths (no length spread: it is not in the file); "
         "sglang.bench_serving, Poisson arrivals at the rate (all at once for rate inf), the "
         "completed count, random-dataset lengths uniform from max(1, len x range ratio) to len "
         "(other datasets: the means from the token totals); AccelMark, one at a time "
@@ -528,13 +551,19 @@ class ValidateCommand final : public Command {
     for (const std::string& path : flags_.runs) {
       // The scheduler: vLLM's defaults, then what the run's files state, then the flags'.
       engine::SchedulerOptions scheduler;
-      const std::vector<std::string> settings = choose_scheduler(flags_, path, scheduler);
+      std::vector<std::string> settings = choose_scheduler(flags_, path, scheduler);
+      // The KV cache, sized from the scheduler's settings as mix sizes it.
+      const report::ValidateContext::KvCache kv =
+          choose_validate_kv(*platform, flags_.replay, path, scheduler, settings);
       if (context.settings.empty()) {
         context.settings = settings;
+        context.kv = kv;
         setup.scheduler = scheduler;
       } else if (scheduler.max_seqs != setup.scheduler.max_seqs ||
                  scheduler.max_batched_tokens != setup.scheduler.max_batched_tokens ||
-                 scheduler.chunked_prefill != setup.scheduler.chunked_prefill) {
+                 scheduler.chunked_prefill != setup.scheduler.chunked_prefill ||
+                 scheduler.kv_blocks != setup.scheduler.kv_blocks ||
+                 scheduler.block_tokens != setup.scheduler.block_tokens) {
         throw InputError(path + ": its scheduler settings (" +
                          fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
                          flags_.runs.front() +
@@ -545,7 +574,10 @@ class ValidateCommand final : public Command {
                   std::count(flags_.fit_levels.begin(), flags_.fit_levels.end(), ','));
       std::vector<ValidateRun> more =
           read_validate_runs(path, flags_.accelmark_suite, fit_count, context.load_notes);
-      for (ValidateRun& run : more) runs.push_back(std::move(run));
+      for (ValidateRun& run : more) {
+        apply_client_cap(path, flags_.replay, run.loads, context.load_notes);
+        runs.push_back(std::move(run));
+      }
     }
     if (!flags_.scheduler.empty()) {
       setup.scheduler.policy = parse_choice<engine::SchedulerPolicy>(
@@ -565,6 +597,7 @@ class ValidateCommand final : public Command {
       }
       std::vector<engine::ReplayLevel> levels;
       for (const io::MeasuredLoad& load : loads) levels.push_back(level_of(load, run));
+      check_levels_fit_kv(levels, setup.scheduler, run);
       const std::vector<std::size_t> fit = parse_fit_levels(flags_.fit_levels, levels.size(), run);
       results.push_back(engine::validate_through_replay(prior, setup, levels, fit, run));
     }
@@ -584,11 +617,15 @@ class ValidateCommand final : public Command {
           "kspeed validate --prior checks the prior of one model on several GPUs: name it with "
           "--model NAME (kspeed models lists them)");
     }
+    const ValidateReplayFlags& replay = flags_.replay;
     if (flags_.fit_levels != "1,2" || !flags_.max_seqs.empty() || !flags_.scheduler.empty() ||
-        !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty()) {
+        !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty() ||
+        !replay.gpu_memory_utilization.empty() || !replay.kv_blocks.empty() ||
+        !replay.block_size.empty() || !replay.max_inflight.empty()) {
       throw InputError(
           "--prior fits nothing and replays no load: --fit-levels, --max-seqs, "
-          "--max-batched-tokens, --chunked-prefill and --scheduler do not apply; leave them out");
+          "--max-batched-tokens, --chunked-prefill, --scheduler, --gpu-memory-utilization, "
+          "--kv-blocks, --block-size and --max-inflight do not apply; leave them out");
     }
     std::optional<double> concurrency;
     if (!flags_.concurrency.empty()) {

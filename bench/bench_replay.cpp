@@ -101,8 +101,8 @@ class EveryStepFormed final : public StepPolicy {
 // rates and both capacity searches. The two sides run on two threads: wall time is the figure
 // (UseRealTime), with the CPU of the whole process (both threads) beside it. Argument 0: every
 // step formed (the replay before decode runs); 1: as kspeed runs it.
-void BM_ReplayServingCapacityMillion(benchmark::State& state) {
-  const std::vector<ReplayRequest> log = synthetic_log(1000000, 8.0);
+void replay_serving_capacity(benchmark::State& state, std::size_t requests) {
+  const std::vector<ReplayRequest> log = synthetic_log(requests, 8.0);
   ServingSetup setup;
   if (state.range(0) == 0) {
     register_step_policy("every_step_formed",
@@ -123,7 +123,22 @@ void BM_ReplayServingCapacityMillion(benchmark::State& state) {
   state.counters["capacity_replays"] = replays;
   state.counters["replica_replays"] = replica_replays;
 }
+void BM_ReplayServingCapacityMillion(benchmark::State& state) {
+  replay_serving_capacity(state, 1000000);
+}
 BENCHMARK(BM_ReplayServingCapacityMillion)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Iterations(1);
+
+// The same over the log's first 10^5 requests: the case to profile (perf, callgrind).
+void BM_ReplayServingCapacity100k(benchmark::State& state) {
+  replay_serving_capacity(state, 100000);
+}
+BENCHMARK(BM_ReplayServingCapacity100k)
     ->Arg(0)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)

@@ -2,7 +2,8 @@
 // through the batching replay on the chosen load levels of each measured run, and every other
 // level predicted (engine/serving/replay_validation.hpp). Reads inference-perf stage folders
 // (stage_N_lifecycle_metrics.json), sglang.bench_serving --output-file JSONL (a level a line; the
-// lines that state the same dataset and lengths are one run) and AccelMark result folders
+// lines that state the same dataset and lengths are one run), folders of vllm bench serve
+// --save-result JSONs (a level a file, runs likewise) and AccelMark result folders
 // (interactive: one at a time; online: Poisson at each target QPS); each level's load is rebuilt
 // from what its file states: rate, arrivals, request count and lengths. With --prior nothing is
 // fitted: the prior from presets alone is set against each run's measured one-at-a-time latencies,
@@ -355,9 +356,35 @@ void add_accelmark_lengths(std::vector<io::MeasuredLoad>& loads, const std::stri
                   "throughput): no throughput or saturation is compared");
 }
 
+// The runs of a file or folder that holds several, less those with too few levels to fit on
+// `fit_count` and predict one (each named in `notes`).
+std::vector<ValidateRun> validate_runs_with_levels(const std::string& path,
+                                                   std::vector<io::MeasuredRun> measured,
+                                                   std::size_t fit_count,
+                                                   std::vector<std::string>& notes) {
+  std::vector<ValidateRun> runs;
+  for (io::MeasuredRun& run : measured) {
+    if (run.loads.size() <= fit_count) {
+      notes.push_back(path + ": run '" + run.name + "' has " + std::to_string(run.loads.size()) +
+                      " level(s): too few to fit on " + std::to_string(fit_count) +
+                      " and predict one; not validated");
+      continue;
+    }
+    runs.push_back({path + " (" + run.name + ")", std::move(run.loads)});
+  }
+  if (runs.empty()) {
+    throw InputError(path +
+                     ": no run in it has more load levels than --fit-levels names "
+                     "(a run: the levels that state the same lengths and arrivals): fit on one "
+                     "level (--fit-levels 1) or add a run at more loads");
+  }
+  return runs;
+}
+
 // What a RUN argument holds: an inference-perf folder, an AccelMark result folder
-// (interactive/ and online/ result.json), or sglang.bench_serving JSONL (one run per setting the
-// lines share; a run with too few levels to fit and predict is named in `notes`).
+// (interactive/ and online/ result.json), a folder of vllm bench serve result JSONs, or
+// sglang.bench_serving JSONL (one run per setting the levels share; a run with too few levels to
+// fit and predict is named in `notes`).
 std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::string& suite_flag,
                                             std::size_t fit_count,
                                             std::vector<std::string>& notes) {
@@ -372,6 +399,15 @@ std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::
       std::vector<io::MeasuredLoad> more = io::read_accelmark_result(result.string());
       loads.insert(loads.end(), more.begin(), more.end());
     }
+    if (loads.empty() && io::folder_has_vllm_bench_results(path)) {
+      notes.push_back(path +
+                      ": vllm bench serve results, a file a level: every request sent at once "
+                      "with at most max_concurrency in flight (request_rate inf) or Poisson at "
+                      "request_rate, every request at the level's mean prompt and output "
+                      "lengths (the files state no spread; vLLM's random dataset draws none at "
+                      "its default range ratio 0)");
+      return validate_runs_with_levels(path, io::read_vllm_bench_folder(path), fit_count, notes);
+    }
     if (loads.empty()) return {{path, io::read_inference_perf_stages(path)}};
     add_accelmark_lengths(loads, path, suite_flag, notes);
     return {{path, loads}};
@@ -381,26 +417,12 @@ std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::
     throw InputError(path +
                      ": kspeed validate reads inference-perf output folders "
                      "(stage_N_lifecycle_metrics.json), AccelMark result folders (interactive/, "
-                     "online/ result.json) and sglang.bench_serving --output-file JSONL; other "
+                     "online/ result.json), folders of vllm bench serve --save-result JSONs (a "
+                     "file a level) and sglang.bench_serving --output-file JSONL; other "
                      "formats (per-request logs) are not read by validate yet");
   }
-  std::vector<ValidateRun> runs;
-  for (io::MeasuredRun& run : io::parse_sglang_bench_serving(text, path)) {
-    if (run.loads.size() <= fit_count) {
-      notes.push_back(path + ": run '" + run.name + "' has " + std::to_string(run.loads.size()) +
-                      " level(s): too few to fit on " + std::to_string(fit_count) +
-                      " and predict one; not validated");
-      continue;
-    }
-    runs.push_back({path + " (" + run.name + ")", std::move(run.loads)});
-  }
-  if (runs.empty()) {
-    throw InputError(path +
-                     ": no run in the file has more load levels than --fit-levels names "
-                     "(a run: the lines that state the same dataset and lengths): fit on one "
-                     "level (--fit-levels 1) or add a run at more request rates");
-  }
-  return runs;
+  return validate_runs_with_levels(path, io::parse_sglang_bench_serving(text, path), fit_count,
+                                   notes);
 }
 
 // A --prior run: "GPU=FILE" names the GPU preset it was measured on; a bare FILE is on --gpu.
@@ -449,6 +471,7 @@ class ValidateCommand final : public Command {
     app_->add_option("runs", flags_.runs,
                      "Measured runs of one deployment at several loads: inference-perf output "
                      "folders (stage_N_lifecycle_metrics.json), AccelMark result folders, "
+                     "folders of vllm bench serve --save-result JSONs (a file a level), "
                      "sglang.bench_serving --output-file JSONL")
         ->type_name("RUN...")
         ->required();

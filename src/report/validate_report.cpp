@@ -55,10 +55,17 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
     for (const std::string& label : result.fit_levels) {
       fit_levels += (fit_levels.empty() ? "" : " and ") + label;
     }
-    view.answer("Fitted through the replay on " + fit_levels + "; the " +
-                std::to_string(result.levels.size()) +
-                " other levels are predicted, never fitted (" + std::to_string(result.replays) +
-                " replays).");
+    const std::string fitted_on = "Fitted through the replay on " + fit_levels + "; the " +
+                                  std::to_string(result.levels.size()) +
+                                  " other levels are predicted, never fitted (" +
+                                  std::to_string(result.replays) + " replays).";
+    // A view has one answer, drawn under its first title: a later run's sentence stays under
+    // its own title.
+    if (&result == &results.front()) {
+      view.answer(fitted_on);
+    } else {
+      view.caption(fitted_on, "", false);
+    }
     for (const engine::LevelValidation& level : result.levels) {
       view.subheading(level.label + (level.saturated ? " (saturated)" : ""));
       Table table{{"metric", "measured", "predicted", "error"},

@@ -266,6 +266,8 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   // What this test guards: terms a calibration does not move but the deployment pays.
   REQUIRE(a.ep_ms_per_token > 0);
   REQUIRE(a.ms_per_linear_state_sequence > 0);
+  REQUIRE(a.experts.experts == 512);  // Qwen3-Next's routed experts, 10 a token
+  REQUIRE(a.experts.all_experts_ms > 0);
   file.typical_prompt_tokens = 1024;
   file.typical_response_tokens = 128;
   const std::string text = io::deployment_to_json_text(file);
@@ -276,6 +278,18 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   CHECK(b.ep_ms_per_token == a.ep_ms_per_token);
   CHECK(b.ms_per_linear_state_sequence == a.ms_per_linear_state_sequence);
   CHECK(b.tp_fixed_ms == a.tp_fixed_ms);
+  // The routed experts: without them a MoE step read back is priced at its dense weights only.
+  CHECK(b.experts.experts == a.experts.experts);
+  CHECK(b.experts.top_k == a.experts.top_k);
+  CHECK(b.experts.expert_parallel == 4);
+  CHECK(b.experts.all_experts_ms == a.experts.all_experts_ms);
+  const BatchComposition one_token = [] {
+    BatchComposition batch;
+    batch.decode_sequences = 1;
+    return batch;
+  }();
+  CHECK(step_time(b, one_token).total_ms() == Approx(step_time(a, one_token).total_ms()));
+  CHECK(step_time(b, one_token).total_ms() > a.weights_ms + a.fixed_ms + a.tp_fixed_ms);
   // A file written before these terms were saved still reads (they are 0 there).
   nlohmann::json older = nlohmann::json::parse(text);
   for (const char* key : {"ep_ms_per_token", "ep_fixed_ms", "ms_per_linear_state_sequence"}) {

@@ -140,6 +140,7 @@ struct Case {
   ArrivalOptions arrivals;
   AttentionSpeedup speedup;
   double rate = 2.0;
+  bool preempts = false;  // the case must preempt (KV tight enough): checked
 };
 
 Case named(std::string name) {
@@ -159,8 +160,9 @@ std::vector<Case> cases() {
   loaded.rate = 9;
   out.push_back(loaded);
   Case tight = named("finite KV: preemptions");
-  tight.scheduler.kv_blocks = 900;
-  tight.rate = 6;
+  tight.scheduler.kv_blocks = 600;
+  tight.rate = 9;
+  tight.preempts = true;
   out.push_back(tight);
   Case replicas = named("3 replicas, least outstanding");
   replicas.arrivals.replicas = 3;
@@ -191,6 +193,24 @@ std::vector<Case> cases() {
   no_chunks.scheduler.max_batched_tokens = 7000;
   no_chunks.scheduler.request_overhead_ms = 3;
   out.push_back(no_chunks);
+  // The decoding pool's fallback (batch_replay.cpp, DecodingPool): a round that needs more KV
+  // blocks than are free is formed request by request (it preempts), with KV blocks of one token
+  // (a new block every step for every sequence) and of 5 tokens under prefill-first.
+  Case one_token_blocks = named("finite KV in blocks of one token: preemptions");
+  one_token_blocks.scheduler.block_tokens = 1;
+  one_token_blocks.scheduler.kv_blocks = 8000;
+  one_token_blocks.rate = 8;
+  one_token_blocks.preempts = true;
+  out.push_back(one_token_blocks);
+  Case odd_blocks =
+      named("prefill first, KV in blocks of 5 tokens: preemptions, a kernel 2x faster");
+  odd_blocks.policy = "prefill_first";
+  odd_blocks.scheduler.block_tokens = 5;
+  odd_blocks.scheduler.kv_blocks = 1400;
+  odd_blocks.speedup = {2, 2};
+  odd_blocks.rate = 7;
+  odd_blocks.preempts = true;
+  out.push_back(odd_blocks);
   return out;
 }
 
@@ -211,10 +231,22 @@ TEST_CASE("decode steps advanced in runs replay bit-identically to forming every
     step_by_step.policy_name = c.policy + "_step_by_step_test";
     pair.runs->formed = 0;
     pair.step_by_step->formed = 0;
-    const BatchReplay fast = replay_batches(log, step, c.speedup, runs, c.arrivals, {}, true, true);
+    // The order requests complete in (what a streaming caller sees) is compared too.
+    std::vector<std::size_t> fast_order;
+    std::vector<std::size_t> reference_order;
+    const CompletionCallback fast_seen = [&](std::size_t i, const RequestTiming&) {
+      fast_order.push_back(i);
+    };
+    const CompletionCallback reference_seen = [&](std::size_t i, const RequestTiming&) {
+      reference_order.push_back(i);
+    };
+    const BatchReplay fast =
+        replay_batches(log, step, c.speedup, runs, c.arrivals, fast_seen, true, true);
     const BatchReplay reference =
-        replay_batches(log, step, c.speedup, step_by_step, c.arrivals, {}, true, true);
+        replay_batches(log, step, c.speedup, step_by_step, c.arrivals, reference_seen, true, true);
     require_identical(fast, reference);
+    CHECK(fast_order == reference_order);
+    CHECK(fast_order.size() == log.size() - static_cast<std::size_t>(fast.totals.unschedulable));
     // The reference formed every step it ran; the runs formed fewer (the path under test ran):
     // far fewer on one replica, while with several each replica's steps interleave with the
     // others' events and a run stops at the first of them.
@@ -225,6 +257,7 @@ TEST_CASE("decode steps advanced in runs replay bit-identically to forming every
       CHECK(pair.runs->formed < reference.totals.steps);
     }
     CHECK(reference.totals.output_tokens > 100000);
+    if (c.preempts) CHECK(reference.totals.preemptions > 0);
   }
 }
 

@@ -28,6 +28,10 @@ constexpr std::size_t kItlBins = 4200;  // 1e-3 · 1.005^4200 ≈ 1.3e6 ms
 
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
+// With finite KV the decoding pool keeps a counter per token of a block (DecodingPool): beyond
+// this block size the sequences are visited one by one instead.
+constexpr std::int64_t kMostPooledBlockTokens = 1 << 16;
+
 // A request inside one replica (running or waiting).
 struct Sequence {
   double arrival_s = 0;
@@ -45,7 +49,8 @@ struct Sequence {
   std::uint16_t replica = 0;
   std::uint16_t preemptions = 0;
   bool scheduled_once = false;
-  float kernel_speedup = 1;  // its own (ReplayRequest's), read with a per-request speedup
+  float kernel_speedup = 1;   // its own (ReplayRequest's), read with a per-request speedup
+  std::int64_t admitted = 0;  // when admitted to run, counted per replica: `running`'s order
 
   // Tokens that must be in the KV cache before the next token is sampled: the prompt and every
   // token produced so far (after a preemption all of them are recomputed).
@@ -53,8 +58,49 @@ struct Sequence {
   bool decoding() const { return generated >= 1 && target() - computed == 1; }
 };
 
+// A replica's decoding sequences kept implicit (issue 29): a step gives every one of them one
+// token, so none is visited per step. A round is a step that carried them all; a member that
+// joined at round r0 with c0 tokens computed has c0 + (R - r0) computed (and as many more
+// generated) when round R is formed, so the batch's decode sequences and KV sum are running
+// totals (whole numbers: the same double in any order), its first-needed KV blocks a count per
+// residue of c0 - r0 modulo the block size, and the next to finish the top of a heap by last
+// round. Members are the oldest of the replica's running requests (admitted before every
+// request in `running`), which is what makes the O(1) step exact: the policy visits running
+// requests in admission order, so the members come first, each takes one token, and the
+// requests after them see the same budget and free blocks as if each member had been visited.
+struct DecodingMember {
+  Sequence sequence;  // as it joined (its computed, generated and last token then)
+  std::int64_t joined_round = 0;
+};
+
+struct DecodingFinish {
+  std::int64_t round = 0;     // the round whose end gives its last token
+  std::int64_t admitted = 0;  // ties: admission order (the order the explicit loop finishes them)
+  std::uint32_t slot = 0;
+  bool operator>(const DecodingFinish& other) const {
+    return round != other.round ? round > other.round : admitted > other.admitted;
+  }
+};
+
+struct DecodingPool {
+  std::vector<DecodingMember> members;  // slots; a finished member's slot is reused
+  std::vector<std::uint32_t> free_slots;
+  std::vector<DecodingFinish> finishes;  // min-heap (std::greater): the next to finish on top
+  std::vector<std::uint32_t> fresh;      // joined since the last round, in admission order
+  /// Finite KV only: members by (c0 - r0) mod block_tokens; those with -R's residue need a new
+  /// block in round R (their computed tokens fill their last block exactly).
+  std::vector<std::int64_t> by_residue;
+  std::int64_t round = 0;    // rounds run: the next (or running) round's index
+  std::int64_t size = 0;     // members
+  std::int64_t kv_base = 0;  // Σ (c0 - r0 + 1): round R's decodes read kv_base + size·R tokens
+  double last_round_end_s = 0;
+  bool scheduled = false;  // the step being formed or run carries every member
+};
+
 struct Replica {
-  std::vector<Sequence> running;  // admission order
+  std::vector<Sequence> running;  // admission order; with a pool, only requests after its members
+  DecodingPool pool;              // decoding sequences kept implicit (when the replay may)
+  std::int64_t admissions = 0;    // requests admitted so far (Sequence::admitted)
   std::deque<Sequence> waiting;   // preempted at the front, then arrival order
   double free_blocks = kUnlimited;
   double clock_s = 0;    // in a step: when it ends; else when the next step can start
@@ -62,7 +108,10 @@ struct Replica {
   std::int64_t outstanding = 0;
   bool queued = false;  // its next event (a step's end or start) is in the event queue
 
-  bool has_work() const { return !running.empty() || !waiting.empty(); }
+  bool has_work() const { return !running.empty() || pool.size > 0 || !waiting.empty(); }
+  std::int64_t running_count() const {
+    return static_cast<std::int64_t>(running.size()) + pool.size;
+  }
 };
 
 // Each replica's own prefix cache, when the replay has block ids and 2+ replicas (else null: the
@@ -102,6 +151,8 @@ class Simulator final : private StepForming {
         timer_wants_requests_(timer.wants_requests()),
         policy_(step_policy_for(scheduler)),
         decode_steps_repeat_(policy_.repeats_decode_steps() && !timer_wants_requests_),
+        pool_enabled_(decode_steps_repeat_ &&
+                      (!scheduler.kv_blocks || scheduler.block_tokens <= kMostPooledBlockTokens)),
         scheduler_(scheduler),
         arrivals_(arrivals),
         on_complete_(on_complete),
@@ -112,6 +163,9 @@ class Simulator final : private StepForming {
     out_.totals.per_replica_caches = caches_ != nullptr;
     for (Replica& replica : replicas_) {
       if (scheduler_.kv_blocks) replica.free_blocks = static_cast<double>(*scheduler_.kv_blocks);
+      if (pool_enabled_ && scheduler_.kv_blocks) {
+        replica.pool.by_residue.assign(static_cast<std::size_t>(scheduler_.block_tokens), 0);
+      }
     }
     if (keep_timing_) out_.timing.resize(requests.size());
     if (keep_sent_times_) {
@@ -318,6 +372,7 @@ class Simulator final : private StepForming {
   // StepForming, over the replica whose step is being formed (current_).
   bool schedule_running(Part part) override {
     Replica& replica = *current_;
+    if (part != Part::prefills && replica.pool.size > 0) schedule_pool(replica);
     bool preempted = false;
     for (std::size_t i = 0; i < replica.running.size() && budget_ > 0; ++i) {
       const Sequence& probe = replica.running[i];
@@ -349,9 +404,8 @@ class Simulator final : private StepForming {
   void schedule_waiting(std::int64_t admit_at_most) override {
     Replica& replica = *current_;
     const double now_s = replica.clock_s;
-    for (std::int64_t admitted = 0;
-         admitted < admit_at_most && !replica.waiting.empty() && budget_ > 0 &&
-         static_cast<std::int64_t>(replica.running.size()) < scheduler_.max_seqs;
+    for (std::int64_t admitted = 0; admitted < admit_at_most && !replica.waiting.empty() &&
+                                    budget_ > 0 && replica.running_count() < scheduler_.max_seqs;
          ++admitted) {
       Sequence& sequence = replica.waiting.front();
       const std::int64_t remaining = sequence.target() - sequence.computed;
@@ -368,13 +422,175 @@ class Simulator final : private StepForming {
         sequence.scheduled_once = true;
         sequence.queue_ms = to_float_ms(now_s - sequence.arrival_s);
       }
+      sequence.admitted = replica.admissions++;
       replica.running.push_back(sequence);
       replica.waiting.pop_front();
     }
   }
 
   double step_tokens() const override { return batch_.tokens(); }
-  std::size_t running_requests() const override { return current_->running.size(); }
+  std::size_t running_requests() const override {
+    return static_cast<std::size_t>(current_->running_count());
+  }
+
+  // The decoding pool (DecodingPool). Its members, one decode token each, ahead of the running
+  // requests (they are older): in O(1) when all of them fit the step's budget and the blocks
+  // they need are free, so that visiting them one by one would neither stop at the budget nor
+  // preempt. Otherwise (and for a second visit in one step) they are made explicit again and
+  // the loop visits each.
+  void schedule_pool(Replica& replica) {
+    DecodingPool& pool = replica.pool;
+    const std::int64_t blocks = pool_new_blocks(pool, pool.round);
+    if (pool.scheduled || pool.size > budget_ ||
+        static_cast<double>(blocks) > replica.free_blocks) {
+      materialize_pool(replica);
+      return;
+    }
+    take_pool_round(replica, blocks);
+  }
+
+  // The pool's round `pool.round` joins the forming step: every member's token, the `blocks`
+  // that round needs.
+  void take_pool_round(Replica& replica, std::int64_t blocks) {
+    DecodingPool& pool = replica.pool;
+    pool.scheduled = true;
+    budget_ -= pool.size;
+    replica.free_blocks -= static_cast<double>(blocks);
+    batch_.decode_sequences += pool.size;
+    // Each member reads its computed tokens and itself: Σ (c0 + R - r0 + 1).
+    batch_.decode_kv_tokens += static_cast<double>(pool.kv_base + pool.size * pool.round);
+  }
+
+  // New KV blocks round `round` takes: members whose computed tokens then fill their last block.
+  std::int64_t pool_new_blocks(const DecodingPool& pool, std::int64_t round) const {
+    if (pool.by_residue.empty()) return 0;  // unlimited KV: not counted
+    const std::int64_t block = scheduler_.block_tokens;
+    return pool.by_residue[static_cast<std::size_t>((block - round % block) % block)];
+  }
+
+  std::size_t pool_residue(std::int64_t computed_minus_round) const {
+    const std::int64_t block = scheduler_.block_tokens;
+    return static_cast<std::size_t>(((computed_minus_round % block) + block) % block);
+  }
+
+  // A member as the pool's rounds so far left it (a decode's blocks hold exactly its tokens).
+  Sequence pool_member_now(const DecodingPool& pool, std::uint32_t slot) const {
+    const DecodingMember& member = pool.members[slot];
+    Sequence sequence = member.sequence;
+    const auto rounds = static_cast<std::int32_t>(pool.round - member.joined_round);
+    sequence.computed += rounds;
+    sequence.generated += rounds;
+    if (rounds > 0) sequence.last_token_s = pool.last_round_end_s;
+    sequence.blocks =
+        static_cast<std::int32_t>(blocks_for(sequence.computed, scheduler_.block_tokens));
+    return sequence;
+  }
+
+  // The leading decoding sequences of `running` (older than the rest) join the pool, each as it
+  // stands after a step's end: no token scheduled, its blocks exactly its tokens'.
+  void join_pool(Replica& replica) {
+    std::size_t joining = 0;
+    for (; joining < replica.running.size(); ++joining) {
+      const Sequence& sequence = replica.running[joining];
+      if (!sequence.decoding() || sequence.chunk != 0 ||
+          sequence.blocks != blocks_for(sequence.computed, scheduler_.block_tokens)) {
+        break;
+      }
+    }
+    if (joining == 0) return;
+    DecodingPool& pool = replica.pool;
+    for (std::size_t i = 0; i < joining; ++i) {
+      const Sequence& sequence = replica.running[i];
+      std::uint32_t slot = 0;
+      if (pool.free_slots.empty()) {
+        slot = static_cast<std::uint32_t>(pool.members.size());
+        pool.members.emplace_back();
+      } else {
+        slot = pool.free_slots.back();
+        pool.free_slots.pop_back();
+      }
+      pool.members[slot] = {sequence, pool.round};
+      const std::int64_t base = sequence.computed - pool.round;
+      pool.kv_base += base + 1;
+      if (!pool.by_residue.empty()) ++pool.by_residue[pool_residue(base)];
+      // Its last token comes at the end of round r0 + (response - generated - 1).
+      pool.finishes.push_back(
+          {pool.round + sequence.response - sequence.generated - 1, sequence.admitted, slot});
+      std::push_heap(pool.finishes.begin(), pool.finishes.end(), std::greater<>{});
+      pool.fresh.push_back(slot);
+      ++pool.size;
+    }
+    replica.running.erase(replica.running.begin(),
+                          replica.running.begin() + static_cast<std::ptrdiff_t>(joining));
+  }
+
+  void leave_pool(DecodingPool& pool, std::uint32_t slot) {
+    const DecodingMember& member = pool.members[slot];
+    const std::int64_t base = member.sequence.computed - member.joined_round;
+    pool.kv_base -= base + 1;
+    if (!pool.by_residue.empty()) --pool.by_residue[pool_residue(base)];
+    pool.free_slots.push_back(slot);
+    --pool.size;
+  }
+
+  // The members back in `running`, in admission order ahead of the rest, each as the pool's
+  // rounds left it; when the forming step already carries them, with that token scheduled.
+  void materialize_pool(Replica& replica) {
+    DecodingPool& pool = replica.pool;
+    std::vector<Sequence> members;
+    members.reserve(static_cast<std::size_t>(pool.size));
+    for (const DecodingFinish& finish : pool.finishes) {
+      Sequence sequence = pool_member_now(pool, finish.slot);
+      if (pool.scheduled) {
+        sequence.chunk = 1;
+        sequence.blocks =
+            static_cast<std::int32_t>(blocks_for(sequence.computed + 1, scheduler_.block_tokens));
+      }
+      members.push_back(sequence);
+    }
+    std::sort(members.begin(), members.end(),
+              [](const Sequence& a, const Sequence& b) { return a.admitted < b.admitted; });
+    replica.running.insert(replica.running.begin(), members.begin(), members.end());
+    pool.members.clear();
+    pool.free_slots.clear();
+    pool.finishes.clear();
+    pool.fresh.clear();
+    std::fill(pool.by_residue.begin(), pool.by_residue.end(), 0);
+    pool.size = 0;
+    pool.kv_base = 0;
+    pool.scheduled = false;
+  }
+
+  // The end of the pool's round in the step ending at `end_s`, as emit_tokens would run it for
+  // each member in admission order: the older members' inter-token latencies (one value: they
+  // all had a token at the previous round's end), then the newly joined ones' from their own
+  // last token; then the members whose last token this was finish, in admission order. Returns
+  // the members the round carried.
+  std::int64_t end_pool_round(Replica& replica, double end_s) {
+    DecodingPool& pool = replica.pool;
+    const std::int64_t carried = pool.size;
+    if (keep_itl_) {
+      const std::int64_t older = carried - static_cast<std::int64_t>(pool.fresh.size());
+      if (older > 0) add_equal_itls((end_s - pool.last_round_end_s) * 1000.0, older);
+      for (const std::uint32_t slot : pool.fresh) {
+        add_itl((end_s - pool.members[slot].sequence.last_token_s) * 1000.0);
+      }
+    }
+    pool.fresh.clear();
+    out_.totals.output_tokens += carried;
+    const std::int64_t ended = pool.round++;
+    pool.last_round_end_s = end_s;
+    pool.scheduled = false;
+    while (!pool.finishes.empty() && pool.finishes.front().round == ended) {
+      std::pop_heap(pool.finishes.begin(), pool.finishes.end(), std::greater<>{});
+      const std::uint32_t slot = pool.finishes.back().slot;
+      pool.finishes.pop_back();
+      Sequence sequence = pool_member_now(pool, slot);
+      finish(replica, sequence, end_s);
+      leave_pool(pool, slot);
+    }
+    return carried;
+  }
 
   // A request that can never be scheduled (a prompt over the budget without chunking, or over
   // the KV capacity): it leaves without a token rather than stalling the replica forever. The
@@ -468,91 +684,51 @@ class Simulator final : private StepForming {
 
   // Steps of decodes only, advanced without forming each (the step just started is one).
   //
-  // While every running request decodes in the step, nothing was admitted or preempted, no other
-  // event comes first and no request finishes, the next step is the same batch with every
-  // sequence's context one token longer: the policy forms it the same way (its choices depend on
-  // the budget, max_seqs, the free blocks, which only fall, and which requests decode;
-  // StepPolicy::repeats_decode_steps), so its composition is known in O(1): B sequences reading
-  // the KV sum plus B tokens. This runs those steps' ends and starts in the order the event loop
-  // would, with the same arithmetic (the same StepTimer calls on the same compositions, the clock
-  // and totals summed step by step, each inter-token latency added one by one), and touches the
-  // sequences once at the end: the replay's output is bit-identical to forming every step.
+  // While every running request is a pool member carried by the step, nothing was admitted or
+  // preempted, no other event comes first and no request finishes, the next step is the same
+  // batch with every sequence's context one token longer: the policy forms it the same way (its
+  // choices depend on the budget, max_seqs, the free blocks, which only fall, and which requests
+  // decode; StepPolicy::repeats_decode_steps), so it is the pool's next round. This runs those
+  // steps' ends and starts in the order the event loop would, with the same arithmetic (the same
+  // StepTimer calls on the same compositions, the clock and totals summed step by step, each
+  // inter-token latency added one by one): the replay's output is bit-identical to forming every
+  // step. With finite KV it stops before a round whose new blocks are not all free (that step is
+  // formed: it preempts).
   void advance_decode_steps(Replica& replica) {
-    const std::int64_t batch = batch_.decode_sequences;
-    if (batch_.prefill_tokens != 0 || batch == 0 ||
-        static_cast<std::size_t>(batch) != replica.running.size() ||
+    DecodingPool& pool = replica.pool;
+    if (!pool.scheduled || !replica.running.empty() || batch_.prefill_tokens != 0 ||
         !next_step_starts_first(replica)) {
       return;
     }
-    // Step ends that finish no request: the step at index j (this one is 0) gives each sequence
-    // its (generated + j + 1)-th token.
-    std::int64_t fewest_left = std::numeric_limits<std::int64_t>::max();
-    for (const Sequence& sequence : replica.running) {
-      if (sequence.chunk != 1 || !sequence.decoding()) return;
-      fewest_left = std::min<std::int64_t>(fewest_left, sequence.response - sequence.generated);
-    }
-    std::int64_t most_ends = fewest_left - 1;
-    // With finite KV: d more tokens take each sequence at most ceil(d / block) new blocks; with
-    // that many free for every sequence no step can preempt (and a waiting request that did not
-    // fit still does not: the free blocks only fall).
-    if (!std::isinf(replica.free_blocks)) {
-      const auto per_sequence =
-          static_cast<std::int64_t>(replica.free_blocks) / std::max<std::int64_t>(1, batch);
-      most_ends = std::min(most_ends, per_sequence * scheduler_.block_tokens);
-    }
-    if (most_ends <= 0) return;
-    // The KV sum is a whole number below 2^53, so it is the same double however it is summed.
-    const auto kv_tokens = static_cast<std::int64_t>(batch_.decode_kv_tokens);
-    std::int64_t ends = 0;
-    double last_end_s = 0;
-    while (ends < most_ends && next_step_starts_first(replica)) {
-      // The end of step `ends` (as end_step and emit_tokens would run it)...
-      const double end_s = replica.clock_s;
-      if (keep_itl_) add_decode_itls(replica, ends == 0, end_s, last_end_s, batch);
-      out_.totals.max_running = std::max(out_.totals.max_running, batch);
-      scheduled_sum_ += batch;
-      last_end_s = end_s;
-      ++ends;
-      // ...and the start of the next: every sequence one token longer.
+    const std::int64_t carried = pool.size;
+    // Round ends that finish no request: those before the first member's last round.
+    const std::int64_t first_finish = pool.finishes.front().round;
+    while (pool.round < first_finish && next_step_starts_first(replica)) {
+      const std::int64_t blocks = pool_new_blocks(pool, pool.round + 1);
+      if (static_cast<double>(blocks) > replica.free_blocks) break;
+      // The end of this step (as end_step and emit_tokens would run it)...
+      (void)end_pool_round(replica, replica.clock_s);
+      out_.totals.max_running = std::max(out_.totals.max_running, carried);
+      scheduled_sum_ += carried;
+      // ...and the start of the next: every member one token longer.
       timer_.begin_step();
       batch_ = {};
-      batch_.decode_sequences = batch;
-      batch_.decode_kv_tokens = static_cast<double>(kv_tokens + ends * batch);
+      budget_ = scheduler_.max_batched_tokens;
+      take_pool_round(replica, blocks);
       run_formed_step(replica);
-    }
-    if (ends == 0) return;
-    // The sequences as those `ends` step ends and starts left them: `ends` more tokens each, the
-    // blocks the starts took, and the next step's token scheduled.
-    out_.totals.output_tokens += ends * batch;
-    for (Sequence& sequence : replica.running) {
-      sequence.computed += static_cast<std::int32_t>(ends);
-      sequence.generated += static_cast<std::int32_t>(ends);
-      sequence.last_token_s = last_end_s;
-      const std::int32_t need = extra_blocks(sequence, sequence.computed + 1);
-      sequence.blocks += need;
-      replica.free_blocks -= need;
     }
   }
 
-  // The inter-token latencies of one advanced step's end at `end_s`, in emit_tokens' order: the
-  // first step's sequences each from their own last token, later ones all from `previous_end_s`.
-  void add_decode_itls(const Replica& replica, bool first, double end_s, double previous_end_s,
-                       std::int64_t batch) {
-    if (first) {
-      for (const Sequence& sequence : replica.running) {
-        add_itl((end_s - sequence.last_token_s) * 1000.0);
-      }
-      return;
-    }
-    const double itl_ms = (end_s - previous_end_s) * 1000.0;
+  // Inter-token latencies of `count` sequences that had their last token at one time: one value.
+  void add_equal_itls(double itl_ms, std::int64_t count) {
     if (itl_ms != last_itl_ms_) {
       last_itl_ms_ = itl_ms;
       last_itl_bin_ = ItlHistogram::bin_of(itl_ms);
     }
     ItlHistogram& itl = out_.totals.itl;
-    itl.counts[last_itl_bin_] += batch;
-    itl.total += batch;
-    for (std::int64_t i = 0; i < batch; ++i) itl.sum_ms += itl_ms;  // one by one, as emitted
+    itl.counts[last_itl_bin_] += count;
+    itl.total += count;
+    for (std::int64_t i = 0; i < count; ++i) itl.sum_ms += itl_ms;  // one by one, as emitted
   }
 
   // The end of the step: tokens out, finished requests leave. Returns the step's sequences.
@@ -566,7 +742,8 @@ class Simulator final : private StepForming {
   // Applies the step that ends at `end_s`; returns how many sequences it carried.
   std::int64_t emit_tokens(Replica& replica, double end_s) {
     bool any_finished = false;
-    std::int64_t in_batch = 0;
+    // The pool's members first: they are the oldest.
+    std::int64_t in_batch = replica.pool.scheduled ? end_pool_round(replica, end_s) : 0;
     for (Sequence& sequence : replica.running) {
       if (sequence.chunk == 0) continue;
       ++in_batch;
@@ -589,6 +766,7 @@ class Simulator final : private StepForming {
     if (any_finished) {
       std::erase_if(replica.running, [](const Sequence& s) { return s.blocks < 0; });
     }
+    if (pool_enabled_) join_pool(replica);
     return in_batch;
   }
 
@@ -645,6 +823,9 @@ class Simulator final : private StepForming {
   // Steps of decodes only may be advanced together (advance_decode_steps): the policy repeats
   // them and the timer prices the batch's sums, not each request.
   bool decode_steps_repeat_;
+  // Decoding sequences are kept implicit (DecodingPool): the same condition, and with finite KV
+  // a block size small enough for a counter per residue.
+  bool pool_enabled_;
   std::int64_t scheduled_sum_ = 0;  // Σ over steps of the sequences each carried
   SchedulerOptions scheduler_;
   ArrivalOptions arrivals_;

@@ -128,6 +128,15 @@ std::string deployment_to_json_text(const DeploymentFile& file) {
     step["coefficients"][term.key] =
         origin_json(m.model.*(term.value), {engine::Provenance::modelled, term.source});
   }
+  // A MoE model's routed experts (StepExperts): without them a deployment file read back would
+  // price a MoE step at its dense weights only.
+  if (m.model.experts.experts > 0) {
+    const engine::StepExperts& e = m.model.experts;
+    step["routed_experts"] = {{"experts", e.experts},
+                              {"top_k", e.top_k},
+                              {"expert_parallel", e.expert_parallel},
+                              {"all_experts_ms", origin_json(e.all_experts_ms, m.origins.weights)}};
+  }
   step["efficiency"] = {{"bandwidth", m.efficiency.bandwidth},
                         {"gemm_compute", m.efficiency.gemm_compute},
                         {"attention_compute", m.efficiency.attention_compute}};
@@ -198,7 +207,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   const json& step = reader.required(document, "", "step_model");
   reader.expect_object(step, "step_model",
                        {"calibration", "calibration_source", "calibration_points", "coefficients",
-                        "efficiency", "speculation"});
+                        "routed_experts", "efficiency", "speculation"});
   engine::CalibratedStepModel& m = file.step;
   m.calibration = parse_provenance(reader, reader.required(step, "step_model", "calibration"),
                                    "step_model.calibration");
@@ -237,6 +246,25 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
     if (term.required || coefficients.contains(term.key)) {
       m.model.*(term.value) = read_coefficient(term.key, nullptr);
     }
+  }
+  if (step.contains("routed_experts")) {
+    const json& experts = step["routed_experts"];
+    const std::string path = "step_model.routed_experts";
+    reader.expect_object(experts, path, {"experts", "top_k", "expert_parallel", "all_experts_ms"});
+    const auto whole = [&](const char* key) {
+      const double value =
+          reader.positive_number(reader.required(experts, path, key), path + "." + key);
+      if (value != std::floor(value)) reader.fail(path + "." + key, "expected a whole number");
+      return static_cast<std::int64_t>(value);
+    };
+    engine::StepExperts& e = m.model.experts;
+    e.experts = whole("experts");
+    e.top_k = whole("top_k");
+    e.expert_parallel = whole("expert_parallel");
+    const json& all = reader.required(experts, path, "all_experts_ms");
+    reader.expect_object(all, path + ".all_experts_ms", {"value", "provenance", "source"});
+    e.all_experts_ms = non_negative(reader, reader.required(all, path + ".all_experts_ms", "value"),
+                                    path + ".all_experts_ms.value");
   }
   const json& efficiency = reader.required(step, "step_model", "efficiency");
   reader.expect_object(efficiency, "step_model.efficiency",

@@ -8,6 +8,8 @@
 //                       meta.json)
 //   sglang_bench.cpp    sgl-project/sglang `python -m sglang.bench_serving --output-file` JSONL
 //                       (one line per benchmark invocation: a load level)
+//   vllm_bench.cpp      vllm-project/vllm `vllm bench serve --save-result` result JSON, a folder
+//                       of them (one file per benchmark invocation: a load level)
 
 #include <cstdint>
 #include <optional>
@@ -87,6 +89,32 @@ std::vector<MeasuredRun> read_sglang_bench_serving(const std::string& path);
 /// True when `text` looks like sglang.bench_serving JSONL (its first line has "backend" and
 /// "request_rate").
 bool looks_like_sglang_bench_serving(std::string_view text);
+
+/// One `vllm bench serve --save-result` result JSON (vllm/benchmarks/serve.py; before that
+/// benchmarks/benchmark_serving.py and its forks) as a load level: request_rate ("inf": every
+/// request at once), burstiness (1: Poisson), max_concurrency (null: no cap), completed,
+/// duration, total_input_tokens, total_output_tokens, and {mean,median,p90,p99}_{ttft,tpot,itl,
+/// e2el}_ms; forks that write the same statistics without "_ms" write them in seconds
+/// (InferenceX's benchmark_serving_random.py). `run_key` names what the levels of one run share
+/// (model, mean lengths, the arrival kind). Throws InputError naming the file and field.
+struct VllmBenchLevel {
+  std::string run_key;
+  double sort_value = 0;  ///< max_concurrency (all at once) or request_rate (Poisson)
+  MeasuredLoad load;
+};
+VllmBenchLevel parse_vllm_bench_result(std::string_view text, const std::string& source);
+
+/// True when `text` looks like a vllm bench serve result (an object with "completed",
+/// "total_input_tokens" and a TTFT statistic).
+bool looks_like_vllm_bench_result(std::string_view text);
+
+/// Every *.json in `folder` that looks like a vllm bench serve result, grouped into runs by what
+/// they share (one file a level, lightest first); files that do not look like one are skipped.
+/// Throws InputError when none does.
+std::vector<MeasuredRun> read_vllm_bench_folder(const std::string& folder);
+
+/// True when `folder` holds at least one *.json that looks like a vllm bench serve result.
+bool folder_has_vllm_bench_results(const std::string& folder);
 
 /// inference-perf's lifecycle metrics of one stage (seconds in the file, ms here). `label` names
 /// the level. Throws InputError naming the file and field when a field it needs is missing.

@@ -35,19 +35,20 @@
 #include "kspeed/report/wording.hpp"
 #include "output_options.hpp"
 #include "platform_flags.hpp"
+#include "replay_levels.hpp"
 #include "validate_replay_setup.hpp"
 
 namespace kspeed::cli {
 
 namespace {
 
-struct ValidateFlags {
+// The replay's settings and the AccelMark suite are ReplayLevelFlags (shared with calibrate).
+struct ValidateFlags : ReplayLevelFlags {
   std::vector<std::string> runs;
   PlatformFlags platform;
   std::string fit_levels = "1,2";
-  std::string max_seqs, max_batched_tokens, chunked_prefill, scheduler;
   bool prior = false;
-  std::string accelmark_suite, concurrency;
+  std::string concurrency;
   ValidateReplayFlags replay;  ///< the KV cache and the client's in-flight cap
   OutputOptions output;
 };
@@ -80,7 +81,7 @@ std::string choose_setting(T& value, const std::string& flag_text, const char* f
 }
 
 // The replay's scheduler for `run` and the answer's settings lines.
-std::vector<std::string> choose_scheduler(const ValidateFlags& flags, const std::string& run,
+std::vector<std::string> choose_scheduler(const ReplayLevelFlags& flags, const std::string& run,
                                           engine::SchedulerOptions& scheduler) {
   const io::StatedEngineArguments stated = io::read_engine_arguments(run);
   const std::function<std::int64_t(const std::string&)> count_of_seqs =
@@ -110,6 +111,8 @@ std::vector<std::string> choose_scheduler(const ValidateFlags& flags, const std:
           chunked + ")"};
 }
 
+}  // namespace
+
 std::vector<std::size_t> parse_fit_levels(const std::string& text, std::size_t levels,
                                           const std::string& run) {
   std::vector<std::size_t> out;
@@ -136,11 +139,18 @@ std::vector<std::size_t> parse_fit_levels(const std::string& text, std::size_t l
                      "first, the per-sequence cost on the second)");
   }
   if (out.size() == 2 && out[1] < out[0]) std::swap(out[0], out[1]);
-  if (out.size() == levels) {
+  return out;
+}
+
+namespace {
+
+// Validation predicts the levels it did not fit: at least one must be left.
+void check_one_level_left(const std::vector<std::size_t>& fit, std::size_t levels,
+                          const std::string& text, const std::string& run) {
+  if (fit.size() == levels) {
     throw InputError("--fit-levels " + text + ": " + run + " has " + std::to_string(levels) +
                      " levels and all would be fitted, leaving none to validate: fit fewer");
   }
-  return out;
 }
 
 engine::LevelStat stat_of(const io::MeasuredStat& s) {
@@ -236,6 +246,7 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
 struct ValidateRun {
   std::string name;
   std::vector<io::MeasuredLoad> loads;
+  std::string format;  ///< the tool that wrote the run
 };
 
 bool validate_is_file(const std::filesystem::path& path) {
@@ -361,7 +372,8 @@ void add_accelmark_lengths(std::vector<io::MeasuredLoad>& loads, const std::stri
 std::vector<ValidateRun> validate_runs_with_levels(const std::string& path,
                                                    std::vector<io::MeasuredRun> measured,
                                                    std::size_t fit_count,
-                                                   std::vector<std::string>& notes) {
+                                                   std::vector<std::string>& notes,
+                                                   const std::string& format) {
   std::vector<ValidateRun> runs;
   for (io::MeasuredRun& run : measured) {
     if (run.loads.size() <= fit_count) {
@@ -370,7 +382,7 @@ std::vector<ValidateRun> validate_runs_with_levels(const std::string& path,
                       " and predict one; not validated");
       continue;
     }
-    runs.push_back({path + " (" + run.name + ")", std::move(run.loads)});
+    runs.push_back({path + " (" + run.name + ")", std::move(run.loads), format});
   }
   if (runs.empty()) {
     throw InputError(path +
@@ -406,11 +418,12 @@ std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::
                       "request_rate, every request at the level's mean prompt and output "
                       "lengths (the files state no spread; vLLM's random dataset draws none at "
                       "its default range ratio 0)");
-      return validate_runs_with_levels(path, io::read_vllm_bench_folder(path), fit_count, notes);
+      return validate_runs_with_levels(path, io::read_vllm_bench_folder(path), fit_count, notes,
+                                       "vllm bench serve");
     }
-    if (loads.empty()) return {{path, io::read_inference_perf_stages(path)}};
+    if (loads.empty()) return {{path, io::read_inference_perf_stages(path), "inference-perf"}};
     add_accelmark_lengths(loads, path, suite_flag, notes);
-    return {{path, loads}};
+    return {{path, loads, "accelmark"}};
   }
   const std::string text = io::read_text_file(path, "run");
   if (!io::looks_like_sglang_bench_serving(text)) {
@@ -422,7 +435,7 @@ std::vector<ValidateRun> read_validate_runs(const std::string& path, const std::
                      "formats (per-request logs) are not read by validate yet");
   }
   return validate_runs_with_levels(path, io::parse_sglang_bench_serving(text, path), fit_count,
-                                   notes);
+                                   notes, "sglang.bench_serving");
 }
 
 // A --prior run: "GPU=FILE" names the GPU preset it was measured on; a bare FILE is on --gpu.
@@ -553,76 +566,34 @@ class ValidateCommand final : public Command {
     }
     const std::optional<engine::Platform> platform = resolve_platform(flags_.platform, {});
     if (!platform) throw InputError("--model and --gpu did not resolve to a deployment");
-    engine::ServingSetup setup;
     report::ValidateContext context;
     context.deployment = report::deployment_name(*platform);
-    context.load_notes = {
-        "each level's load rebuilt from what its file states: inference-perf, the stage's "
-        "request count at constant-rate arrivals at the requested rate, every request at the "
-        "level's mean prompt and output lengths (no length spread: it is not in the file); "
-        "sglang.bench_serving, Poisson arrivals at the rate (all at once for rate inf), the "
-        "completed count, random-dataset lengths uniform from max(1, len x range ratio) to len "
-        "(other datasets: the means from the token totals); AccelMark, one at a time "
-        "(interactive, the suite's interactive_request_count) or Poisson at the target QPS "
-        "(online_request_count), prompts drawn from the suite's request file (input_tokens), "
-        "outputs as the note per run says; draws seeded 1",
+    const std::size_t fit_count = 1 + static_cast<std::size_t>(std::count(
+                                          flags_.fit_levels.begin(), flags_.fit_levels.end(), ','));
+    // validate's replays add the KV cache mix would size and the client's in-flight cap.
+    ReplayCapacityRequest capacity;
+    capacity.platform = &*platform;
+    capacity.flags = flags_.replay;
+    ReplayLevelsRead read = read_replay_levels(flags_.runs, flags_, fit_count, &capacity);
+    context.kv = capacity.kv;
+    context.settings = std::move(read.settings);
+    context.load_notes = std::move(read.load_notes);
+    context.load_notes.insert(
+        context.load_notes.begin() + 1,
         "sglang's ITL p50 is fitted as the replay's TPOT p50 and held out against the replay's "
-        "ITL p50 (the gaps between tokens over all tokens, as sglang reports it)"};
+        "ITL p50 (the gaps between tokens over all tokens, as sglang reports it)");
     const engine::CalibratedStepModel prior = engine::modelled_step_model_with_tp_comm(*platform);
     std::vector<engine::ValidationResult> results;
-    std::vector<ValidateRun> runs;
-    for (const std::string& path : flags_.runs) {
-      // The scheduler: vLLM's defaults, then what the run's files state, then the flags'.
-      engine::SchedulerOptions scheduler;
-      std::vector<std::string> settings = choose_scheduler(flags_, path, scheduler);
-      // The KV cache, sized from the scheduler's settings as mix sizes it.
-      const report::ValidateContext::KvCache kv =
-          choose_validate_kv(*platform, flags_.replay, path, scheduler, settings);
-      if (context.settings.empty()) {
-        context.settings = settings;
-        context.kv = kv;
-        setup.scheduler = scheduler;
-      } else if (scheduler.max_seqs != setup.scheduler.max_seqs ||
-                 scheduler.max_batched_tokens != setup.scheduler.max_batched_tokens ||
-                 scheduler.chunked_prefill != setup.scheduler.chunked_prefill ||
-                 scheduler.kv_blocks != setup.scheduler.kv_blocks ||
-                 scheduler.block_tokens != setup.scheduler.block_tokens) {
-        throw InputError(path + ": its scheduler settings (" +
-                         fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
-                         flags_.runs.front() +
-                         "'s: validate runs of different settings one at a time");
-      }
-      const std::size_t fit_count =
-          1 + static_cast<std::size_t>(
-                  std::count(flags_.fit_levels.begin(), flags_.fit_levels.end(), ','));
-      std::vector<ValidateRun> more =
-          read_validate_runs(path, flags_.accelmark_suite, fit_count, context.load_notes);
-      for (ValidateRun& run : more) {
-        apply_client_cap(path, flags_.replay, run.loads, context.load_notes);
-        runs.push_back(std::move(run));
-      }
-    }
-    if (!flags_.scheduler.empty()) {
-      setup.scheduler.policy = parse_choice<engine::SchedulerPolicy>(
-          flags_.scheduler, "--scheduler", "policy",
-          {{"mixed", engine::SchedulerPolicy::mixed},
-           {"prefill-first", engine::SchedulerPolicy::prefill_first}});
-    }
-    context.settings.push_back(
-        std::string("scheduler ") + std::string(scheduler_policy_name(setup.scheduler.policy)) +
-        " (" + (flags_.scheduler.empty() ? "default (vLLM's)" : "given: --scheduler") + ")");
-    for (const ValidateRun& named : runs) {
+    for (const ReplayLevelRun& named : read.runs) {
       const std::string& run = named.name;
-      const std::vector<io::MeasuredLoad>& loads = named.loads;
-      if (loads.size() < 2) {
-        throw InputError(run + ": " + std::to_string(loads.size()) +
+      if (named.levels.size() < 2) {
+        throw InputError(run + ": " + std::to_string(named.levels.size()) +
                          " load level(s) found: validation needs one to fit and one to predict");
       }
-      std::vector<engine::ReplayLevel> levels;
-      for (const io::MeasuredLoad& load : loads) levels.push_back(level_of(load, run));
-      check_levels_fit_kv(levels, setup.scheduler, run);
-      const std::vector<std::size_t> fit = parse_fit_levels(flags_.fit_levels, levels.size(), run);
-      results.push_back(engine::validate_through_replay(prior, setup, levels, fit, run));
+      const std::vector<std::size_t> fit =
+          parse_fit_levels(flags_.fit_levels, named.levels.size(), run);
+      check_one_level_left(fit, named.levels.size(), flags_.fit_levels, run);
+      results.push_back(engine::validate_through_replay(prior, read.setup, named.levels, fit, run));
     }
     const bool for_people = parse_output_format(flags_.output).for_people();
     render_and_emit(report::Report{report::validate_view(results, context),
@@ -697,6 +668,101 @@ class ValidateCommand final : public Command {
 };
 
 }  // namespace
+
+ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
+                                    const ReplayLevelFlags& flags, std::size_t fit_count,
+                                    ReplayCapacityRequest* capacity) {
+  ReplayLevelsRead read;
+  read.load_notes = {
+      "each level's load rebuilt from what its file states: inference-perf, the stage's "
+      "request count at constant-rate arrivals at the requested rate, every request at the "
+      "level's mean prompt and output lengths (no length spread: it is not in the file); "
+      "sglang.bench_serving, Poisson arrivals at the rate (all at once for rate inf), the "
+      "completed count, random-dataset lengths uniform from max(1, len x range ratio) to len "
+      "(other datasets: the means from the token totals); AccelMark, one at a time "
+      "(interactive, the suite's interactive_request_count) or Poisson at the target QPS "
+      "(online_request_count), prompts drawn from the suite's request file (input_tokens), "
+      "outputs as the note per run says; draws seeded 1"};
+  // The scheduler: vLLM's defaults, then what the run's files state, then the flags'. Levels
+  // typed by hand (no path) have no files: the flags and the defaults.
+  const std::vector<std::string> sources = paths.empty() ? std::vector<std::string>{""} : paths;
+  std::vector<ValidateRun> runs;
+  for (const std::string& path : sources) {
+    engine::SchedulerOptions scheduler;
+    std::vector<std::string> settings = choose_scheduler(flags, path, scheduler);
+    // The KV cache, sized from the scheduler's settings as mix sizes it (validate only).
+    report::ValidateContext::KvCache kv;
+    if (capacity != nullptr) {
+      kv = choose_validate_kv(*capacity->platform, capacity->flags, path, scheduler, settings);
+    }
+    if (read.settings.empty()) {
+      read.settings = settings;
+      read.setup.scheduler = scheduler;
+      if (capacity != nullptr) capacity->kv = kv;
+    } else if (scheduler.max_seqs != read.setup.scheduler.max_seqs ||
+               scheduler.max_batched_tokens != read.setup.scheduler.max_batched_tokens ||
+               scheduler.chunked_prefill != read.setup.scheduler.chunked_prefill ||
+               scheduler.kv_blocks != read.setup.scheduler.kv_blocks ||
+               scheduler.block_tokens != read.setup.scheduler.block_tokens) {
+      throw InputError(path + ": its scheduler settings (" +
+                       fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
+                       paths.front() + "'s: give runs of different settings one at a time");
+    }
+    if (path.empty()) continue;
+    std::vector<ValidateRun> more =
+        read_validate_runs(path, flags.accelmark_suite, fit_count, read.load_notes);
+    for (ValidateRun& run : more) {
+      if (capacity != nullptr) apply_client_cap(path, capacity->flags, run.loads, read.load_notes);
+      runs.push_back(std::move(run));
+    }
+  }
+  if (!flags.scheduler.empty()) {
+    read.setup.scheduler.policy = parse_choice<engine::SchedulerPolicy>(
+        flags.scheduler, "--scheduler", "policy",
+        {{"mixed", engine::SchedulerPolicy::mixed},
+         {"prefill-first", engine::SchedulerPolicy::prefill_first}});
+  }
+  read.settings.push_back(
+      std::string("scheduler ") + std::string(scheduler_policy_name(read.setup.scheduler.policy)) +
+      " (" + (flags.scheduler.empty() ? "default (vLLM's)" : "given: --scheduler") + ")");
+  for (const ValidateRun& run : runs) {
+    ReplayLevelRun out;
+    out.name = run.name;
+    out.format = run.format;
+    for (const io::MeasuredLoad& load : run.loads) {
+      out.levels.push_back(level_of(load, run.name));
+      out.per_token_basis.push_back(load.tpot_basis);
+    }
+    if (capacity != nullptr) check_levels_fit_kv(out.levels, read.setup.scheduler, out.name);
+    read.runs.push_back(std::move(out));
+  }
+  return read;
+}
+
+engine::ReplayLevel replay_level_of(const io::MeasuredLoad& load, const std::string& run) {
+  return level_of(load, run);
+}
+
+bool is_multi_level_run(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    for (const char* scenario : {"interactive", "online"}) {
+      if (validate_is_file(fs::path(path) / scenario / "result.json")) return true;
+    }
+    for (const fs::directory_entry& entry : fs::directory_iterator(path, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("stage_", 0) == 0 && name.ends_with("_lifecycle_metrics.json")) return true;
+    }
+    return false;
+  }
+  if (!validate_is_file(path)) return false;
+  const std::string text = io::read_text_file(path, "run");
+  // --output-details lines carry each request's lengths: calibrate reads those per request.
+  const std::string_view head = std::string_view(text).substr(0, text.find('\n'));
+  return io::looks_like_sglang_bench_serving(text) &&
+         head.find("\"input_lens\"") == std::string_view::npos;
+}
 
 std::unique_ptr<Command> make_validate_command(CLI::App& command) {
   return std::make_unique<ValidateCommand>(command);

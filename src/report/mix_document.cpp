@@ -491,9 +491,11 @@ std::vector<ordered_json> mix_records(const ordered_json& tree) {
   return records;
 }
 
-// A request's latency source as a provenance word: measured, scaled, or the reference's or the
-// TPOT's own provenance (workload, given, default) when the request took it unchanged.
-std::string latency_provenance(engine::LatencySource source, const engine::MixModel& mix) {
+// A request's latency source as a provenance word: measured, scaled, fitted, the step model's,
+// or, when the request took the user's or the reference's latency unchanged, that latency's own
+// provenance (given, workload, illustrative): the reference TTFT's for TTFT, tpot_ms's for TPOT.
+std::string latency_provenance(engine::LatencySource source, const engine::MixModel& mix,
+                               bool ttft) {
   switch (source) {
     case engine::LatencySource::measured:
       return "measured";
@@ -502,9 +504,11 @@ std::string latency_provenance(engine::LatencySource source, const engine::MixMo
     case engine::LatencySource::fitted:
       return "fitted";
     case engine::LatencySource::reference:
-      return mix.reference ? std::string(engine::to_string(mix.reference->ttft_ms.provenance))
-                           : "none";
     case engine::LatencySource::given:
+      if (ttft) {
+        return mix.reference ? std::string(engine::to_string(mix.reference->ttft_ms.provenance))
+                             : "none";
+      }
       return mix.tpot_ms ? std::string(engine::to_string(mix.tpot_ms->provenance)) : "none";
     case engine::LatencySource::modelled:
       return mix.step_model ? std::string(engine::to_string(mix.step_model->calibration)) : "none";
@@ -541,11 +545,11 @@ ordered_json per_request_json(const engine::RequestOutcome& o, const std::string
   out["prefill_attention_share"] = number(o.prefill_share);
   out["ttft_before_ms"] = number(o.ttft_before_ms);
   out["ttft_after_ms"] = number(o.ttft_after_ms);
-  out["ttft_provenance"] = latency_provenance(o.ttft_source, mix);
+  out["ttft_provenance"] = latency_provenance(o.ttft_source, mix, true);
   out["tpot_before_ms"] = number(o.tpot_before_ms);
   out["tpot_after_ms"] = number(o.tpot_after_ms);
   out["tpot_provenance"] =
-      std::isnan(o.tpot_before_ms) ? "none" : latency_provenance(o.tpot_source, mix);
+      std::isnan(o.tpot_before_ms) ? "none" : latency_provenance(o.tpot_source, mix, false);
   out["e2e_before_ms"] = number(o.e2e_before_ms);
   out["e2e_after_ms"] = number(o.e2e_after_ms);
   out["e2e_speedup"] = std::isnan(o.e2e_before_ms) || std::isnan(o.e2e_after_ms)

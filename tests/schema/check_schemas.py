@@ -247,6 +247,10 @@ CASES = [
     ("deployment", "raw", [f"{FIXTURES}/calibrate/vllm-detailed-llama8b.json"],
      ["calibrate", "vllm-detailed-llama8b.json", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
       "--calibrate-concurrency", "1"]),
+    # ... and fitted through the replay on an inference-perf run's two lightest stages
+    ("deployment", "raw", [f"{FIXTURES}/calibrate/inference-perf-h100-3-stages/"],
+     ["calibrate", "inference-perf-h100-3-stages", "--model", "llama-3.1-8b", "--gpu",
+      "h100-sxm"]),
 ]
 
 

@@ -6,6 +6,7 @@
 // of every point.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,21 @@ struct CalibrationRun {
   std::int64_t tpot_points = 0;
   std::string tpot_from;  ///< where the per-token times came from, with counts; empty: none
   std::string ttft_note;  ///< TTFTs left out (queued), empty when none
+  /// The load level of a multi-level run the fit used (one entry a level), its statistics
+  /// standing as one TTFT and one TPOT point; empty for a per-request log.
+  std::string level;
+};
+
+/// How a calibration on measured load levels was fitted: through the batching replay
+/// (engine/serving/replay_validation.hpp) of the levels named, under the engine settings named.
+struct ReplayFitRecord {
+  std::string run;                      ///< the run (its file or folder), or "typed levels"
+  std::vector<std::string> fit_levels;  ///< the levels fitted, lightest first
+  std::int64_t levels_in_run = 0;
+  std::int64_t replays = 0;           ///< replays the fit took
+  std::vector<std::string> settings;  ///< the replay's engine settings, each with its source
+  std::vector<std::string> load;      ///< how each level's load was rebuilt
+  std::vector<std::string> notes;     ///< a term the levels could not identify, a bound hit
 };
 
 struct DeploymentFile {
@@ -43,6 +59,8 @@ struct DeploymentFile {
   std::int64_t typical_prompt_tokens = 0;
   std::int64_t typical_response_tokens = 0;
   double concurrency = 1;
+  /// Present when the step model was fitted through the replay on load levels.
+  std::optional<ReplayFitRecord> replay_fit;
 
   /// The setting's value, empty when the file has none.
   std::string setting(std::string_view key) const;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "kspeed/engine/chain/amdahl.hpp"
@@ -91,7 +92,13 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
   // A phase the workload did not measure (a profile of prefill steps has no TPOT, one of decode
   // steps no TTFT) comes out of the scenario as 0 ms by default: no latency of that phase, so its
   // requests are counted missing and warned, never priced at 0 ms (issue 27).
-  if (scenario.ttft_ms.provenance != Provenance::default_value) {
+  // The step model's own TTFT and TPOT at the scenario's one request are no reference: the
+  // step model prices each request itself (latency_order.hpp).
+  const auto from_deployment = [&scenario](std::string_view input) {
+    return std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(), input) !=
+           scenario.deployment_inputs.end();
+  };
+  if (scenario.ttft_ms.provenance != Provenance::default_value && !from_deployment("ttft")) {
     model.reference = ReferenceLatency{scenario.prompt_tokens.value, scenario.ttft_ms};
   }
   // The measured TTFT points (--ttft-point, else the workload's), as estimate and sweep use
@@ -104,14 +111,24 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
            p.latency_ms == scenario.ttft_ms.value;
   });
   const bool ttft_flag = scenario.ttft_ms.provenance == Provenance::given && !at_a_point;
-  if (!ttft_flag && !points.empty() && (!workload.prefill_shares.empty() || model.prefill_share)) {
+  model.reference_given = ttft_flag && model.reference.has_value();
+  // With --ttft, the user's --ttft-point still fit (the workload's do not: --ttft replaces
+  // them, as in estimate): the fit prices the other prompts (fitted ranks above a --ttft
+  // carried there) and gives --ttft's request its fixed term T0, as estimate's.
+  const bool user_points_with_flag = ttft_flag && !scenario.ttft_points.empty();
+  if ((!ttft_flag || user_points_with_flag) && !points.empty() &&
+      (!workload.prefill_shares.empty() || model.prefill_share)) {
     const std::vector<SharePoint> shares = model.prefill_share
                                                ? std::vector<SharePoint>{{1, *model.prefill_share}}
                                                : workload.prefill_shares;
     model.ttft_fit = fit_ttft(points, shares, extrapolation);
     model.ttft_points_wall = !same_points(points, workload.request.ttft_points);
   }
-  if (scenario.tpot_ms.provenance != Provenance::default_value) model.tpot_ms = scenario.tpot_ms;
+  if (scenario.tpot_ms.provenance != Provenance::default_value && !from_deployment("tpot")) {
+    model.tpot_ms = scenario.tpot_ms;
+    model.tpot_given = !scenario.tpot_from_workload;
+    model.tpot_context_tokens = scenario.prompt_tokens.value;
+  }
   if (tpot_points.size() >= 2) model.tpot_fit = fit_tpot(tpot_points);
   if (scenario.platform && scenario.platform->model.value.context_tokens > 0) {
     model.context_tokens = scenario.platform->model.value.context_tokens;
@@ -248,48 +265,53 @@ const RequestOutcome& MixRun::add(const Request& request) {
   }
   out.prefill_share = static_cast<double>(share);
 
-  // TTFT: measured, else the reference scaled: TTFT = a * n / (1 - p(L_eff)),
-  // a = (1 - p(L_ref)) * TTFT_ref / L_ref.
+  // TTFT from the source latency_source chose (latency_order.hpp), as estimate's.
   double ttft = std::numeric_limits<double>::quiet_NaN();
   double fixed = 0;  // T0 of a fitted TTFT: time no kernel touches
   // Of wall time unless it is the workload's own (denominator.hpp): the log's measurement, a
   // flag's and the step model's are wall times; the reference's and the fit's, as they came.
   bool ttft_wall = true;
-  // With measured points the fit prices every prompt, the reference's length included: a log's
-  // requests are given lengths, and the reference's own TTFT (the illustrative 500 ms) at one
-  // length beside the fit's 267 ms at the next would make a step in the answer at 1,024 tokens.
-  if (request.ttft_ms) {
-    ttft = *request.ttft_ms;
-    out.ttft_source = LatencySource::measured;
-  } else if (modelled && !model_.reference && !model_.ttft_fit) {
-    ttft = modelled->ttft_ms();
-    out.ttft_source = LatencySource::modelled;
-  } else if (model_.ttft_fit && latency_share < 1.0) {
-    // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
-    fixed = model_.ttft_fit->fixed_ms;
-    ttft =
-        fixed + model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - latency_share);
-    out.ttft_source = LatencySource::fitted;
-    ttft_wall = model_.ttft_points_wall;
-  } else if (model_.reference && latency_share < 1.0) {
-    const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
-    const double reference_share =
-        model_.prefill_share ? *model_.prefill_share
-        : model_.prefill_shares.empty()
-            ? 0.0
-            : share_at(model_.prefill_shares, reference_tokens, model_.extrapolation).share;
-    ttft_wall = model_.reference_ttft_wall;
-    if (cached == 0 && request.prompt_tokens == model_.reference->prompt_tokens) {
+  out.ttft_source = latency_source(ttft_candidates(request, cached, latency_share, modelled));
+  switch (out.ttft_source) {
+    case LatencySource::measured:
+      ttft = *request.ttft_ms;
+      break;
+    case LatencySource::modelled:
+      ttft = modelled->ttft_ms();
+      break;
+    case LatencySource::fitted:
+      // TTFT = T0 + a · n · (1 + odds(L_eff)) = T0 + a · n / (1 - p(L_eff))
+      fixed = model_.ttft_fit->fixed_ms;
+      ttft = fixed +
+             model_.ttft_fit->ms_per_token * static_cast<double>(fresh) / (1.0 - latency_share);
+      ttft_wall = model_.ttft_points_wall;
+      break;
+    case LatencySource::given:
+      // --ttft at its prompt; with --ttft-point, the points' T0 is its fixed term (estimate's)
       ttft = model_.reference->ttft_ms.value;
-      out.ttft_source = LatencySource::reference;
-    } else {
+      if (model_.ttft_fit) fixed = std::min(model_.ttft_fit->fixed_ms, ttft);
+      ttft_wall = model_.reference_ttft_wall;
+      break;
+    case LatencySource::reference:
+      ttft = model_.reference->ttft_ms.value;
+      ttft_wall = model_.reference_ttft_wall;
+      break;
+    case LatencySource::scaled: {
+      // TTFT = a * n / (1 - p(L_eff)), a = (1 - p(L_ref)) * TTFT_ref / L_ref.
+      const auto reference_tokens = static_cast<double>(model_.reference->prompt_tokens);
+      const double reference_share =
+          model_.prefill_share ? *model_.prefill_share
+          : model_.prefill_shares.empty()
+              ? 0.0
+              : share_at(model_.prefill_shares, reference_tokens, model_.extrapolation).share;
       const double per_token =
           (1.0 - reference_share) * model_.reference->ttft_ms.value / reference_tokens;
       ttft = per_token * static_cast<double>(fresh) / (1.0 - latency_share);
-      out.ttft_source = LatencySource::scaled;
+      ttft_wall = model_.reference_ttft_wall;
+      break;
     }
-  } else {
-    ++ttft_missing_;
+    default:
+      ++ttft_missing_;
   }
   if (model_.ttft_overhead_ms && !request.ttft_ms && !std::isnan(ttft)) {
     // --ttft-overhead: the modelled TTFT's fixed term, at most all of it (counted: such a
@@ -322,26 +344,32 @@ const RequestOutcome& MixRun::add(const Request& request) {
   const auto steps = static_cast<double>(std::max<std::int64_t>(0, request.response_tokens - 1));
   double tpot = std::numeric_limits<double>::quiet_NaN();
   bool tpot_wall = true;  // as TTFT's: wall unless it is the workload's own TPOT
-  if (request.tpot_ms) {
-    tpot = *request.tpot_ms;
-    out.tpot_source = LatencySource::measured;
-  } else if (request.e2e_ms && request.ttft_ms && steps > 0) {
-    tpot = (*request.e2e_ms - *request.ttft_ms) / steps;
-    out.tpot_source = LatencySource::measured;
-  } else if (request.itl_ms) {
-    tpot = *request.itl_ms;
-    out.tpot_source = LatencySource::measured;
-  } else if (model_.tpot_fit) {
-    // TPOT = c + b·L at this request's prompt
-    tpot = tpot_fitted_at(*model_.tpot_fit, static_cast<double>(request.prompt_tokens));
-    out.tpot_source = LatencySource::fitted;
-  } else if (modelled && !model_.tpot_ms) {
-    tpot = modelled->tpot_ms();
-    out.tpot_source = LatencySource::modelled;
-  } else if (model_.tpot_ms) {
-    tpot = model_.tpot_ms->value;
-    out.tpot_source = LatencySource::given;
-    tpot_wall = model_.tpot_wall;
+  out.tpot_source = latency_source(tpot_candidates(request, modelled));
+  switch (out.tpot_source) {
+    case LatencySource::measured:
+      tpot = request.tpot_ms ? *request.tpot_ms
+             : request.e2e_ms && request.ttft_ms && steps > 0
+                 ? (*request.e2e_ms - *request.ttft_ms) / steps
+                 : *request.itl_ms;
+      break;
+    case LatencySource::fitted:
+      // TPOT = c + b·L at this request's prompt
+      tpot = tpot_fitted_at(*model_.tpot_fit, static_cast<double>(request.prompt_tokens));
+      break;
+    case LatencySource::modelled:
+      tpot = modelled->tpot_ms();
+      break;
+    case LatencySource::given:
+    case LatencySource::reference:
+    case LatencySource::scaled:
+      // Held at every request's context (mix does not carry a TPOT to each context, as estimate
+      // carries it to --ctx): labelled `given`, the held TPOT, whichever rung chose it.
+      tpot = model_.tpot_ms->value;
+      out.tpot_source = LatencySource::given;
+      tpot_wall = model_.tpot_wall;
+      break;
+    default:
+      break;
   }
   // Decode share at the request's own context, averaged over its steps (the context grows by
   // one token a step): p_d = mean over k of p(L + k), k = 1 .. n_out - 1.
@@ -392,6 +420,56 @@ const RequestOutcome& MixRun::add(const Request& request) {
       decode_after(e2e - ttft, request.e2e_ms.has_value() || tpot_wall, std::max(steps, 1.0));
   outcomes_.push_back(out);
   return outcomes_.back();
+}
+
+// What this request's TTFT could come from, for latency_source. The reference is the scenario's
+// one request: the user's --ttft (given) or the workload's. A log's requests are lengths asked
+// for, so the reference's own TTFT prices a request only where no fit is there to disagree with
+// it: the reference's own TTFT (the illustrative 500 ms) at one length beside the fit's 267 ms
+// at the next would make a step in the answer at 1,024 tokens (is_reference_request).
+LatencyCandidates MixRun::ttft_candidates(const Request& request, std::int64_t cached,
+                                          double latency_share,
+                                          const std::optional<RequestLatency>& modelled) const {
+  LatencyCandidates candidates;
+  candidates.measured = request.ttft_ms.has_value();
+  candidates.points = model_.ttft_fit && latency_share < 1.0;
+  candidates.step_model = modelled.has_value();
+  if (!model_.reference || !(latency_share < 1.0)) return candidates;
+  const bool same_length = request.prompt_tokens == model_.reference->prompt_tokens;
+  if (model_.reference_given) {
+    candidates.given_here = same_length && cached == 0;
+    candidates.given_elsewhere = !candidates.given_here;
+    return candidates;
+  }
+  candidates.reference = true;
+  candidates.reference_here =
+      is_reference_request(same_length, cached == 0, true, false, model_.ttft_fit.has_value());
+  candidates.reference_illustrative =
+      model_.reference->ttft_ms.provenance == Provenance::illustrative;
+  return candidates;
+}
+
+// What this request's TPOT could come from, for latency_source: the log's measurement (its TPOT,
+// vLLM's (E2E - TTFT) / (n_out - 1), or its mean ITL), the fit to two or more --tpot-point, the
+// user's --tpot (held at every context, as estimate holds it), the workload's TPOT (its own
+// request's at its prompt; elsewhere ranked as carried there, though mix holds it), the step model.
+LatencyCandidates MixRun::tpot_candidates(const Request& request,
+                                          const std::optional<RequestLatency>& modelled) const {
+  const bool decode_steps = request.response_tokens > 1;
+  LatencyCandidates candidates;
+  candidates.measured = request.tpot_ms.has_value() ||
+                        (request.e2e_ms && request.ttft_ms && decode_steps) ||
+                        request.itl_ms.has_value();
+  candidates.points = model_.tpot_fit.has_value();
+  candidates.step_model = modelled.has_value();
+  if (model_.tpot_ms && !model_.tpot_fit) {
+    candidates.given_here = model_.tpot_given;
+    candidates.reference = !model_.tpot_given;
+    candidates.reference_here =
+        candidates.reference && request.prompt_tokens == model_.tpot_context_tokens;
+    candidates.reference_illustrative = model_.tpot_ms->provenance == Provenance::illustrative;
+  }
+  return candidates;
 }
 
 // Amdahl on `moved_ms`, the part of a latency its share is a fraction of, with the share on
@@ -906,10 +984,8 @@ MixReplay replay_run_releasing(MixRun& run, const ServingSetup& setup) {
 void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
                          const EstimateOptions& given) {
   model.step_model = step;
-  // By what was given, not the provenance: a stated step model's latencies are "given" too.
-  if (given.ttft_points.empty()) model.ttft_fit.reset();
-  if (!given.ttft_ms) model.reference.reset();
-  if (model.tpot_ms && !given.tpot_ms && given.tpot_points.empty()) model.tpot_ms.reset();
+  // Which latency the step model prices is latency_order.hpp's (make_mix_model keeps no latency
+  // of the step model's own as a reference); what it replaces here are the scenario's shares.
   if (!given.decode_share) model.decode_share.reset();
   model.prefill_shares.clear();
   model.decode_shares.clear();

@@ -469,37 +469,53 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
           deployment_prefill_provenance(*options.step_model, static_cast<double>(prompt_tokens))};
 }
 
+// What this one request's TTFT could come from, for latency_source. The request is the
+// workload's reference request when its prompt is the reference's (is_reference_request): the
+// user gave no prompt, or gave the reference's length and the workload has no points to disagree.
+LatencyCandidates ttft_candidates(const Workload& workload, const EstimateOptions& options,
+                                  const WithProvenance<std::int64_t>& prompt_tokens) {
+  const RequestShape& reference = workload.request;
+  LatencyCandidates candidates;
+  candidates.given_here = options.ttft_ms.has_value();
+  candidates.points = !options.ttft_points.empty() || !reference.ttft_points.empty();
+  candidates.reference = reference.ttft_ms && reference.prompt_tokens;
+  candidates.reference_here =
+      candidates.reference &&
+      is_reference_request(prompt_tokens.value == *reference.prompt_tokens, true,
+                           prompt_tokens.provenance == Provenance::given,
+                           !options.ttft_points.empty(), !reference.ttft_points.empty());
+  candidates.reference_illustrative = reference.illustrative;
+  candidates.step_model = options.step_model.has_value();
+  return candidates;
+}
+
+// TTFT from the source latency_source chose (latency_order.hpp); the reference is the workload's
+// own TTFT at its own prompt (for the built-in workload, the source analysis's illustrative 500 ms
+// at 1,024 tokens, MODEL.md 2), with no fixed term, as the source has none.
 WithProvenance<double> resolve_ttft(const Workload& workload, const EstimateOptions& options,
                                     const WithProvenance<std::int64_t>& prompt_tokens,
                                     const WithProvenance<double>& prefill_share,
                                     Scenario& scenario) {
   const RequestShape& reference = workload.request;
-  if (options.ttft_ms) {
-    if (!options.ttft_points.empty()) {
-      (void)ttft_from_points(workload, options, prompt_tokens.value, scenario);  // for T0
-    }
-    return {*options.ttft_ms, Provenance::given};
-  }
-  // The workload's own TTFT at its own prompt (for the built-in workload, the source analysis's
-  // illustrative 500 ms at 1,024 tokens, MODEL.md 2): no fixed term, as the source has none.
-  // With measured points, only the reference request itself (its prompt not asked for) takes
-  // it: a prompt the user gives, even the reference's length, takes the fit, so the answer has
-  // no step where the fit and the reference disagree (1,023 / 1,024 / 1,025 tokens).
-  const bool at_reference =
-      prompt_tokens.value == reference.prompt_tokens &&
-      (prompt_tokens.provenance != Provenance::given || reference.ttft_points.empty());
-  if (options.ttft_points.empty() && reference.ttft_ms && at_reference) {
-    return {*reference.ttft_ms, request_origin(workload)};
-  }
-  if (!options.ttft_points.empty() || !reference.ttft_points.empty()) {
-    return ttft_from_points(workload, options, prompt_tokens.value, scenario);
-  }
-  if (options.step_model) {
-    return deployment_ttft(options, prompt_tokens.value, scenario);
-  }
-  if (!reference.ttft_ms || !reference.prompt_tokens) {
-    throw InputError("workload '" + workload.name +
-                     ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
+  const LatencyCandidates candidates = ttft_candidates(workload, options, prompt_tokens);
+  scenario.ttft_source = latency_source(candidates);
+  switch (scenario.ttft_source) {
+    case LatencySource::given:
+      if (!options.ttft_points.empty()) {  // the user's points: their T0 is TTFT's fixed term
+        (void)ttft_from_points(workload, options, prompt_tokens.value, scenario);
+      }
+      return {*options.ttft_ms, Provenance::given};
+    case LatencySource::reference:
+      return {*reference.ttft_ms, request_origin(workload)};
+    case LatencySource::fitted:
+      return ttft_from_points(workload, options, prompt_tokens.value, scenario);
+    case LatencySource::modelled:
+      return deployment_ttft(options, prompt_tokens.value, scenario);
+    case LatencySource::scaled:
+      break;
+    default:  // missing (measured: a log's, never an estimate's)
+      throw InputError("workload '" + workload.name +
+                       ("' has no reference TTFT to scale from: pass " + flag_mark("ttft") + " D"));
   }
   if (workload.prefill_shares.empty() || prefill_share.value >= 1.0) {
     throw InputError(
@@ -592,59 +608,95 @@ WithProvenance<double> tpot_from_points(const std::vector<LatencyPoint>& points,
   return {tpot_fitted_at(model, length), Provenance::fitted};
 }
 
-// TPOT0 measured at context L0, which the rules below carry to the scenario's context.
-struct TpotReference {
-  double tpot_ms = 0;
-  std::int64_t context_tokens = 0;
-  Provenance provenance = Provenance::given;  ///< of tpot_ms: a value scaled from it is no stronger
-};
-
-// One --tpot-point, else the workload's TPOT at its own prompt; none when --tpot is given.
-std::optional<TpotReference> tpot_reference(const Workload& workload,
-                                            const EstimateOptions& options, Scenario& scenario) {
-  if (options.tpot_ms) return std::nullopt;
-  if (options.tpot_points.size() == 1) {
-    const TpotModel model = fit_tpot(options.tpot_points);  // checks the point
-    scenario.tpot_ms = {model.fixed_ms, Provenance::given};
-    return TpotReference{model.fixed_ms,
-                         static_cast<std::int64_t>(options.tpot_points.front().context_tokens),
-                         Provenance::given};
-  }
+// What this one request's TPOT could come from, for latency_source: --tpot; one --tpot-point
+// (at this context, or carried to it); two or more, fitted; the workload's TPOT (its own
+// request's at its prompt, else carried here); the deployment's step model.
+LatencyCandidates tpot_candidates(const Workload& workload, const EstimateOptions& options,
+                                  const WithProvenance<std::int64_t>& prompt_tokens) {
   const RequestShape& reference = workload.request;
-  if (!reference.tpot_ms || !reference.prompt_tokens) return std::nullopt;
-  return TpotReference{*reference.tpot_ms, *reference.prompt_tokens, request_origin(workload)};
+  const std::vector<LatencyPoint>& points = options.tpot_points;
+  const bool one_point_here = points.size() == 1 && points.front().context_tokens ==
+                                                        static_cast<double>(prompt_tokens.value);
+  LatencyCandidates candidates;
+  candidates.given_here = options.tpot_ms.has_value() || one_point_here;
+  candidates.given_elsewhere = points.size() == 1 && !one_point_here;
+  candidates.points = points.size() >= 2;
+  candidates.reference = reference.tpot_ms.has_value();
+  // A workload TPOT without its prompt has no context to carry it from: it is taken as is.
+  candidates.reference_here =
+      candidates.reference &&
+      is_reference_request(
+          !reference.prompt_tokens || prompt_tokens.value == *reference.prompt_tokens, true,
+          prompt_tokens.provenance == Provenance::given, !points.empty(), false);
+  candidates.reference_illustrative = reference.illustrative;
+  candidates.step_model = options.step_model.has_value();
+  return candidates;
+}
+
+// TPOT from the source latency_source chose, where it needs no platform (given, the workload's
+// own, the step model's, none); fitted and carried TPOTs wait for the platform
+// (carry_tpot_to_context).
+void resolve_tpot(const Workload& workload, const EstimateOptions& options, Scenario& scenario) {
+  scenario.tpot_source = latency_source(tpot_candidates(workload, options, scenario.prompt_tokens));
+  scenario.tpot_ms = {0.0, Provenance::default_value};
+  switch (scenario.tpot_source) {
+    case LatencySource::given:
+      // --tpot, else the one --tpot-point at this context (fit_tpot checks it)
+      scenario.tpot_ms = {
+          options.tpot_ms ? *options.tpot_ms : fit_tpot(options.tpot_points).fixed_ms,
+          Provenance::given};
+      break;
+    case LatencySource::reference:
+      scenario.tpot_ms = {*workload.request.tpot_ms, request_origin(workload)};
+      break;
+    case LatencySource::modelled:
+      scenario.tpot_ms = {
+          deployment_latency(options, static_cast<double>(scenario.prompt_tokens.value),
+                             static_cast<double>(scenario.response_tokens.value))
+              .tpot_ms(),
+          deployment_provenance(*options.step_model, Phase::decode)};
+      scenario.deployment_inputs.emplace_back("tpot");
+      break;
+    default:  // fitted and scaled: carry_tpot_to_context; missing: none
+      break;
+  }
+  scenario.tpot_from_workload =
+      scenario.tpot_source == LatencySource::reference ||
+      (scenario.tpot_source == LatencySource::scaled && options.tpot_points.empty());
 }
 
 // Decode reads a KV cache that grows with the context: two or more --tpot-point fit TPOT(L) =
-// c + b·L; otherwise TPOT measured at one context (one --tpot-point, else the workload's own
-// prompt) follows --ctx through the decode model (with a platform), else through the workload's
-// decode share (TPOT(L) = TPOT0 · ((1 - pd) + pd · L / L0)), else it is held, with a warning.
-void follow_context_with_tpot(const Workload& workload, const EstimateOptions& options,
-                              Scenario& scenario) {
-  if (!options.tpot_ms && options.tpot_points.size() >= 2) {
+// c + b·L; a TPOT measured at one context (one --tpot-point, else the workload's own prompt)
+// follows --ctx through the decode model (with a platform), else through the workload's decode
+// share (TPOT(L) = TPOT0 · ((1 - pd) + pd · L / L0)), else it is held, with a warning.
+void carry_tpot_to_context(const Workload& workload, const EstimateOptions& options,
+                           Scenario& scenario) {
+  if (scenario.tpot_source == LatencySource::fitted) {
     scenario.tpot_ms =
         tpot_from_points(options.tpot_points, scenario.prompt_tokens.value, scenario);
     return;
   }
-  const std::optional<TpotReference> reference = tpot_reference(workload, options, scenario);
-  if (!reference || reference->context_tokens == scenario.prompt_tokens.value) {
-    return;
-  }
-  const double tpot0 = reference->tpot_ms;
-  const auto l0 = static_cast<double>(reference->context_tokens);
+  if (scenario.tpot_source != LatencySource::scaled) return;
+  // TPOT0 measured at context L0: the one --tpot-point, else the workload's TPOT at its prompt.
+  const bool point = !options.tpot_points.empty();
+  const double tpot0 = point ? fit_tpot(options.tpot_points).fixed_ms : *workload.request.tpot_ms;
+  const Provenance provenance = point ? Provenance::given : request_origin(workload);
+  const auto l0 = point ? options.tpot_points.front().context_tokens
+                        : static_cast<double>(*workload.request.prompt_tokens);
   const auto l = static_cast<double>(scenario.prompt_tokens.value);
+  scenario.tpot_ms = {tpot0, provenance};
   if (scenario.platform) {
     scenario.tpot_ms = {
-        tpot_scaled_by_decode_model(*scenario.platform, tpot0, reference->context_tokens,
+        tpot_scaled_by_decode_model(*scenario.platform, tpot0, static_cast<std::int64_t>(l0),
                                     scenario.prompt_tokens.value)
             .tpot_ms,
-        weakest(Provenance::scaled, reference->provenance)};
+        weakest(Provenance::scaled, provenance)};
     return;
   }
   if (!workload.decode_shares.empty()) {
     const double pd = share_at(workload.decode_shares, l0, options.extrapolation).share;
     scenario.tpot_ms = {tpot_scaled_by_share(tpot0, l0, pd, l).tpot_ms,
-                        weakest(Provenance::scaled, reference->provenance)};
+                        weakest(Provenance::scaled, provenance)};
     return;
   }
   // A warning, not a note: decode reads a KV cache that grew with the context, so the held TPOT
@@ -917,16 +969,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
       *given_or_workload(options.prompt_tokens, request.prompt_tokens, workload);
   scenario.response_tokens =
       *given_or_workload(options.response_tokens, request.response_tokens, workload);
-  scenario.tpot_ms = given_or_workload(options.tpot_ms, request.tpot_ms, workload)
-                         .value_or(WithProvenance<double>{0.0, Provenance::default_value});
-  if (!options.tpot_ms && !request.tpot_ms && options.tpot_points.empty() && options.step_model) {
-    scenario.tpot_ms = {
-        deployment_latency(options, static_cast<double>(scenario.prompt_tokens.value),
-                           static_cast<double>(scenario.response_tokens.value))
-            .tpot_ms(),
-        deployment_provenance(*options.step_model, Phase::decode)};
-    scenario.deployment_inputs.emplace_back("tpot");
-  }
+  resolve_tpot(workload, options, scenario);
   scenario.step_model = options.step_model;
   scenario.kernel_speedup =
       options.kernel_speedup
@@ -969,8 +1012,6 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
       !prefill_aside && !options.ttft_ms && options.ttft_points.empty() &&
       std::find(scenario.deployment_inputs.begin(), scenario.deployment_inputs.end(), "ttft") ==
           scenario.deployment_inputs.end();
-  scenario.tpot_from_workload =
-      !options.tpot_ms && options.tpot_points.empty() && request.tpot_ms.has_value();
   scenario.decode_share =
       resolve_decode_share(workload, options, prompt, response, scenario.warnings);
   if (options.step_model && !options.decode_share && workload.decode_shares.empty()) {
@@ -979,7 +1020,7 @@ Scenario resolve_scenario(const Workload& workload, const EstimateOptions& optio
   note_default_prompt(scenario);
   resolve_roofline(options, scenario);  // first: levers without a model is the clearer error
   check_measured_shape(workload, options, scenario);
-  follow_context_with_tpot(workload, options, scenario);
+  carry_tpot_to_context(workload, options, scenario);
   // after TPOT follows the context: a converted share is the attention time over that TPOT
   convert_shares_to_latency_kind(workload, options, scenario);
   record_deployment_attention(options, scenario);

@@ -14,20 +14,20 @@ namespace kspeed::engine {
 
 namespace {
 
-constexpr double kProfileActivationBytes = 2;  // BF16/FP16 activations, whatever the weights' type
-constexpr double kLogitBytes = 4;              // the sampler's float32 logits
-constexpr double kRotaryElementBytes = 2;      // the cos/sin cache in the model's BF16/FP16 dtype
+constexpr double kPeakActivationBytes = 2;  // BF16/FP16 activations, whatever the weights' type
+constexpr double kLogitBytes = 4;           // the sampler's float32 logits
+constexpr double kRotaryElementBytes = 2;   // the cos/sin cache in the model's BF16/FP16 dtype
 
 // One dense (gated) FFN layer over `tokens`: residual and normed input, gate_up (2·I), the
 // activation (I), the down projection's output (h).
 double dense_ffn_live_bytes(double tokens, double hidden, double width) {
-  return tokens * (3 * hidden + 3 * width) * kProfileActivationBytes;
+  return tokens * (3 * hidden + 3 * width) * kPeakActivationBytes;
 }
 
 // One MoE layer (fused_moe): the residual and normed input over every token, and the three
 // intermediate caches over one chunk of routed rows.
 double moe_ffn_live_bytes(double tokens, double hidden, double routed_rows, double width) {
-  return (2 * hidden * tokens + routed_rows * (3 * width + hidden)) * kProfileActivationBytes;
+  return (2 * hidden * tokens + routed_rows * (3 * width + hidden)) * kPeakActivationBytes;
 }
 
 // Reads one decimal number from the front of `text`, moving past it; nullopt without a digit.

@@ -97,6 +97,46 @@ double non_negative(const JsonReader& reader, const json& value, const std::stri
   return number;
 }
 
+ordered_json replay_fit_json(const ReplayFitRecord& fit) {
+  ordered_json out;
+  out["run"] = fit.run;
+  out["fit_levels"] = fit.fit_levels;
+  out["levels_in_run"] = fit.levels_in_run;
+  out["replays"] = fit.replays;
+  out["settings"] = fit.settings;
+  out["load"] = fit.load;
+  out["notes"] = fit.notes;
+  return out;
+}
+
+std::vector<std::string> string_list(const JsonReader& reader, const json& value,
+                                     const std::string& path) {
+  if (!value.is_array()) reader.fail(path, "expected a list of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    out.push_back(reader.string_value(value[i], path + "[" + std::to_string(i) + "]"));
+  }
+  return out;
+}
+
+ReplayFitRecord parse_replay_fit(const JsonReader& reader, const json& value) {
+  const std::string path = "replay_fit";
+  reader.expect_object(
+      value, path, {"run", "fit_levels", "levels_in_run", "replays", "settings", "load", "notes"});
+  ReplayFitRecord fit;
+  fit.run = reader.string_value(reader.required(value, path, "run"), path + ".run");
+  fit.fit_levels =
+      string_list(reader, reader.required(value, path, "fit_levels"), path + ".fit_levels");
+  fit.levels_in_run = std::llround(
+      non_negative(reader, reader.required(value, path, "levels_in_run"), path + ".levels_in_run"));
+  fit.replays = std::llround(
+      non_negative(reader, reader.required(value, path, "replays"), path + ".replays"));
+  fit.settings = string_list(reader, reader.required(value, path, "settings"), path + ".settings");
+  fit.load = string_list(reader, reader.required(value, path, "load"), path + ".load");
+  fit.notes = string_list(reader, reader.required(value, path, "notes"), path + ".notes");
+  return fit;
+}
+
 }  // namespace
 
 std::string DeploymentFile::setting(std::string_view key) const {
@@ -155,7 +195,9 @@ std::string deployment_to_json_text(const DeploymentFile& file) {
                     {"tpot_points", run.tpot_points},
                     {"tpot_from", run.tpot_from},
                     {"ttft_note", run.ttft_note}});
+    if (!run.level.empty()) runs.back()["level"] = run.level;
   }
+  if (file.replay_fit) out["replay_fit"] = replay_fit_json(*file.replay_fit);
   ordered_json& residuals = out["residuals"];
   residuals = ordered_json::array();
   for (const engine::PointResidual& r : m.residuals) {
@@ -173,7 +215,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   const JsonReader reader(source);
   reader.expect_object(document, "",
                        {"kind", "format_version", "deployment", "step_model", "typical_request",
-                        "runs", "residuals"});
+                        "runs", "residuals", "replay_fit"});
   const std::string kind = reader.string_value(reader.required(document, "", "kind"), "kind");
   if (kind != kKind) {
     reader.fail("kind", "'" + kind +
@@ -307,7 +349,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
       const json& r = runs[i];
       reader.expect_object(r, path,
                            {"file", "format", "concurrency", "ttft_points", "tpot_points",
-                            "tpot_from", "ttft_note"});
+                            "tpot_from", "ttft_note", "level"});
       CalibrationRun run;
       run.file = reader.string_value(reader.required(r, path, "file"), path + ".file");
       run.format = reader.string_value(reader.required(r, path, "format"), path + ".format");
@@ -323,6 +365,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
       if (r.contains("ttft_note")) {
         run.ttft_note = reader.string_value(r["ttft_note"], path + ".ttft_note");
       }
+      if (r.contains("level")) run.level = reader.string_value(r["level"], path + ".level");
       file.runs.push_back(std::move(run));
     }
   }
@@ -353,6 +396,9 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
           reader.number_value(reader.required(r, path, "predicted_ms"), path + ".predicted_ms");
       m.residuals.push_back(std::move(point));
     }
+  }
+  if (document.contains("replay_fit")) {
+    file.replay_fit = parse_replay_fit(reader, document["replay_fit"]);
   }
   return file;
 }

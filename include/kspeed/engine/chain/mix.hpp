@@ -18,6 +18,7 @@
 #include "kspeed/engine/chain/analytic_share.hpp"
 #include "kspeed/engine/chain/kernel_speedup_table.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/chain/latency_order.hpp"
 #include "kspeed/engine/chain/request_outcomes.hpp"
 #include "kspeed/engine/chain/scenario.hpp"
 #include "kspeed/engine/chain/share_table.hpp"
@@ -122,10 +123,18 @@ struct MixModel {
   WithProvenance<double> kernel_speedup{kDefaultKernelSpeedup, Provenance::default_value};
   Phase phase = Phase::prefill;
   std::optional<ReferenceLatency> reference;  ///< for requests without a measured TTFT
+  /// The reference is the user's --ttft (given at its prompt, carried elsewhere), not the
+  /// workload's request (latency_order.hpp ranks the two apart).
+  bool reference_given = false;
   /// TTFT fitted to the workload's measured points, TTFT = T0 + a·n·(1 + odds(L_eff)), used
   /// instead of `reference` when the user gave no --ttft (the same logic as estimate and sweep).
   std::optional<TtftModel> ttft_fit;
   std::optional<WithProvenance<double>> tpot_ms;  ///< for requests without a measured TPOT
+  /// tpot_ms is the user's (--tpot, or one --tpot-point), not the workload's request's.
+  bool tpot_given = false;
+  /// The prompt tpot_ms was taken at (the scenario's): the workload's TPOT is its request's own
+  /// there, and held elsewhere (mix does not carry it to each context as estimate does).
+  std::int64_t tpot_context_tokens = 0;
   /// TPOT = c + b·L fitted to two or more --tpot-point, at each request's prompt L (as estimate
   /// and sweep evaluate it at --ctx), instead of `tpot_ms` for requests without a measured TPOT.
   std::optional<TpotModel> tpot_fit;
@@ -160,10 +169,10 @@ MixModel make_mix_model(const Workload& workload, const Scenario& scenario,
                         Extrapolation extrapolation,
                         const std::vector<LatencyPoint>& tpot_points = {});
 
-/// The chain's latencies and shares from the deployment's step model, request by request
-/// (MixRun::add), when the deployment answers alone: what `given` states (TTFT, TTFT points, TPOT,
-/// TPOT points, the decode share) still wins, and nothing the scenario took for its one reference
-/// request is kept (its shares, its reference and fitted latencies).
+/// The chain's shares from the deployment's step model, request by request (MixRun::add), when
+/// the deployment answers alone: a decode share `given` states still wins, and no share the
+/// scenario took for its one reference request is kept. Which latency the step model prices is
+/// latency_order.hpp's.
 void price_by_step_model(MixModel& model, const CalibratedStepModel& step,
                          const EstimateOptions& given);
 
@@ -204,6 +213,13 @@ class MixRun {
 
  private:
   std::int64_t cached_prefix(const Request& request);
+  /// What the request's TTFT could come from, for latency_source (latency_order.hpp).
+  LatencyCandidates ttft_candidates(const Request& request, std::int64_t cached,
+                                    double latency_share,
+                                    const std::optional<RequestLatency>& modelled) const;
+  /// What the request's TPOT could come from, likewise.
+  LatencyCandidates tpot_candidates(const Request& request,
+                                    const std::optional<RequestLatency>& modelled) const;
   /// --share-model's prefill share at L_eff.
   double modelled_share(double effective_tokens) const;
   /// `steps`: how many of the phase's steps `moved_ms` spans (1 for TTFT and TPOT).

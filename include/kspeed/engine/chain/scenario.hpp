@@ -11,6 +11,7 @@
 #include "kspeed/engine/chain/estimate.hpp"
 #include "kspeed/engine/chain/gates.hpp"
 #include "kspeed/engine/chain/latency_model.hpp"
+#include "kspeed/engine/chain/latency_order.hpp"
 #include "kspeed/engine/chain/run_conditions.hpp"
 #include "kspeed/engine/chain/share_table.hpp"
 #include "kspeed/engine/chain/workload.hpp"
@@ -127,6 +128,10 @@ struct Scenario {
   /// or the deployment: borrowed when the workload is of another model.
   bool ttft_from_workload = false;
   bool tpot_from_workload = false;
+  /// The sources latency_source chose for TTFT and TPOT (latency_order.hpp): the same words
+  /// mix's per-request outcomes carry, so a test can hold the two commands to one order.
+  LatencySource ttft_source = LatencySource::missing;
+  LatencySource tpot_source = LatencySource::missing;
   /// How the deployment priced TTFT (when it supplied TTFT or the prefill share): the request's
   /// prefill steps (scheduled_prefill), the token budget that chunked them, and --prefill-batch.
   std::optional<PrefillSteps> prefill_steps;

@@ -12,6 +12,7 @@
 
 #include "kspeed/engine/serving/replay_validation.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
+#include "validate_replay_setup.hpp"
 
 namespace kspeed::cli {
 
@@ -45,8 +46,18 @@ struct ReplayLevelsRead {
 /// sglang.bench_serving file is named in load_notes and left out). Settings: the flag, else the
 /// run's deployment files, else vLLM's default; runs whose settings differ are refused. With no
 /// path, the settings are the flags' and vLLM's defaults (levels typed by hand).
+/// What validate adds to the replays' set-up (validate_replay_setup.hpp): the KV cache `mix
+/// --replay` would size for `platform` at the settings the flags or the run's files give, and the
+/// client's in-flight cap. Without it (calibrate) the cache is unlimited and no cap is read.
+struct ReplayCapacityRequest {
+  const engine::Platform* platform = nullptr;
+  ValidateReplayFlags flags;
+  report::ValidateContext::KvCache kv;  ///< set by read_replay_levels: the cache chosen
+};
+
 ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
-                                    const ReplayLevelFlags& flags, std::size_t fit_count);
+                                    const ReplayLevelFlags& flags, std::size_t fit_count,
+                                    ReplayCapacityRequest* capacity = nullptr);
 
 /// One measured level as the replay's requests (validate's rebuild of each level's load).
 engine::ReplayLevel replay_level_of(const io::MeasuredLoad& load, const std::string& run);

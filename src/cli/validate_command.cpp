@@ -36,6 +36,7 @@
 #include "output_options.hpp"
 #include "platform_flags.hpp"
 #include "replay_levels.hpp"
+#include "validate_replay_setup.hpp"
 
 namespace kspeed::cli {
 
@@ -48,6 +49,7 @@ struct ValidateFlags : ReplayLevelFlags {
   std::string fit_levels = "1,2";
   bool prior = false;
   std::string concurrency;
+  ValidateReplayFlags replay;  ///< the KV cache and the client's in-flight cap
   OutputOptions output;
 };
 
@@ -192,8 +194,8 @@ void generate_level_requests(const io::MeasuredLoad& load, engine::ReplayLevel& 
   level.requests = engine::generate_load(spec);
 }
 
-// One measured level as replay requests. An inference-perf stage: evenly spaced at the requested
-// rate over the send duration, each with the stage's mean prompt and output lengths; a level
+// One measured level as replay requests. An inference-perf stage: its request count, evenly
+// spaced at the requested rate, each with the stage's mean prompt and output lengths; a level
 // whose file states more (Poisson arrivals, length ranges or lists) is drawn from it.
 engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& run) {
   engine::ReplayLevel level;
@@ -227,8 +229,13 @@ engine::ReplayLevel level_of(const io::MeasuredLoad& load, const std::string& ru
     return level;
   }
   const double rate = *load.rate_per_s;
-  const double duration = load.duration_s.value_or(static_cast<double>(load.requests) / rate);
-  const auto n = std::max<std::int64_t>(1, std::llround(rate * duration));
+  // The requests the level completed: inference-perf sends int(rate × stage duration) of them
+  // (load_generator.py run_stage), while its send_duration stretches past the stage's length
+  // when a cap on requests in flight holds them back.
+  const std::int64_t n =
+      load.requests > 0
+          ? load.requests
+          : std::max<std::int64_t>(1, std::llround(rate * load.duration_s.value_or(1.0 / rate)));
   for (std::int64_t i = 0; i < n; ++i) {
     level.requests.push_back({static_cast<double>(i) / rate, prompt, output, 0});
   }
@@ -514,6 +521,22 @@ class ValidateCommand final : public Command {
                      "Requests in flight while the --prior runs were measured, when they do not "
                      "say (1: one at a time)")
         ->type_name("N");
+    app_->add_option("--gpu-memory-utilization", flags_.replay.gpu_memory_utilization,
+                     "The fraction of GPU memory vLLM takes, which sizes the replay's KV cache "
+                     "as mix sizes it. Default: what the run's files state, else 0.9")
+        ->type_name("F");
+    app_->add_option("--kv-blocks", flags_.replay.kv_blocks,
+                     "The KV cache per replica in blocks, as the engine's start-up log states "
+                     "it. Default: modelled from the GPU's memory")
+        ->type_name("N");
+    app_->add_option("--block-size", flags_.replay.block_size,
+                     "Tokens per KV block (vLLM --block-size). Default: what the run's files "
+                     "state, else 16")
+        ->type_name("N");
+    app_->add_option("--max-inflight", flags_.replay.max_inflight,
+                     "The client's cap on requests in flight at every open-loop level. Default: "
+                     "what the run states (inference-perf config.yaml, sglang max_concurrency)")
+        ->type_name("N");
     add_platform_flags(*app_, flags_.platform);
     end_flag_group(*app_);
     add_output_options(*app_, flags_.output);
@@ -547,7 +570,12 @@ class ValidateCommand final : public Command {
     context.deployment = report::deployment_name(*platform);
     const std::size_t fit_count = 1 + static_cast<std::size_t>(std::count(
                                           flags_.fit_levels.begin(), flags_.fit_levels.end(), ','));
-    ReplayLevelsRead read = read_replay_levels(flags_.runs, flags_, fit_count);
+    // validate's replays add the KV cache mix would size and the client's in-flight cap.
+    ReplayCapacityRequest capacity;
+    capacity.platform = &*platform;
+    capacity.flags = flags_.replay;
+    ReplayLevelsRead read = read_replay_levels(flags_.runs, flags_, fit_count, &capacity);
+    context.kv = capacity.kv;
     context.settings = std::move(read.settings);
     context.load_notes = std::move(read.load_notes);
     context.load_notes.insert(
@@ -583,11 +611,15 @@ class ValidateCommand final : public Command {
           "kspeed validate --prior checks the prior of one model on several GPUs: name it with "
           "--model NAME (kspeed models lists them)");
     }
+    const ValidateReplayFlags& replay = flags_.replay;
     if (flags_.fit_levels != "1,2" || !flags_.max_seqs.empty() || !flags_.scheduler.empty() ||
-        !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty()) {
+        !flags_.max_batched_tokens.empty() || !flags_.chunked_prefill.empty() ||
+        !replay.gpu_memory_utilization.empty() || !replay.kv_blocks.empty() ||
+        !replay.block_size.empty() || !replay.max_inflight.empty()) {
       throw InputError(
           "--prior fits nothing and replays no load: --fit-levels, --max-seqs, "
-          "--max-batched-tokens, --chunked-prefill and --scheduler do not apply; leave them out");
+          "--max-batched-tokens, --chunked-prefill, --scheduler, --gpu-memory-utilization, "
+          "--kv-blocks, --block-size and --max-inflight do not apply; leave them out");
     }
     std::optional<double> concurrency;
     if (!flags_.concurrency.empty()) {
@@ -638,12 +670,13 @@ class ValidateCommand final : public Command {
 }  // namespace
 
 ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
-                                    const ReplayLevelFlags& flags, std::size_t fit_count) {
+                                    const ReplayLevelFlags& flags, std::size_t fit_count,
+                                    ReplayCapacityRequest* capacity) {
   ReplayLevelsRead read;
   read.load_notes = {
-      "each level's load rebuilt from what its file states: inference-perf, constant-rate "
-      "arrivals at the requested rate over the send duration, every request at the level's "
-      "mean prompt and output lengths (no length spread: it is not in the file); "
+      "each level's load rebuilt from what its file states: inference-perf, the stage's "
+      "request count at constant-rate arrivals at the requested rate, every request at the "
+      "level's mean prompt and output lengths (no length spread: it is not in the file); "
       "sglang.bench_serving, Poisson arrivals at the rate (all at once for rate inf), the "
       "completed count, random-dataset lengths uniform from max(1, len x range ratio) to len "
       "(other datasets: the means from the token totals); AccelMark, one at a time "
@@ -656,13 +689,21 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
   std::vector<ValidateRun> runs;
   for (const std::string& path : sources) {
     engine::SchedulerOptions scheduler;
-    const std::vector<std::string> settings = choose_scheduler(flags, path, scheduler);
+    std::vector<std::string> settings = choose_scheduler(flags, path, scheduler);
+    // The KV cache, sized from the scheduler's settings as mix sizes it (validate only).
+    report::ValidateContext::KvCache kv;
+    if (capacity != nullptr) {
+      kv = choose_validate_kv(*capacity->platform, capacity->flags, path, scheduler, settings);
+    }
     if (read.settings.empty()) {
       read.settings = settings;
       read.setup.scheduler = scheduler;
+      if (capacity != nullptr) capacity->kv = kv;
     } else if (scheduler.max_seqs != read.setup.scheduler.max_seqs ||
                scheduler.max_batched_tokens != read.setup.scheduler.max_batched_tokens ||
-               scheduler.chunked_prefill != read.setup.scheduler.chunked_prefill) {
+               scheduler.chunked_prefill != read.setup.scheduler.chunked_prefill ||
+               scheduler.kv_blocks != read.setup.scheduler.kv_blocks ||
+               scheduler.block_tokens != read.setup.scheduler.block_tokens) {
       throw InputError(path + ": its scheduler settings (" +
                        fmt::format("{}", fmt::join(settings, "; ")) + ") differ from " +
                        paths.front() + "'s: give runs of different settings one at a time");
@@ -670,7 +711,10 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
     if (path.empty()) continue;
     std::vector<ValidateRun> more =
         read_validate_runs(path, flags.accelmark_suite, fit_count, read.load_notes);
-    for (ValidateRun& run : more) runs.push_back(std::move(run));
+    for (ValidateRun& run : more) {
+      if (capacity != nullptr) apply_client_cap(path, capacity->flags, run.loads, read.load_notes);
+      runs.push_back(std::move(run));
+    }
   }
   if (!flags.scheduler.empty()) {
     read.setup.scheduler.policy = parse_choice<engine::SchedulerPolicy>(
@@ -689,6 +733,7 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
       out.levels.push_back(level_of(load, run.name));
       out.per_token_basis.push_back(load.tpot_basis);
     }
+    if (capacity != nullptr) check_levels_fit_kv(out.levels, read.setup.scheduler, out.name);
     read.runs.push_back(std::move(out));
   }
   return read;

@@ -21,6 +21,29 @@ std::string error_text(double error) {
   return fmt::format("{:+.1f}%", 100 * error);
 }
 
+// "2,613 blocks × 16 tokens = 41,808 tokens per replica (modelled like ...)", or unlimited.
+std::string kv_cache_text(const ValidateContext::KvCache& kv) {
+  if (!kv.blocks) return "unlimited (" + kv.source + ")";
+  return human_count(*kv.blocks) + " blocks × " + std::to_string(kv.block_tokens) +
+         " tokens = " + human_count(*kv.blocks * kv.block_tokens) + " tokens per replica (" +
+         kv.source + ")";
+}
+
+std::string saturated_caption(const engine::LevelValidation& level) {
+  if (level.max_inflight > 0) {
+    return fmt::format(
+        "The server saturated: it achieved under 90% of the requested rate. The replay's client "
+        "holds at most {} requests in flight, as the benchmark's did, and times each from its "
+        "send, so the queue forms where the measured one did: TTFT and E2E are compared like "
+        "with like and enter the summary.",
+        level.max_inflight);
+  }
+  return "The server saturated: it achieved under 90% of the requested rate. The replay is "
+         "open loop and queues every request the client sent, while a benchmark's client "
+         "caps the requests in flight, so TTFT and E2E here measure the two clients as much "
+         "as the engine: only throughput (the saturation point) enters the summary.";
+}
+
 }  // namespace
 
 View validate_view(const std::vector<engine::ValidationResult>& results,
@@ -53,17 +76,11 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
                               value_text(m.predicted, m.unit), error_text(m.error())});
       }
       view.table(table);
-      if (level.saturated) {
-        view.caption(
-            "The server saturated: it achieved under 90% of the requested rate. The replay is "
-            "open loop and queues every request the client sent, while a benchmark's client "
-            "caps the requests in flight, so TTFT and E2E here measure the two clients as much "
-            "as the engine: only throughput (the saturation point) enters the summary.");
-      }
+      if (level.saturated) view.caption(saturated_caption(level));
     }
     view.subheading(
-        "Held-out levels: |error| per metric (latencies below saturation, throughput at every "
-        "level)");
+        "Held-out levels: |error| per metric (latencies below saturation or under the client's "
+        "in-flight cap, throughput at every level)");
     Table summary{{"metric", "levels", "median |error|", "worst |error|", "worst at"},
                   {Align::left, Align::right, Align::right, Align::right, Align::left},
                   {}};
@@ -78,6 +95,7 @@ View validate_view(const std::vector<engine::ValidationResult>& results,
     for (const std::string& note : result.fit.notes) view.note(note);
   }
   for (const std::string& setting : context.settings) view.fact("setting", setting);
+  view.fact("KV cache", kv_cache_text(context.kv));
   for (const std::string& note : context.load_notes) view.fact("load", note);
   return view;
 }
@@ -90,6 +108,13 @@ Document validate_document(const std::vector<engine::ValidationResult>& results,
   tree["command"] = "validate";
   tree["deployment"] = context.deployment;
   tree["settings"] = context.settings;
+  tree["kv_cache"] = {
+      {"blocks", context.kv.blocks ? ordered_json(*context.kv.blocks) : ordered_json(nullptr)},
+      {"block_tokens", context.kv.block_tokens},
+      {"tokens", context.kv.blocks ? ordered_json(*context.kv.blocks * context.kv.block_tokens)
+                                   : ordered_json(nullptr)},
+      {"provenance", context.kv.provenance},
+      {"source", context.kv.source}};
   tree["load_notes"] = context.load_notes;
   ordered_json runs = ordered_json::array();
   for (const engine::ValidationResult& result : results) {
@@ -121,6 +146,8 @@ Document validate_document(const std::vector<engine::ValidationResult>& results,
       levels.push_back({{"label", level.label},
                         {"offered_rate_per_s", level.offered_rate_per_s},
                         {"saturated", level.saturated},
+                        {"max_inflight", level.max_inflight},
+                        {"latencies_summarised", level.latencies_summarised},
                         {"metrics", metrics}});
     }
     run["levels"] = levels;

@@ -61,6 +61,15 @@ TEST_CASE("vLLM arguments on a command line and in a JSON-style list", "[engine_
   CHECK(line.max_num_seqs->where == "serve.sh:3");
   CHECK(line.chunked_prefill->value);
   CHECK_FALSE(line.max_num_batched_tokens);  // a template, not a number
+  CHECK_FALSE(line.block_size);
+  // --block-size sizes the KV cache's blocks (validate's replay reads it).
+  const StatedEngineArguments blocks =
+      scan_vllm_arguments("vllm serve m --block-size 32 --block_size=32\n", "b.sh");
+  REQUIRE(blocks.block_size);
+  CHECK(blocks.block_size->value == 32);
+  CHECK(blocks.block_size->where == "b.sh:1");
+  CHECK(scan_vllm_arguments("--block-size 16\n--block-size 32\n", "c.sh")
+            .conflict_on("--block-size") != nullptr);
   const StatedEngineArguments list = scan_vllm_arguments(
       "args: [\"--max-num-seqs\", \"64\", \"--enable-chunked-prefill=False\"]\n", "c.yaml");
   CHECK(list.max_num_seqs->value == 64);

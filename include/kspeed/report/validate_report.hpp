@@ -2,6 +2,8 @@
 // `kspeed validate`: the replay fitted on chosen load levels of a measured run and every other
 // level predicted (engine/serving/replay_validation.hpp), for people and for programs.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,14 @@ struct ValidateContext {
   std::string deployment;  ///< "llama-3.1-8b on h100-sxm"
   std::vector<std::string> load_notes;
   std::vector<std::string> settings;
+  /// The KV cache every replay of the command ran with (per replica); blocks absent: unlimited.
+  struct KvCache {
+    std::optional<std::int64_t> blocks;
+    std::int64_t block_tokens = 16;
+    std::string provenance;  ///< "modelled", "given", "default" (unlimited)
+    std::string source;      ///< how it was sized, every term, for people
+  };
+  KvCache kv;
 };
 
 View validate_view(const std::vector<engine::ValidationResult>& results,

@@ -69,9 +69,7 @@ double measured_per_token(const ReplayLevel& level) {
 // these, and neither the other latencies nor the ITL histogram are read. The values are taken
 // in the requests' order, as summarise_replay takes them, so the statistic is the same number.
 double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
-  ArrivalOptions arrivals = setup.arrivals;
-  arrivals.concurrency = level.closed_loop_clients;
-  arrivals.max_inflight = level.max_inflight;
+  const ArrivalOptions arrivals = level_arrivals(level, setup);
   // A request that never finishes (dropped) keeps NaN, as replay_batches reports it.
   std::vector<float> tpot(level.requests.size(), std::numeric_limits<float>::quiet_NaN());
   const CompletionVerdict keep = [&tpot](std::size_t i, const RequestTiming& timing) {
@@ -91,10 +89,16 @@ double replayed_per_token(const ReplayLevel& level, const ServingSetup& setup) {
 
 }  // namespace
 
+ArrivalOptions level_arrivals(const ReplayLevel& level, const ServingSetup& setup) {
+  ArrivalOptions arrivals = setup.arrivals;
+  arrivals.concurrency = level.closed_loop_clients;
+  arrivals.max_inflight = level.max_inflight;
+  return arrivals;
+}
+
 ReplaySide replay_level(const ReplayLevel& level, const ServingSetup& setup) {
   ServingSetup with = setup;
-  with.arrivals.concurrency = level.closed_loop_clients;
-  with.arrivals.max_inflight = level.max_inflight;
+  with.arrivals = level_arrivals(level, setup);
   const BatchReplay replay =
       replay_batches(level.requests, with.step, {}, with.scheduler, with.arrivals);
   return summarise_replay(level.requests, replay, with);
@@ -263,6 +267,10 @@ bool saturated(const ReplayLevel& level) {
          *level.achieved_rate_per_s < kKeptUp * *level.requested_rate_per_s;
 }
 
+bool latencies_comparable(const ReplayLevel& level) {
+  return !saturated(level) || level.max_inflight > 0;
+}
+
 ValidationResult validate_through_replay(const CalibratedStepModel& prior,
                                          const ServingSetup& setup,
                                          const std::vector<ReplayLevel>& levels,
@@ -284,8 +292,14 @@ ValidationResult validate_through_replay(const CalibratedStepModel& prior,
     if (std::find(fit_indices.begin(), fit_indices.end(), i) != fit_indices.end()) continue;
     const ReplaySide side = replay_level(levels[i], fitted);
     ++result.replays;
-    result.levels.push_back({levels[i].label, compare_level(levels[i], side),
-                             side.offered_rate_per_s, saturated(levels[i])});
+    LevelValidation level;
+    level.label = levels[i].label;
+    level.metrics = compare_level(levels[i], side);
+    level.offered_rate_per_s = side.offered_rate_per_s;
+    level.saturated = saturated(levels[i]);
+    level.max_inflight = levels[i].max_inflight;
+    level.latencies_summarised = latencies_comparable(levels[i]);
+    result.levels.push_back(std::move(level));
   }
   for (const LevelValidation& level : result.levels) {
     for (const MetricComparison& m : level.metrics) {
@@ -303,7 +317,7 @@ ValidationResult validate_through_replay(const CalibratedStepModel& prior,
     for (const LevelValidation& level : result.levels) {
       for (const MetricComparison& m : level.metrics) {
         if (m.metric != summary.metric) continue;
-        if (level.saturated && m.metric != "throughput") continue;
+        if (!level.latencies_summarised && m.metric != "throughput") continue;
         const double e = std::abs(m.error());
         errors.push_back(e);
         if (e >= summary.worst_abs_error) {

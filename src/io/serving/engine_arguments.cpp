@@ -139,6 +139,7 @@ void merge_arguments(StatedEngineArguments& into, const StatedEngineArguments& f
   merge_setting(into.tensor_parallel_size, from.tensor_parallel_size, "--tensor-parallel-size",
                 into.conflicts);
   merge_setting(into.max_model_len, from.max_model_len, "--max-model-len", into.conflicts);
+  merge_setting(into.block_size, from.block_size, "--block-size", into.conflicts);
   into.conflicts.insert(into.conflicts.end(), from.conflicts.begin(), from.conflicts.end());
 }
 
@@ -155,6 +156,7 @@ constexpr ValueFlag kValueFlags[] = {
     {"gpu-memory-utilization", "--gpu-memory-utilization", false},
     {"tensor-parallel-size", "--tensor-parallel-size", true},
     {"max-model-len", "--max-model-len", true},
+    {"block-size", "--block-size", true},
 };
 
 void state_value(StatedEngineArguments& arguments, const ValueFlag& flag, const std::string& text,
@@ -174,6 +176,7 @@ void state_value(StatedEngineArguments& arguments, const ValueFlag& flag, const 
     }
     if (name == "--max-model-len")
       state(arguments.max_model_len, stated, flag.flag, arguments.conflicts);
+    if (name == "--block-size") state(arguments.block_size, stated, flag.flag, arguments.conflicts);
     return;
   }
   if (const std::optional<double> value = positive_fraction(text)) {
@@ -221,7 +224,8 @@ bool state_boolean(StatedEngineArguments& arguments, const std::string& name,
 
 bool StatedEngineArguments::empty() const {
   return !max_num_seqs && !max_num_batched_tokens && !chunked_prefill && !prefix_caching &&
-         !gpu_memory_utilization && !tensor_parallel_size && !max_model_len && conflicts.empty();
+         !gpu_memory_utilization && !tensor_parallel_size && !max_model_len && !block_size &&
+         conflicts.empty();
 }
 
 const StatedConflict* StatedEngineArguments::conflict_on(std::string_view flag) const {

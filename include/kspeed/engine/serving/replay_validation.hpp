@@ -65,6 +65,10 @@ ReplayFit fit_through_replay(const CalibratedStepModel& prior, const ServingSetu
                              const std::vector<const ReplayLevel*>& fit_levels,
                              std::string_view source);
 
+/// How the replay sends `level`'s requests: `setup`'s arrivals with the level's client, a closed
+/// loop of closed_loop_clients or an open loop capped at max_inflight, as the benchmark ran it.
+ArrivalOptions level_arrivals(const ReplayLevel& level, const ServingSetup& setup);
+
 /// One level replayed under the fitted model.
 ReplaySide replay_level(const ReplayLevel& level, const ServingSetup& setup);
 
@@ -91,8 +95,14 @@ struct MetricComparison {
 /// mean, E2E mean/p99, achieved throughput); what the level does not report is left out.
 std::vector<MetricComparison> compare_level(const ReplayLevel& level, const ReplaySide& side);
 
+/// Whether a level's latencies are compared like with like: below saturation, or saturated with
+/// the client's cap on requests in flight replayed (the queue then forms where the benchmark's
+/// did: at most max_inflight sent, the rest waiting in the client, timed from their send).
+bool latencies_comparable(const ReplayLevel& level);
+
 /// Median and worst |error| of one metric over the held-out levels that report it: latencies over
-/// the levels below saturation, throughput (the saturation point) over every level.
+/// the levels where latencies_comparable holds, throughput (the saturation point) over every
+/// level.
 struct MetricSummary {
   std::string metric;
   double median_abs_error = 0;
@@ -106,8 +116,11 @@ struct LevelValidation {
   std::vector<MetricComparison> metrics;
   double offered_rate_per_s = 0;  ///< the replay's
   /// The measured server saturated (saturated()): its latencies are set by the benchmark's
-  /// client (a cap on requests in flight) as much as by the engine; only throughput is summarised.
+  /// client (a cap on requests in flight) as much as by the engine. Without that cap in the replay
+  /// (max_inflight 0) only its throughput is summarised.
   bool saturated = false;
+  std::int64_t max_inflight = 0;     ///< the client's cap the replay applied (0: none)
+  bool latencies_summarised = true;  ///< latencies_comparable(): its latencies enter the summary
 };
 
 /// Fit on `fit_indices` (one or two levels, lightest first), predict every other level: a fit

@@ -38,6 +38,7 @@ struct StatedEngineArguments {
   std::optional<StatedSetting<double>> gpu_memory_utilization;  ///< --gpu-memory-utilization
   std::optional<StatedSetting<std::int64_t>> tensor_parallel_size;  ///< --tensor-parallel-size
   std::optional<StatedSetting<std::int64_t>> max_model_len;         ///< --max-model-len
+  std::optional<StatedSetting<std::int64_t>> block_size;            ///< --block-size
   /// Settings stated twice with different values. The first statement stays in its field; a
   /// caller must not take a conflicted setting unless a flag gives it (conflict_on).
   std::vector<StatedConflict> conflicts;

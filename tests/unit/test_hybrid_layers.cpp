@@ -81,4 +81,20 @@ TEST_CASE("a hybrid model's attention covers its softmax layers only; the state 
         Approx(8 * step.model.ms_per_linear_state_sequence));
 }
 
+TEST_CASE("Qwen3.5-35B-A3B: 30 gated-DeltaNet layers and 10 that attend, Qwen3-Next's layer shapes",
+          "[hybrid][presets]") {
+  const ModelArch model = io::load_model("qwen3.5-35b-a3b");
+  CHECK(model.layers == 40);
+  CHECK(model.linear.layers == 30);  // layer_types: [linear_attention x 3, full_attention] x 10
+  CHECK(softmax_attention_layers(model) == 10);
+  // The DeltaNet and attention layers have Qwen3-Next's dimensions, so the same state per layer.
+  CHECK(linear_state_bytes_per_layer(model.linear) == Approx(1097728.0));
+  // 10 · 18,874,368 (GQA) + 30 · 33,718,272 (DeltaNet) + 40 · 257 experts · 3,145,728 +
+  // 40 routers of 256 · 2,048 + two 248,320 × 2,048 tables = 34.576 B: within 1.5% of the
+  // 35 B the documentation rounds to (the attention output gate, 0.08 B, is not counted).
+  const double total = count_params(model, *model.shapes).total;
+  CHECK(total / 1e9 == Approx(34.57646592).epsilon(1e-6));
+  CHECK(total / 1e9 == Approx(model.total_params_billions).epsilon(0.015));
+}
+
 }  // namespace unit_hybrid_layers

@@ -85,7 +85,7 @@ TEST_CASE("every built-in GPU and model preset parses", "[roofline]") {
     CHECK_FALSE(model.source.empty());
   }
   CHECK(io::builtin_gpu_names().size() == 26);
-  CHECK(io::builtin_model_names().size() == 25);
+  CHECK(io::builtin_model_names().size() == 26);
 }
 
 TEST_CASE("roofline time, bound and attainable fraction", "[roofline]") {

@@ -28,6 +28,11 @@ done
 shared_data=$(realpath -m "$cases_dir/../../../../shared/data")
 # The source tree, for cases that run a script of the repository (the build tree may be anywhere).
 source_dir=$(realpath -m "$cases_dir/../../..")
+# Cases whose point is a Release binary's memory or time (a file named release-only in the case,
+# saying why) are skipped in a sanitizer tree (KSPEED_TEST_SANITIZER=1, set by tests/CMakeLists.txt):
+# AddressSanitizer's shadow memory and quarantine make the bound meaningless there, and the GCC
+# tree runs them.
+sanitizer=${KSPEED_TEST_SANITIZER:-0}
 skipped=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -38,6 +43,11 @@ for name in "${selected[@]}"; do
   [ -f "$case_dir/cmd" ] || { echo "golden: $name: no cmd file"; failed=$((failed + 1)); continue; }
   if [ -f "$case_dir/needs-shared-data" ] && [ ! -d "$shared_data" ]; then
     echo "golden: WARN $name skipped: $shared_data is absent"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  if [ -f "$case_dir/release-only" ] && [ "$sanitizer" = 1 ]; then
+    echo "golden: SKIP $name under the sanitizers: $(head -n 1 "$case_dir/release-only")"
     skipped=$((skipped + 1))
     continue
   fi

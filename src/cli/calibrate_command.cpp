@@ -114,7 +114,10 @@ report::View calibrate_view(const io::DeploymentFile& file, const std::string& w
   report::step_model_facts(view, file.step);
   if (file.replay_fit) {
     for (const std::string& note : file.replay_fit->notes) view.warning(note);
-    for (const std::string& setting : file.replay_fit->settings) view.fact("setting", setting);
+    // Files written before the scheduler was recorded as settings hold it only as these lines.
+    if (file.setting("max_seqs").empty()) {
+      for (const std::string& setting : file.replay_fit->settings) view.fact("setting", setting);
+    }
     for (const std::string& load : file.replay_fit->load) view.fact("load", load);
   }
   if (file.runs.size() == 1 && file.runs[0].tpot_points == 0) {
@@ -470,6 +473,7 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
   std::vector<std::string> fit_notes;
   const std::vector<std::size_t> fit = choose_fit_levels(flags_.fit_levels, run, fit_notes);
   std::vector<const engine::ReplayLevel*> fit_levels;
+  fit_levels.reserve(fit.size());
   for (const std::size_t i : fit) fit_levels.push_back(&run.levels[i]);
   const engine::ReplayFit result = engine::fit_through_replay(
       engine::modelled_step_model_with_tp_comm(*platform), read.setup, fit_levels, run.name);
@@ -479,6 +483,10 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
 
   io::DeploymentFile file;
   file.settings = deployment_settings(flags_.platform, *platform);
+  // The scheduler the fit replayed: mix --deployment replays with it (its fitted coefficients
+  // were found under these steps).
+  file.settings.insert(file.settings.end(), read.scheduler_settings.begin(),
+                       read.scheduler_settings.end());
   file.step = result.model;
   io::ReplayFitRecord record;
   record.run = run.name;

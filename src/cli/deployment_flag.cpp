@@ -41,6 +41,17 @@ io::DeploymentFile take_deployment_platform(PlatformFlags& platform, const std::
   return file;
 }
 
+void take_deployment_scheduler(const std::string& path, ReplaySchedulerFlags flags) {
+  if (path.empty()) return;
+  const io::DeploymentFile file = io::read_deployment_file(path);
+  for (const auto& [flag, key] : {std::pair{flags.max_seqs, "max_seqs"},
+                                  {flags.max_batched_tokens, "max_batched_tokens"},
+                                  {flags.chunked_prefill, "chunked_prefill"},
+                                  {flags.scheduler, "scheduler"}}) {
+    if (flag->empty()) *flag = file.setting(key);
+  }
+}
+
 io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
   if (!flags.calibrate.empty()) {
     throw InputError("--calibrate " + flags.calibrate + " and --deployment " +

@@ -91,6 +91,20 @@ io::CalibrationFile read_deployment_flag(EstimateFlags& flags);
 /// type) into the flags the user left out; a flag that names another deployment is refused.
 io::DeploymentFile take_deployment_platform(PlatformFlags& platform, const std::string& path);
 
+/// The replay's scheduler flags, as the command holds them.
+struct ReplaySchedulerFlags {
+  std::string* max_seqs;
+  std::string* max_batched_tokens;
+  std::string* chunked_prefill;
+  std::string* scheduler;
+};
+
+/// The scheduler a deployment file's fit replayed (max_seqs, max_batched_tokens, chunked_prefill,
+/// scheduler; recorded when kspeed calibrate fitted through the replay) for each flag left empty:
+/// the replay then forms steps as the calibration did. A flag given keeps its value (a what-if on
+/// the calibrated step model). Nothing when `path` is empty or the file records none.
+void take_deployment_scheduler(const std::string& path, ReplaySchedulerFlags flags);
+
 /// The deployment the flags ask for (engine::resolve_deployment decides it): the platform from
 /// the flags, `defaults` where they say nothing; --calibrate's run; the profiled steps
 /// `workload` carries (kspeed profile --emit-workload).

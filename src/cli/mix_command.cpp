@@ -89,6 +89,11 @@ class MixCommand final : public Command {
     const std::optional<engine::KernelSpeedupTable> speedup_table =
         read_speedup_table(flags_, estimate_options);
     reject_replay_flags_without_replay(flags_);
+    if (flags_.replay) {
+      take_deployment_scheduler(flags_.deployment.deployment_file,
+                                {&flags_.max_seqs, &flags_.max_batched_tokens,
+                                 &flags_.chunked_prefill, &flags_.scheduler});
+    }
     const std::optional<io::CalibrationFile> calibration = read_calibration(flags_.deployment);
     engine::Workload workload = io::load_workload(flags_.workload);
     // The replay runs on the workload's deployment when the flags name none (a workload kspeed

@@ -199,7 +199,7 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
                  "mixed: vLLM V1 (decodes and prefill chunks share each step); prefill-first: "
                  "SGLang's default and vLLM V0 (prefill steps stall decodes)")
       ->type_name("POLICY")
-      ->capture_default_str();
+      ->default_str("mixed");  // empty until given: --deployment may supply it
   app.add_option("--max-batched-tokens", flags.max_batched_tokens,
                  "Tokens per step (vLLM --max-num-batched-tokens). Default: 8192, vLLM's for "
                  "vllm serve on GPUs of 70 GiB or more (2048 below)")
@@ -211,7 +211,7 @@ void add_replay_flags(CLI::App& app, MixFlags& flags) {
   app.add_option("--chunked-prefill", flags.chunked_prefill,
                  "on: a long prompt spans steps (vLLM V1 default); off: it waits to fit whole")
       ->type_name("on|off")
-      ->capture_default_str();
+      ->default_str("on");  // empty until given: --deployment may supply it
   app.add_option("--kv-blocks", flags.kv_blocks,
                  "KV cache per replica in blocks (vLLM logs 'GPU KV cache size'); full: the "
                  "latest request is preempted and recomputed. Default: what --model on --gpu "
@@ -409,12 +409,16 @@ engine::Slo parse_slo(const MixFlags& flags) {
 
 static engine::SchedulerOptions parse_scheduler(const MixFlags& flags) {
   engine::SchedulerOptions scheduler;
-  scheduler.policy = parse_choice<engine::SchedulerPolicy>(
-      flags.scheduler, "--scheduler", "policy",
-      {{"mixed", engine::SchedulerPolicy::mixed},
-       {"prefill-first", engine::SchedulerPolicy::prefill_first}});
-  scheduler.chunked_prefill = parse_choice<bool>(flags.chunked_prefill, "--chunked-prefill",
-                                                 "setting", {{"on", true}, {"off", false}});
+  if (!flags.scheduler.empty()) {
+    scheduler.policy = parse_choice<engine::SchedulerPolicy>(
+        flags.scheduler, "--scheduler", "policy",
+        {{"mixed", engine::SchedulerPolicy::mixed},
+         {"prefill-first", engine::SchedulerPolicy::prefill_first}});
+  }
+  if (!flags.chunked_prefill.empty()) {
+    scheduler.chunked_prefill = parse_choice<bool>(flags.chunked_prefill, "--chunked-prefill",
+                                                   "setting", {{"on", true}, {"off", false}});
+  }
   if (!flags.max_batched_tokens.empty()) {
     scheduler.max_batched_tokens = parse_whole(flags.max_batched_tokens, "--max-batched-tokens",
                                                "a token budget per step", 1e9);
@@ -450,6 +454,8 @@ void reject_replay_flags_without_replay(const MixFlags& flags) {
                                     {"--step-model", &flags.step_model},
                                     {"--max-batched-tokens", &flags.max_batched_tokens},
                                     {"--max-seqs", &flags.max_seqs},
+                                    {"--scheduler", &flags.scheduler},
+                                    {"--chunked-prefill", &flags.chunked_prefill},
                                     {"--kv-blocks", &flags.kv_blocks},
                                     {"--block-size", &flags.block_size},
                                     {"--request-overhead", &flags.request_overhead},

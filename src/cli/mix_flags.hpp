@@ -28,9 +28,8 @@ struct MixFlags {
   std::string prefix_cache_hit;
   bool replay = false;
   std::string replicas, rate_scale, slo_ttft, slo_tpot, attainment;
-  std::string concurrency, routing = "round-robin", scheduler = "mixed", max_batched_tokens,
-                           max_seqs, chunked_prefill = "on", kv_blocks, block_size,
-                           request_overhead, step_model;
+  std::string concurrency, routing = "round-robin", scheduler, max_batched_tokens, max_seqs,
+                           chunked_prefill, kv_blocks, block_size, request_overhead, step_model;
   std::string speedup_table_path;  ///< --kernel-speedup-table FILE
   std::string percentiles = "50,90,99";
   std::string by = "bucket";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kspeed/engine/serving/replay_validation.hpp"
+#include "kspeed/io/deployment_file.hpp"
 #include "kspeed/io/serving/measured_load.hpp"
 #include "validate_replay_setup.hpp"
 
@@ -38,6 +39,9 @@ struct ReplayLevelRun {
 struct ReplayLevelsRead {
   engine::ServingSetup setup;
   std::vector<std::string> settings;
+  /// The scheduler settings as a deployment file records them (max_seqs, max_batched_tokens,
+  /// chunked_prefill, scheduler), each with where it came from.
+  std::vector<io::DeploymentSetting> scheduler_settings;
   std::vector<std::string> load_notes;
   std::vector<ReplayLevelRun> runs;
 };

@@ -80,9 +80,11 @@ std::string choose_setting(T& value, const std::string& flag_text, const char* f
   return "default (vLLM's)";
 }
 
-// The replay's scheduler for `run` and the answer's settings lines.
+// The replay's scheduler for `run` and the answer's settings lines; `recorded` receives the
+// same settings as a deployment file records them.
 std::vector<std::string> choose_scheduler(const ReplayLevelFlags& flags, const std::string& run,
-                                          engine::SchedulerOptions& scheduler) {
+                                          engine::SchedulerOptions& scheduler,
+                                          std::vector<io::DeploymentSetting>& recorded) {
   const io::StatedEngineArguments stated = io::read_engine_arguments(run);
   const std::function<std::int64_t(const std::string&)> count_of_seqs =
       [](const std::string& text) {
@@ -104,6 +106,9 @@ std::vector<std::string> choose_scheduler(const ReplayLevelFlags& flags, const s
   const std::string chunked =
       choose_setting(scheduler.chunked_prefill, flags.chunked_prefill, "--chunked-prefill",
                      stated.chunked_prefill, stated, "--enable-chunked-prefill", on_or_off);
+  recorded = {{"max_seqs", std::to_string(scheduler.max_seqs), seqs},
+              {"max_batched_tokens", std::to_string(scheduler.max_batched_tokens), tokens},
+              {"chunked_prefill", scheduler.chunked_prefill ? "on" : "off", chunked}};
   return {
       "max running requests " + std::to_string(scheduler.max_seqs) + " (" + seqs + ")",
       "token budget a step " + std::to_string(scheduler.max_batched_tokens) + " (" + tokens + ")",
@@ -652,7 +657,7 @@ class ValidateCommand final : public Command {
             "precision " + platform->precision.value + ", KV " + platform->kv_dtype.value};
       }
     }
-    context.prior_notes.push_back(
+    context.prior_notes.emplace_back(
         "TTFT = the overhead + one prefill step, TPOT = one decode step at the mean context");
     const bool for_people = parse_output_format(flags_.output).for_people();
     render_and_emit(report::Report{report::prior_check_view(checks, context),
@@ -689,7 +694,8 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
   std::vector<ValidateRun> runs;
   for (const std::string& path : sources) {
     engine::SchedulerOptions scheduler;
-    std::vector<std::string> settings = choose_scheduler(flags, path, scheduler);
+    std::vector<io::DeploymentSetting> recorded;
+    std::vector<std::string> settings = choose_scheduler(flags, path, scheduler, recorded);
     // The KV cache, sized from the scheduler's settings as mix sizes it (validate only).
     report::ValidateContext::KvCache kv;
     if (capacity != nullptr) {
@@ -697,6 +703,7 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
     }
     if (read.settings.empty()) {
       read.settings = settings;
+      read.scheduler_settings = recorded;
       read.setup.scheduler = scheduler;
       if (capacity != nullptr) capacity->kv = kv;
     } else if (scheduler.max_seqs != read.setup.scheduler.max_seqs ||
@@ -722,9 +729,16 @@ ReplayLevelsRead read_replay_levels(const std::vector<std::string>& paths,
         {{"mixed", engine::SchedulerPolicy::mixed},
          {"prefill-first", engine::SchedulerPolicy::prefill_first}});
   }
-  read.settings.push_back(
-      std::string("scheduler ") + std::string(scheduler_policy_name(read.setup.scheduler.policy)) +
-      " (" + (flags.scheduler.empty() ? "default (vLLM's)" : "given: --scheduler") + ")");
+  const std::string policy_source =
+      flags.scheduler.empty() ? "default (vLLM's)" : "given: --scheduler";
+  read.settings.push_back(std::string("scheduler ") +
+                          std::string(scheduler_policy_name(read.setup.scheduler.policy)) + " (" +
+                          policy_source + ")");
+  // Recorded as --scheduler spells it, so a command reading the file passes it back unchanged.
+  read.scheduler_settings.push_back(
+      {"scheduler",
+       read.setup.scheduler.policy == engine::SchedulerPolicy::mixed ? "mixed" : "prefill-first",
+       policy_source});
   for (const ValidateRun& run : runs) {
     ReplayLevelRun out;
     out.name = run.name;

@@ -210,7 +210,9 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                    {"gpu", "h100-sxm", "flag --gpu"},
                    {"tp", "1", "default"},
                    {"precision", "bf16", "default"},
-                   {"kv_dtype", "bf16", "default"}};
+                   {"kv_dtype", "bf16", "default"},
+                   {"max_seqs", "128", "stated in manifests.yaml:25"},
+                   {"chunked_prefill", "off", "given: --chunked-prefill"}};
   file.step = calibrate_to_latencies(modelled_step_model(platform), {p}, "run.json");
   file.calibration_points = "1 TTFT point, 1 TPOT point";
   file.runs = {{"run.json", "accelmark-result", 1, 1, 1, "", "", ""}};
@@ -220,6 +222,10 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
   const io::DeploymentFile back = io::parse_deployment_file(text, "d.json");
   CHECK(back.setting("model") == "llama-3.1-8b");
   CHECK(back.setting("tp") == "1");
+  // The scheduler a fit through the replay ran, which mix --deployment --replay takes back.
+  CHECK(back.setting("max_seqs") == "128");
+  CHECK(back.setting("chunked_prefill") == "off");
+  CHECK(back.setting("max_batched_tokens").empty());
   const StepModel& a = file.step.model;
   const StepModel& b = back.step.model;
   CHECK(b.fixed_ms == a.fixed_ms);
@@ -243,6 +249,10 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
   renamed.replace(renamed.find("\"weights_ms\""), 12, "\"weight_ms\"");
   CHECK_THROWS_WITH(io::parse_deployment_file(renamed, "d.json"),
                     Catch::Contains("weight_ms") && Catch::Contains("d.json"));
+  std::string unknown_setting = text;
+  unknown_setting.replace(unknown_setting.find("\"max_seqs\""), 10, "\"max_seq\"");
+  CHECK_THROWS_WITH(io::parse_deployment_file(unknown_setting, "d.json"),
+                    Catch::Contains("max_seq") && Catch::Contains("d.json"));
   CHECK_THROWS_WITH(io::parse_deployment_file(R"({"kind": "workload"})", "d.json"),
                     Catch::Contains("kspeed-deployment"));
 }

@@ -16,7 +16,9 @@ namespace kspeed::io {
 
 /// One setting of the deployment and where it came from ("flag --tp", "default", "file").
 struct DeploymentSetting {
-  std::string key;  ///< model, gpu, tp, precision, kv_dtype
+  /// model, gpu, tp, ep, precision, kv_dtype; and, when the fit replayed load levels, the
+  /// scheduler it replayed: max_seqs, max_batched_tokens, chunked_prefill, scheduler
+  std::string key;
   std::string value;
   std::string source;
 };

@@ -250,7 +250,8 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   file.source = source;
   const json& deployment = reader.required(document, "", "deployment");
   reader.expect_object(deployment, "deployment",
-                       {"model", "gpu", "tp", "ep", "precision", "kv_dtype"});
+                       {"model", "gpu", "tp", "ep", "precision", "kv_dtype", "max_seqs",
+                        "max_batched_tokens", "chunked_prefill", "scheduler"});
   for (const auto& [key, value] : deployment.items()) {
     const std::string path = "deployment." + key;
     reader.expect_object(value, path, {"value", "source"});

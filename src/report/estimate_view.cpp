@@ -313,9 +313,9 @@ std::optional<std::string> expert_union_text(const engine::Platform& p) {
   // t = batch · q: speculative decoding verifies q tokens of each sequence in one step
   const double tokens = static_cast<double>(p.batch.value) * p.spec_tokens_per_step.value;
   std::string text =
-      fmt::format("{} of {} routed (top-{}, {} tokens per step)",
+      fmt::format("{} of {} routed (top-{}, {} {} per step)",
                   human_fixed(engine::expected_distinct_experts(ffn.experts, ffn.top_k, tokens), 1),
-                  ffn.experts, ffn.top_k, human_plain(tokens));
+                  ffn.experts, ffn.top_k, human_plain(tokens), tokens == 1.0 ? "token" : "tokens");
   if (ffn.shared_experts > 0) {
     text += fmt::format(" + {} shared", ffn.shared_experts);
   }

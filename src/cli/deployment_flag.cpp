@@ -1,12 +1,14 @@
 // --deployment FILE on estimate, sweep, mix and roofline: the deployment kspeed calibrate wrote, as
 // a calibration already fitted. The platform flags the user left out come from the file; one that
 // names another deployment is refused (the fitted coefficients belong to the file's).
+#include <cmath>
 #include <string>
 
 #include "estimate_flags.hpp"
 #include "kspeed/error.hpp"
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/deployment_file.hpp"
+#include "kspeed/io/units.hpp"
 
 namespace kspeed::cli {
 
@@ -82,6 +84,13 @@ io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
   out.typical_prompt_tokens = file.typical_prompt_tokens;
   out.typical_response_tokens = file.typical_response_tokens;
   out.fitted = file.step;
+  for (const io::DeploymentSetting& setting : file.settings) {
+    // A budget the calibration stated (a flag, the run's files); vLLM's default is kspeed's too.
+    if (setting.key == "max_batched_tokens" && setting.source.rfind("default", 0) != 0) {
+      out.step_token_budget = std::llround(io::parse_positive_number(
+          setting.value, "--deployment " + file.source + ": deployment.max_batched_tokens"));
+    }
+  }
   return out;
 }
 

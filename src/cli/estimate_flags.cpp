@@ -340,13 +340,18 @@ engine::Deployment deploy(const EstimateFlags& flags,
     platform.gpu.clear();
     platform.precision.clear();
   }
-  const engine::Deployment deployment = engine::resolve_deployment(
+  engine::Deployment deployment = engine::resolve_deployment(
       deployment_request(platform, calibration, workload,
                          {workload.model, workload.gpu, workload.batch, workload.tp,
                           workload.kv_dtype, engine::workload_model_label(workload)}));
   name_after_deployment(workload, deployment.platform);
   options.platform = deployment.platform;
   options.step_model = deployment.step;
+  // --deployment: the token budget its fit replayed, unless --max-batched-tokens gives one.
+  if (calibration && calibration->step_token_budget &&
+      options.step_token_budget.provenance != engine::Provenance::given) {
+    options.step_token_budget = {*calibration->step_token_budget, engine::Provenance::given};
+  }
   return deployment;
 }
 

@@ -47,6 +47,9 @@ struct CalibrationFile {
   std::int64_t typical_response_tokens = 0;
   /// A step model already fitted (a deployment file kspeed calibrate wrote): used as it is.
   std::optional<engine::CalibratedStepModel> fitted;
+  /// The token budget a step that deployment file's fit replayed, when a flag or the run's files
+  /// stated it (not when it was vLLM's default): estimate and sweep chunk prefill by it.
+  std::optional<std::int64_t> step_token_budget;
 };
 
 /// For people: the file's TTFT and TPOT point counts and where its per-token times came from;

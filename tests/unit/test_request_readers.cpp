@@ -320,6 +320,19 @@ TEST_CASE("trace-replay CSV: quoted JSON lists with commas and newlines, cache h
   CHECK(r.report.skipped[0].first_lines == std::vector<std::int64_t>{5});
 }
 
+TEST_CASE("trace-replay CSV: the run's own cache hits win over the source trace's", "[requests]") {
+  // A user's first turn: the trace recorded 583 blocks cached in production, but this run had
+  // sent none of them (theoretical_cache_hit_blocks 0). The next turn reuses what the first left.
+  const Read r = read(
+      "user_id,input_tokens,output_tokens_actual,cache_hit_blocks,ttft,success,"
+      "theoretical_cache_hit_blocks\n"
+      "User-001,37720,1378,583,18.38,True,0\n"
+      "User-001,37906,1376,589,0.27,True,589\n");
+  REQUIRE(r.requests.size() == 2);
+  CHECK(*r.requests[0].cached_tokens == 0);
+  CHECK(*r.requests[1].cached_tokens == 589 * 64);
+}
+
 TEST_CASE("a column mapping reads a CSV kspeed does not know by name", "[requests]") {
   ReadOptions options;
   options.columns = parse_column_mapping(

@@ -17,6 +17,7 @@
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/deployment_file.hpp"
 #include "kspeed/io/files.hpp"
+#include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/serving/typed_levels.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/step_model_facts.hpp"
@@ -33,6 +34,7 @@ struct CalibrateFlags {
   std::vector<std::string> runs;
   PlatformFlags platform;
   std::string concurrency;
+  std::string warmup;
   bool strict = false;
   OutputOptions output;
   // Load levels: which to fit, levels typed by hand, the replay's engine settings.
@@ -77,6 +79,7 @@ io::CalibrationRun run_summary(const io::CalibrationFile& file) {
   run.tpot_points = file.tpot_points;
   run.tpot_from = file.tpot_note;
   run.ttft_note = file.ttft_note;
+  run.warmup_note = file.warmup_note;
   return run;
 }
 
@@ -108,7 +111,8 @@ report::View calibrate_view(const io::DeploymentFile& file, const std::string& w
                            std::to_string(static_cast<long long>(run.concurrency)) +
                            "): " + std::to_string(run.ttft_points) + " TTFT points, " +
                            std::to_string(run.tpot_points) + " TPOT points" +
-                           (run.tpot_from.empty() ? "" : " (" + run.tpot_from + ")"));
+                           (run.tpot_from.empty() ? "" : " (" + run.tpot_from + ")") +
+                           (run.warmup_note.empty() ? "" : "; " + run.warmup_note));
     }
   }
   report::step_model_facts(view, file.step);
@@ -146,6 +150,12 @@ class CalibrateCommand final : public Command {
     end_flag_group(*app_);
     app_->add_option("--calibrate-concurrency", flags_.concurrency,
                      "Requests in flight while the runs were measured, when they do not say")
+        ->type_name("N");
+    app_->add_option("--warmup", flags_.warmup,
+                     "Leave a per-request log's first N requests (by arrival) out of the fit: a "
+                     "server's first requests after it starts pay one-time costs (kernel JIT, "
+                     "CUDA graph capture) no step model carries. Off by default: every point "
+                     "counts unless you say so")
         ->type_name("N");
     app_->add_flag("--strict", flags_.strict,
                    "Exit 2 when a run gives no per-token (TPOT) point: the decode side would "
@@ -257,6 +267,10 @@ class CalibrateCommand final : public Command {
     if (!flags_.concurrency.empty()) {
       concurrency = io::parse_positive_number(flags_.concurrency, "--calibrate-concurrency");
     }
+    // 0 is the default spelt out (none left out); anything else is a count of requests.
+    const std::int64_t warmup = flags_.warmup.empty() || flags_.warmup == "0"
+                                    ? 0
+                                    : io::parse_count(flags_.warmup, "--warmup");
     const std::optional<engine::Platform> platform = resolve_platform(flags_.platform, {});
     if (!platform) {
       throw InputError("kspeed calibrate: --model and --gpu did not resolve to a deployment");
@@ -269,7 +283,7 @@ class CalibrateCommand final : public Command {
     std::string points_note;
     std::string sources;
     for (const std::string& path : flags_.runs) {
-      const io::CalibrationFile run = io::read_calibration_file(path, concurrency);
+      const io::CalibrationFile run = io::read_calibration_file(path, concurrency, warmup);
       if (flags_.strict && run.tpot_points == 0) {
         throw InputError("--strict: " + path + " has no per-token time (" +
                          io::describe_points(run) +
@@ -446,6 +460,12 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
     throw InputError(
         "--calibrate-concurrency states a per-request log's concurrency; each load level's "
         "load is read from its file (or typed): leave it out");
+  }
+  if (!flags_.warmup.empty()) {
+    throw InputError(
+        "--warmup leaves a per-request log's first requests out of a request-by-request fit; "
+        "load levels are fitted by their statistics, which hold no request to leave out: leave "
+        "it out");
   }
   const std::optional<engine::Platform> platform = resolve_platform(flags_.platform, {});
   if (!platform) {

@@ -147,6 +147,35 @@ TEST_CASE("trace-replay CSV: TPOT from the mean ITL, else from E2E and TTFT; cac
   }
 }
 
+TEST_CASE("--warmup leaves a log's first requests by arrival out of the fit", "[calibrate]") {
+  // Lines out of arrival order: line 3 arrived first (t = 10), then line 2 (t = 20).
+  const TempFile log("detailed_results.csv",
+                     "input_tokens,output_tokens_actual,ttft,ttlt,itl,success,"
+                     "request_start_time\n"
+                     "1000,101,18.0,19.0,0.01,True,20\n"
+                     "1000,101,16.0,17.0,0.03,True,10\n"
+                     "1000,101,0.2,1.2,0.01,True,30\n"
+                     "1000,101,0.2,1.2,0.01,True,40\n");
+  const io::CalibrationFile all = io::read_calibration_file(log.path(), 1.0);
+  CHECK(all.points.size() == 4);
+  CHECK(all.warmup_note.empty());
+  const io::CalibrationFile one = io::read_calibration_file(log.path(), 1.0, 1);
+  REQUIRE(one.points.size() == 3);
+  CHECK(one.tpot_points == 3);
+  CHECK(one.cached_tokens.size() == 3);
+  CHECK(one.points[0].label == "line 2");  // line 3 (t = 10) left out, not line 2
+  CHECK(*one.points[0].ttft_ms == Approx(18000.0));
+  CHECK_THAT(one.tpot_note, Catch::Contains("3 from the log's per-request mean inter-token"));
+  CHECK(one.warmup_note ==
+        "the first 1 request by arrival (line 3) left out as the server's warm-up (--warmup 1)");
+  CHECK_THAT(io::describe_points(one), Catch::EndsWith("(--warmup 1)"));
+  const io::CalibrationFile two = io::read_calibration_file(log.path(), 1.0, 2);
+  REQUIRE(two.points.size() == 2);
+  CHECK_THAT(two.warmup_note, Catch::Contains("first 2 requests by arrival (lines 3, 2)"));
+  CHECK_THROWS_WITH(io::read_calibration_file(log.path(), 1.0, 4),
+                    Catch::Contains("{flag:warmup} 4") && Catch::Contains("leaves none to fit"));
+}
+
 TEST_CASE("InferenceX trace replay (DeepSeek-R1 FP4 on B200): 45 TPOT points", "[calibrate]") {
   const std::string path = shared_data() + "workloads/inferencex-dsr1fp4-b200-trace-replay.csv";
   if (!present(path)) return;
@@ -216,7 +245,7 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
                    {"chunked_prefill", "off", "given: --chunked-prefill"}};
   file.step = calibrate_to_latencies(modelled_step_model(platform), {p}, "run.json");
   file.calibration_points = "1 TTFT point, 1 TPOT point";
-  file.runs = {{"run.json", "accelmark-result", 1, 1, 1, "", "", ""}};
+  file.runs = {{"run.json", "accelmark-result", 1, 1, 1, "", "", "", "line 2 left out"}};
   file.typical_prompt_tokens = 280;
   file.typical_response_tokens = 310;
   const std::string text = io::deployment_to_json_text(file);
@@ -240,7 +269,8 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
   CHECK(back.step.origins.fixed.provenance == file.step.origins.fixed.provenance);
   CHECK(back.step.calibration == Provenance::fitted);
   CHECK(back.step.residuals.size() == 2);
-  CHECK(back.runs.size() == 1);
+  REQUIRE(back.runs.size() == 1);
+  CHECK(back.runs[0].warmup_note == "line 2 left out");
   CHECK(back.typical_response_tokens == 310);
   // The same request priced by both: identical to the last bit.
   CHECK(request_latency(back.step, 280, 310).tpot_ms() ==

@@ -33,6 +33,8 @@ struct CalibrationFile {
   std::vector<double> cached_tokens;
   /// How many TTFTs that left out, for the step model's source line; empty when none.
   std::string ttft_note;
+  /// The requests --warmup left out (which, and why); empty when none.
+  std::string warmup_note;
   /// The points with a per-token (TPOT) time: without one the decode side is not fitted.
   std::int64_t tpot_points = 0;
   /// Where the per-token times came from, with counts ("45 from (E2E - TTFT) / (output - 1)");
@@ -64,10 +66,12 @@ CalibrationFile parse_accelmark_result(std::string_view text, std::string_view s
 /// True when `text` is an AccelMark result (a JSON object with suite_id and metrics).
 bool looks_like_accelmark_result(std::string_view text);
 
-/// Reads the file at `path`; `concurrency` (the flag) overrides what the file states. Throws
+/// Reads the file at `path`; `concurrency` (the flag) overrides what the file states;
+/// `warmup` first requests of a per-request log (by arrival) are left out of the points. Throws
 /// InputError naming the file when it is no known format, holds no measured latency, or a
 /// per-request log states no concurrency and none is given.
 CalibrationFile read_calibration_file(const std::string& path,
-                                      std::optional<double> concurrency = std::nullopt);
+                                      std::optional<double> concurrency = std::nullopt,
+                                      std::int64_t warmup = 0);
 
 }  // namespace kspeed::io

@@ -35,6 +35,7 @@ struct CalibrationRun {
   /// The load level of a multi-level run the fit used (one entry a level), its statistics
   /// standing as one TTFT and one TPOT point; empty for a per-request log.
   std::string level;
+  std::string warmup_note;  ///< requests left out as the server's warm-up, empty when none
 };
 
 /// How a calibration on measured load levels was fitted: through the batching replay

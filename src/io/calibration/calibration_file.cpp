@@ -183,10 +183,75 @@ std::string per_token_note(const std::array<std::int64_t, index(PerTokenSource::
 
 using LogReader = std::function<RequestLogReport(const RequestSink&)>;
 
+// Where each point came from, to find a run's first requests after the file is read.
+struct PointOrigin {
+  std::optional<double> arrival_s;
+  std::int64_t line = 0;
+  std::optional<PerTokenSource> per_token;  ///< where its TPOT came from; none without one
+};
+
+// The indices of the first `count` points: by arrival when every point has one, else in file
+// order (a log's lines need not be in arrival order).
+std::vector<std::size_t> first_points(const std::vector<PointOrigin>& origins, std::int64_t count) {
+  std::vector<std::size_t> order(origins.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const bool timed = std::all_of(origins.begin(), origins.end(),
+                                 [](const PointOrigin& o) { return o.arrival_s.has_value(); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return timed ? *origins[a].arrival_s < *origins[b].arrival_s
+                 : origins[a].line < origins[b].line;
+  });
+  order.resize(static_cast<std::size_t>(count));
+  return order;
+}
+
+// --warmup N: a server's first requests after it starts pay one-time costs (kernel JIT, CUDA
+// graph capture, autotuning) that no step model carries, and a client that sends no warm-up
+// request of its own (vllm bench serve sends one before measuring) logs them as points. They are
+// left out of the fit, TTFT and TPOT both; their prefill stays in the running-decode points'
+// count of the work other requests decoded alongside, since the GPU did it.
+std::string leave_out_warmup(CalibrationFile& file, std::vector<TimedDecode>& decodes,
+                             std::vector<PointOrigin>& origins, std::int64_t warmup) {
+  if (warmup <= 0) return {};
+  if (warmup >= static_cast<std::int64_t>(file.points.size())) {
+    throw InputError(flag_mark("warmup") + " " + std::to_string(warmup) + ": " + file.source +
+                     " has " + count_mark(static_cast<std::int64_t>(file.points.size())) +
+                     " latency points, and leaving that many out leaves none to fit: give a "
+                     "smaller count");
+  }
+  std::vector<std::size_t> dropped = first_points(origins, warmup);
+  std::vector<std::int64_t> lines;
+  lines.reserve(dropped.size());
+  for (const std::size_t i : dropped) lines.push_back(origins[i].line);
+  std::sort(dropped.begin(), dropped.end());
+  for (auto i = dropped.rbegin(); i != dropped.rend(); ++i) {
+    const auto at = static_cast<std::ptrdiff_t>(*i);
+    file.points.erase(file.points.begin() + at);
+    file.cached_tokens.erase(file.cached_tokens.begin() + at);
+  }
+  std::erase_if(decodes, [&](const TimedDecode& d) {
+    return std::find(lines.begin(), lines.end(), d.line) != lines.end();
+  });
+  std::string where;
+  for (const std::int64_t line : lines) {
+    where += (where.empty() ? "" : ", ") + std::to_string(line);
+  }
+  const bool timed = std::all_of(origins.begin(), origins.end(),
+                                 [](const PointOrigin& o) { return o.arrival_s.has_value(); });
+  for (auto i = dropped.rbegin(); i != dropped.rend(); ++i) {
+    origins.erase(origins.begin() + static_cast<std::ptrdiff_t>(*i));
+  }
+  return std::string("the first ") + std::to_string(warmup) + " request" +
+         (warmup == 1 ? "" : "s") + (timed ? " by arrival" : " in the file") + " (line" +
+         (warmup == 1 ? " " : "s ") + where + ") left out as the server's warm-up (--warmup " +
+         std::to_string(warmup) + ")";
+}
+
 CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency,
-                                    const LogReader& read_log) {
+                                    std::int64_t warmup, const LogReader& read_log) {
   CalibrationFile file;
   std::vector<TimedDecode> decodes;
+  std::vector<PointOrigin> origins;
   std::vector<engine::PrefilledPrompt> prefilled;
   file.source = path;
   std::vector<std::int64_t> prompts;
@@ -194,7 +259,6 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
   std::int64_t queued_ttfts = 0;
   std::int64_t kept_ttfts = 0;
   double queued_ms = 0;
-  std::array<std::int64_t, index(PerTokenSource::count)> per_token_counts{};
   const RequestLogReport report = read_log([&](const engine::Request& r) {
     const std::optional<PerToken> per_token = per_token_time(r);
     if (!r.ttft_ms && !per_token) return;
@@ -215,13 +279,12 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
       ++kept_ttfts;
     }
     if (!queued) point.ttft_ms = r.ttft_ms;
-    if (per_token) {
-      point.tpot_ms = per_token->ms;
-      ++per_token_counts[index(per_token->source)];
-    }
+    if (per_token) point.tpot_ms = per_token->ms;
     if (!point.ttft_ms && !point.tpot_ms) return;
     file.points.push_back(point);
     file.cached_tokens.push_back(cached);
+    origins.push_back(
+        {r.arrival_s, r.line, per_token ? std::optional(per_token->source) : std::nullopt});
     if (const std::optional<TimedDecode> decode = timed_decode(r, per_token)) {
       decodes.push_back(*decode);
     }
@@ -232,11 +295,6 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
     responses.push_back(std::max<std::int64_t>(r.response_tokens, 1));
     if (file.stated_model.empty()) file.stated_model = r.model;
   });
-  if (report.format == RequestFormat::vllm_json) {
-    // A --save-detailed log's E2E is its TTFT plus its ITL array: the gaps' sum, not an E2E.
-    std::swap(per_token_counts[index(PerTokenSource::e2e)],
-              per_token_counts[index(PerTokenSource::itl_arrays)]);
-  }
   file.format = std::string(to_string(report.format));
   if (file.points.empty()) {
     throw InputError(path + ": none of its " + count_mark(report.records) +
@@ -244,6 +302,16 @@ CalibrationFile read_request_points(const std::string& path, std::optional<doubl
                      "benchmark's per-request output (AIPerf profile_export.jsonl, vllm bench "
                      "serve --save-detailed, a trace-replay CSV with ttft and ttlt) or an "
                      "AccelMark result.json");
+  }
+  file.warmup_note = leave_out_warmup(file, decodes, origins, warmup);
+  std::array<std::int64_t, index(PerTokenSource::count)> per_token_counts{};
+  for (const PointOrigin& origin : origins) {
+    if (origin.per_token) ++per_token_counts[index(*origin.per_token)];
+  }
+  if (report.format == RequestFormat::vllm_json) {
+    // A --save-detailed log's E2E is its TTFT plus its ITL array: the gaps' sum, not an E2E.
+    std::swap(per_token_counts[index(PerTokenSource::e2e)],
+              per_token_counts[index(PerTokenSource::itl_arrays)]);
   }
   for (const std::int64_t count : per_token_counts) file.tpot_points += count;
   file.tpot_note = per_token_note(per_token_counts);
@@ -283,15 +351,18 @@ std::string describe_points(const CalibrationFile& file) {
   std::string text = std::to_string(ttft) + " TTFT point" + (ttft == 1 ? "" : "s") + ", " +
                      std::to_string(tpot) + " TPOT point" + (tpot == 1 ? "" : "s");
   if (tpot == 0) {
-    return text +
-           " (no per-token time in the file: the decode side keeps its modelled prior; give a log "
-           "with per-request TPOT, ITL, or E2E and TTFT with 2+ output tokens)";
+    text +=
+        " (no per-token time in the file: the decode side keeps its modelled prior; give a log "
+        "with per-request TPOT, ITL, or E2E and TTFT with 2+ output tokens)";
+  } else if (!file.tpot_note.empty()) {
+    text += " (" + file.tpot_note + ")";
   }
-  if (!file.tpot_note.empty()) text += " (" + file.tpot_note + ")";
+  if (!file.warmup_note.empty()) text += "; " + file.warmup_note;
   return text;
 }
 
-CalibrationFile read_calibration_file(const std::string& path, std::optional<double> concurrency) {
+CalibrationFile read_calibration_file(const std::string& path, std::optional<double> concurrency,
+                                      std::int64_t warmup) {
   // Opened once: a FIFO, /dev/stdin or <(...) has no second reading. An AccelMark result is one
   // small JSON object naming its suite_id near the top; anything else is a request log, read
   // from the same descriptor (streamed), or from the text already read when the head misled.
@@ -310,6 +381,11 @@ CalibrationFile read_calibration_file(const std::string& path, std::optional<dou
                        " is AccelMark's one-request-at-a-time run, measured at concurrency 1: "
                        "leave the flag out");
     }
+    if (warmup > 0) {
+      throw InputError(flag_mark("warmup") + " " + std::to_string(warmup) + ": " + path +
+                       " is AccelMark's aggregate result, which holds no request to leave out: "
+                       "leave the flag out");
+    }
     return file;
   }
   const LogReader read_log = [&](const RequestSink& sink) {
@@ -317,7 +393,7 @@ CalibrationFile read_calibration_file(const std::string& path, std::optional<dou
                            : read_request_log(input, {}, sink);
   };
   try {
-    return read_request_points(path, concurrency, read_log);
+    return read_request_points(path, concurrency, warmup, read_log);
   } catch (const InputError& error) {
     // The request-log detector's message ends with mix's --columns, which estimate does not take:
     // name what --calibrate reads instead.

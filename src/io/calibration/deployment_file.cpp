@@ -212,6 +212,7 @@ std::string deployment_to_json_text(const DeploymentFile& file) {
                     {"tpot_points", run.tpot_points},
                     {"tpot_from", run.tpot_from},
                     {"ttft_note", run.ttft_note}});
+    if (!run.warmup_note.empty()) runs.back()["warmup_note"] = run.warmup_note;
     if (!run.level.empty()) runs.back()["level"] = run.level;
   }
   if (file.replay_fit) out["replay_fit"] = replay_fit_json(*file.replay_fit);
@@ -375,7 +376,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
       const json& r = runs[i];
       reader.expect_object(r, path,
                            {"file", "format", "concurrency", "ttft_points", "tpot_points",
-                            "tpot_from", "ttft_note", "level"});
+                            "tpot_from", "ttft_note", "warmup_note", "level"});
       CalibrationRun run;
       run.file = reader.string_value(reader.required(r, path, "file"), path + ".file");
       run.format = reader.string_value(reader.required(r, path, "format"), path + ".format");
@@ -390,6 +391,9 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
       }
       if (r.contains("ttft_note")) {
         run.ttft_note = reader.string_value(r["ttft_note"], path + ".ttft_note");
+      }
+      if (r.contains("warmup_note")) {
+        run.warmup_note = reader.string_value(r["warmup_note"], path + ".warmup_note");
       }
       if (r.contains("level")) run.level = reader.string_value(r["level"], path + ".level");
       file.runs.push_back(std::move(run));

@@ -284,6 +284,15 @@ TEST_CASE("deployment file: written and read back, every coefficient and origin"
   unknown_setting.replace(unknown_setting.find("\"max_seqs\""), 10, "\"max_seq\"");
   CHECK_THROWS_WITH(io::parse_deployment_file(unknown_setting, "d.json"),
                     Catch::Contains("max_seq") && Catch::Contains("d.json"));
+  // A scheduler value the replay could not take is the file's error, named by its key.
+  std::string bad_value = text;
+  bad_value.replace(bad_value.find("\"128\""), 5, "\"12x\"");
+  CHECK_THROWS_WITH(io::parse_deployment_file(bad_value, "d.json"),
+                    Catch::Contains("d.json: deployment.max_seqs.value: '12x' is not a whole"));
+  std::string bad_choice = text;
+  bad_choice.replace(bad_choice.find("\"off\""), 5, "\"no\"");
+  CHECK_THROWS_WITH(io::parse_deployment_file(bad_choice, "d.json"),
+                    Catch::Contains("deployment.chunked_prefill.value: 'no' is not on or off"));
   CHECK_THROWS_WITH(io::parse_deployment_file(R"({"kind": "workload"})", "d.json"),
                     Catch::Contains("kspeed-deployment"));
 }

@@ -16,6 +16,32 @@ namespace kspeed::io {
 
 namespace {
 
+// The scheduler a fit replayed, checked where the file is read: a bad value is the file's
+// (deployment.max_seqs.value), not the flag a later replay would parse it as, which the user
+// never gave.
+void check_scheduler_settings(const JsonReader& reader, const DeploymentFile& file) {
+  for (const char* key : {"max_seqs", "max_batched_tokens"}) {
+    const std::string value = file.setting(key);
+    if (value.empty()) continue;
+    const bool whole = value.find_first_not_of("0123456789") == std::string::npos &&
+                       value.size() <= 12 && std::stoll(value) >= 1;
+    if (!whole) {
+      reader.fail(std::string("deployment.") + key + ".value",
+                  "'" + value + "' is not a whole number >= 1; recalibrate, or fix the value");
+    }
+  }
+  const std::string chunked = file.setting("chunked_prefill");
+  if (!chunked.empty() && chunked != "on" && chunked != "off") {
+    reader.fail("deployment.chunked_prefill.value",
+                "'" + chunked + "' is not on or off; recalibrate, or fix the value");
+  }
+  const std::string scheduler = file.setting("scheduler");
+  if (!scheduler.empty() && scheduler != "mixed" && scheduler != "prefill-first") {
+    reader.fail("deployment.scheduler.value",
+                "'" + scheduler + "' is not mixed or prefill-first; recalibrate, or fix the value");
+  }
+}
+
 using nlohmann::json;
 using nlohmann::ordered_json;
 
@@ -260,6 +286,7 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
         {key, reader.string_value(reader.required(value, path, "value"), path + ".value"),
          reader.string_value(reader.required(value, path, "source"), path + ".source")});
   }
+  check_scheduler_settings(reader, file);
   if (file.setting("model").empty() || file.setting("gpu").empty()) {
     reader.fail("deployment",
                 "expected the model and the GPU (deployment.model.value, "
@@ -280,6 +307,8 @@ DeploymentFile parse_deployment_file(std::string_view text, const std::string& s
   }
   const json& coefficients = reader.required(step, "step_model", "coefficients");
   std::vector<std::string> known;
+  known.reserve(std::size(kCoefficients) + std::size(kModelledTerms) + 1 +
+                std::size(kChunkedCoefficients));
   for (const CoefficientSlot& slot : kCoefficients) known.emplace_back(slot.key);
   for (const ModelledTermSlot& term : kModelledTerms) known.emplace_back(term.key);
   known.emplace_back(kChunkTokensKey);

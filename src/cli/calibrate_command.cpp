@@ -17,7 +17,6 @@
 #include "kspeed/io/calibration_reader.hpp"
 #include "kspeed/io/deployment_file.hpp"
 #include "kspeed/io/files.hpp"
-#include "kspeed/io/lever_units.hpp"
 #include "kspeed/io/serving/typed_levels.hpp"
 #include "kspeed/io/units.hpp"
 #include "kspeed/report/step_model_facts.hpp"
@@ -151,12 +150,7 @@ class CalibrateCommand final : public Command {
     app_->add_option("--calibrate-concurrency", flags_.concurrency,
                      "Requests in flight while the runs were measured, when they do not say")
         ->type_name("N");
-    app_->add_option("--warmup", flags_.warmup,
-                     "Leave a per-request log's first N requests (by arrival) out of the fit: a "
-                     "server's first requests after it starts pay one-time costs (kernel JIT, "
-                     "CUDA graph capture) no step model carries. Off by default: every point "
-                     "counts unless you say so")
-        ->type_name("N");
+    app_->add_option("--calibrate-warmup", flags_.warmup, kCalibrateWarmupHelp)->type_name("N");
     app_->add_flag("--strict", flags_.strict,
                    "Exit 2 when a run gives no per-token (TPOT) point: the decode side would "
                    "stay modelled");
@@ -267,10 +261,7 @@ class CalibrateCommand final : public Command {
     if (!flags_.concurrency.empty()) {
       concurrency = io::parse_positive_number(flags_.concurrency, "--calibrate-concurrency");
     }
-    // 0 is the default spelt out (none left out); anything else is a count of requests.
-    const std::int64_t warmup = flags_.warmup.empty() || flags_.warmup == "0"
-                                    ? 0
-                                    : io::parse_count(flags_.warmup, "--warmup");
+    const std::int64_t warmup = parse_calibrate_warmup(flags_.warmup);
     const std::optional<engine::Platform> platform = resolve_platform(flags_.platform, {});
     if (!platform) {
       throw InputError("kspeed calibrate: --model and --gpu did not resolve to a deployment");
@@ -463,7 +454,8 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
   }
   if (!flags_.warmup.empty()) {
     throw InputError(
-        "--warmup leaves a per-request log's first requests out of a request-by-request fit; "
+        "--calibrate-warmup leaves a per-request log's first requests out of a request-by-request "
+        "fit; "
         "load levels are fitted by their statistics, which hold no request to leave out: leave "
         "it out");
   }

@@ -67,6 +67,12 @@ io::CalibrationFile read_deployment_flag(EstimateFlags& flags) {
         "--deployment " +
         flags.deployment_file + " already holds its runs' concurrency: leave it out");
   }
+  if (!flags.calibrate_warmup.empty()) {
+    throw InputError("--calibrate-warmup leaves requests out of --calibrate's fit; --deployment " +
+                     flags.deployment_file +
+                     " was fitted already (kspeed calibrate --calibrate-warmup N fits one "
+                     "without them): leave it out");
+  }
   const io::DeploymentFile file = take_deployment_platform(flags.platform, flags.deployment_file);
   std::int64_t tpot_points = 0;
   for (const io::CalibrationRun& run : file.runs) tpot_points += run.tpot_points;

@@ -173,6 +173,8 @@ void add_calibration_flags(CLI::App& app, EstimateFlags& flags) {
                  "Requests in flight while --calibrate's file was measured, when it does not "
                  "say")
       ->type_name("N");
+  app.add_option("--calibrate-warmup", flags.calibrate_warmup, kCalibrateWarmupHelp)
+      ->type_name("N");
   app.add_option("--deployment", flags.deployment_file,
                  "A deployment file kspeed calibrate wrote: its model, GPU, tp, precision and "
                  "fitted step model (flags left out are taken from it)")
@@ -288,8 +290,20 @@ void name_after_deployment(engine::Workload& workload,
       "log's, the flags', else the kspeed source analysis's illustrative request.";
 }
 
+const char* const kCalibrateWarmupHelp =
+    "Leave a per-request log's first N requests (by arrival) out of the fit: a server's first "
+    "requests after it starts pay one-time costs (kernel JIT, CUDA graph capture) no step model "
+    "carries. Off by default: every point counts unless you say so";
+
+std::int64_t parse_calibrate_warmup(const std::string& text) {
+  // 0 is the default spelt out (none left out); anything else is a count of requests.
+  if (text.empty() || text == "0") return 0;
+  return io::parse_count(text, "--calibrate-warmup");
+}
+
 std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {
   if (!flags.deployment_file.empty()) return read_deployment_flag(flags);
+  const std::int64_t warmup = parse_calibrate_warmup(flags.calibrate_warmup);
   const std::optional<double> concurrency = optional_value<double>(
       flags.calibrate_concurrency, "--calibrate-concurrency", io::parse_positive_number);
   if (flags.calibrate.empty()) {
@@ -298,6 +312,11 @@ std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {
           "--calibrate-concurrency states the concurrency of --calibrate's file: "
           "pass --calibrate FILE too, or leave it out");
     }
+    if (warmup > 0) {
+      throw InputError(
+          "--calibrate-warmup leaves --calibrate's first requests out of its fit: pass "
+          "--calibrate FILE too, or leave it out");
+    }
     return std::nullopt;
   }
   if (flags.platform.model.empty() || flags.platform.gpu.empty()) {
@@ -305,7 +324,7 @@ std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {
                      " fits a deployment's step model to the file: name the deployment with "
                      "--model NAME and --gpu NAME (kspeed models, kspeed gpus list them)");
   }
-  io::CalibrationFile file = io::read_calibration_file(flags.calibrate, concurrency);
+  io::CalibrationFile file = io::read_calibration_file(flags.calibrate, concurrency, warmup);
   if (flags.strict && file.tpot_points == 0) {
     throw InputError("--strict: --calibrate " + flags.calibrate + " has no per-token time (" +
                      io::describe_points(file) +
@@ -322,9 +341,15 @@ engine::DeploymentRequest deployment_request(const PlatformFlags& flags,
   engine::DeploymentRequest request;
   request.platform = resolve_platform(flags, defaults);
   if (calibration) {
-    request.calibration = engine::CalibrationRun{
-        calibration->source,        calibration->ttft_note,     calibration->points,
-        calibration->cached_tokens, calibration->decode_points, calibration->fitted};
+    // What the reader left out of the fit, both kinds, for the step model's source line.
+    const std::string note =
+        calibration->ttft_note +
+        (calibration->ttft_note.empty() || calibration->warmup_note.empty() ? "" : "; ") +
+        calibration->warmup_note;
+    request.calibration =
+        engine::CalibrationRun{calibration->source,        note,
+                               calibration->points,        calibration->cached_tokens,
+                               calibration->decode_points, calibration->fitted};
   }
   request.profiled_steps = workload.profiled_steps;
   request.profiled_from = workload.profiled_from;

@@ -38,6 +38,7 @@ struct EstimateFlags {
   PlatformFlags platform;
   std::string calibrate;              ///< --calibrate FILE: measured latencies of the deployment
   std::string calibrate_concurrency;  ///< --calibrate-concurrency N: the file's, when it omits it
+  std::string calibrate_warmup;       ///< --calibrate-warmup N: first requests left out of the fit
   std::string deployment_file;        ///< --deployment FILE: a deployment kspeed calibrate wrote
   /// --prefill-batch N: N prompts prefilled in one step; --max-batched-tokens: the step's budget.
   std::string prefill_batch, max_batched_tokens;
@@ -84,6 +85,13 @@ void name_after_deployment(engine::Workload& workload,
 
 /// --calibrate's file, read (nullopt without the flag).
 std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags);
+
+/// --calibrate-warmup N: how many of a per-request log's first requests a fit leaves out ("0" or
+/// nothing: none). Throws InputError on anything but a whole number.
+std::int64_t parse_calibrate_warmup(const std::string& text);
+
+/// The help text of --calibrate-warmup, one for every command that takes it.
+extern const char* const kCalibrateWarmupHelp;
 /// --deployment's file as a calibration already fitted; fills the platform flags the user left
 /// out from it (deployment_flag.cpp). Throws InputError on a flag that contradicts the file.
 io::CalibrationFile read_deployment_flag(EstimateFlags& flags);

@@ -107,6 +107,7 @@ const std::map<std::string, const char*>& option_groups() {
       {"link-bandwidth", "Deployment"},
       {"calibrate", "Deployment"},
       {"calibrate-concurrency", "Deployment"},
+      {"calibrate-warmup", "Deployment"},
       {"gpu-memory-utilization", "Deployment"},
       {"vllm-version", "Deployment"},
       {"workload", "Deployment"},

@@ -19,6 +19,7 @@
 
 #include "calibration_commands.hpp"
 #include "choice.hpp"
+#include "estimate_flags.hpp"
 #include "kspeed/engine/deployment/prior_check.hpp"
 #include "kspeed/engine/deployment/tp_comm.hpp"
 #include "kspeed/engine/serving/load_generator.hpp"
@@ -49,6 +50,7 @@ struct ValidateFlags : ReplayLevelFlags {
   std::string fit_levels = "1,2";
   bool prior = false;
   std::string concurrency;
+  std::string warmup;          ///< --calibrate-warmup N, with --prior
   ValidateReplayFlags replay;  ///< the KV cache and the client's in-flight cap
   OutputOptions output;
 };
@@ -467,10 +469,10 @@ PriorRun split_prior_run(const std::string& text, const std::string& default_gpu
 // The run's measured latencies: an AccelMark result.json with the suite file --accelmark-suite
 // names (its request lengths), else whatever kspeed calibrate reads.
 io::CalibrationFile read_prior_run(const std::string& path, const std::string& suite_path,
-                                   std::optional<double> concurrency) {
+                                   std::optional<double> concurrency, std::int64_t warmup) {
   if (suite_path.empty()) {
     try {
-      return io::read_calibration_file(path, concurrency);
+      return io::read_calibration_file(path, concurrency, warmup);
     } catch (const InputError& error) {
       // The reader's fix (copy the suite file beside the run) is one of two here.
       if (std::string_view(error.what()).find("suite file") == std::string_view::npos) throw;
@@ -478,7 +480,14 @@ io::CalibrationFile read_prior_run(const std::string& path, const std::string& s
     }
   }
   const std::string text = io::read_text_file(path, "run");
-  if (!io::looks_like_accelmark_result(text)) return io::read_calibration_file(path, concurrency);
+  if (!io::looks_like_accelmark_result(text)) {
+    return io::read_calibration_file(path, concurrency, warmup);
+  }
+  if (warmup > 0) {
+    throw InputError("--calibrate-warmup " + std::to_string(warmup) + ": " + path +
+                     " is AccelMark's aggregate result, which holds no request to leave out: "
+                     "leave the flag out");
+  }
   return io::parse_accelmark_result(text, io::read_text_file(suite_path, "--accelmark-suite"),
                                     path);
 }
@@ -526,6 +535,9 @@ class ValidateCommand final : public Command {
                      "Requests in flight while the --prior runs were measured, when they do not "
                      "say (1: one at a time)")
         ->type_name("N");
+    app_->add_option("--calibrate-warmup", flags_.warmup,
+                     std::string(kCalibrateWarmupHelp) + " (with --prior)")
+        ->type_name("N");
     app_->add_option("--gpu-memory-utilization", flags_.replay.gpu_memory_utilization,
                      "The fraction of GPU memory vLLM takes, which sizes the replay's KV cache "
                      "as mix sizes it. Default: what the run's files state, else 0.9")
@@ -563,6 +575,11 @@ class ValidateCommand final : public Command {
       throw InputError(
           "--calibrate-concurrency is read with --prior only (the fitted validation takes each "
           "level's load from its file): add --prior or leave it out");
+    }
+    if (!flags_.warmup.empty()) {
+      throw InputError(
+          "--calibrate-warmup is read with --prior only (load levels hold no request to leave "
+          "out): add --prior or leave it out");
     }
     if (flags_.platform.model.empty() || flags_.platform.gpu.empty()) {
       throw InputError(
@@ -630,6 +647,7 @@ class ValidateCommand final : public Command {
     if (!flags_.concurrency.empty()) {
       concurrency = io::parse_positive_number(flags_.concurrency, "--calibrate-concurrency");
     }
+    const std::int64_t warmup = parse_calibrate_warmup(flags_.warmup);
     std::vector<engine::PriorCheck> checks;
     report::PriorContext context;
     context.model = flags_.platform.model;
@@ -640,7 +658,8 @@ class ValidateCommand final : public Command {
       const std::optional<engine::Platform> platform = resolve_platform(flags, {});
       if (!platform) throw InputError(text + ": --model and the GPU did not resolve");
       const io::CalibrationFile file =
-          read_prior_run(run.path, flags_.accelmark_suite, concurrency);
+          read_prior_run(run.path, flags_.accelmark_suite, concurrency, warmup);
+      if (!file.warmup_note.empty()) context.settings.push_back(run.path + ": " + file.warmup_note);
       const engine::CalibratedStepModel prior = engine::modelled_step_model_with_tp_comm(*platform);
       checks.push_back(engine::check_prior(prior, file.points, file.cached_tokens,
                                            report::deployment_name(*platform), run.path));

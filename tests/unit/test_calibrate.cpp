@@ -147,7 +147,8 @@ TEST_CASE("trace-replay CSV: TPOT from the mean ITL, else from E2E and TTFT; cac
   }
 }
 
-TEST_CASE("--warmup leaves a log's first requests by arrival out of the fit", "[calibrate]") {
+TEST_CASE("--calibrate-warmup leaves a log's first requests by arrival out of the fit",
+          "[calibrate]") {
   // Lines out of arrival order: line 3 arrived first (t = 10), then line 2 (t = 20).
   const TempFile log("detailed_results.csv",
                      "input_tokens,output_tokens_actual,ttft,ttlt,itl,success,"
@@ -167,13 +168,15 @@ TEST_CASE("--warmup leaves a log's first requests by arrival out of the fit", "[
   CHECK(*one.points[0].ttft_ms == Approx(18000.0));
   CHECK_THAT(one.tpot_note, Catch::Contains("3 from the log's per-request mean inter-token"));
   CHECK(one.warmup_note ==
-        "the first 1 request by arrival (line 3) left out as the server's warm-up (--warmup 1)");
-  CHECK_THAT(io::describe_points(one), Catch::EndsWith("(--warmup 1)"));
+        "the first 1 request by arrival (line 3) left out as the server's warm-up "
+        "(--calibrate-warmup 1)");
+  CHECK_THAT(io::describe_points(one), Catch::EndsWith("(--calibrate-warmup 1)"));
   const io::CalibrationFile two = io::read_calibration_file(log.path(), 1.0, 2);
   REQUIRE(two.points.size() == 2);
   CHECK_THAT(two.warmup_note, Catch::Contains("first 2 requests by arrival (lines 3, 2)"));
-  CHECK_THROWS_WITH(io::read_calibration_file(log.path(), 1.0, 4),
-                    Catch::Contains("{flag:warmup} 4") && Catch::Contains("leaves none to fit"));
+  CHECK_THROWS_WITH(
+      io::read_calibration_file(log.path(), 1.0, 4),
+      Catch::Contains("{flag:calibrate-warmup} 4") && Catch::Contains("leaves none to fit"));
 }
 
 TEST_CASE("InferenceX trace replay (DeepSeek-R1 FP4 on B200): 45 TPOT points", "[calibrate]") {

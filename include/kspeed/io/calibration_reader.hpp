@@ -33,7 +33,7 @@ struct CalibrationFile {
   std::vector<double> cached_tokens;
   /// How many TTFTs that left out, for the step model's source line; empty when none.
   std::string ttft_note;
-  /// The requests --warmup left out (which, and why); empty when none.
+  /// The requests --calibrate-warmup left out (which, and why); empty when none.
   std::string warmup_note;
   /// The points with a per-token (TPOT) time: without one the decode side is not fitted.
   std::int64_t tpot_points = 0;

@@ -205,8 +205,8 @@ std::vector<std::size_t> first_points(const std::vector<PointOrigin>& origins, s
   return order;
 }
 
-// --warmup N: a server's first requests after it starts pay one-time costs (kernel JIT, CUDA
-// graph capture, autotuning) that no step model carries, and a client that sends no warm-up
+// --calibrate-warmup N: a server's first requests after it starts pay one-time costs (kernel JIT,
+// CUDA graph capture, autotuning) that no step model carries, and a client that sends no warm-up
 // request of its own (vllm bench serve sends one before measuring) logs them as points. They are
 // left out of the fit, TTFT and TPOT both; their prefill stays in the running-decode points'
 // count of the work other requests decoded alongside, since the GPU did it.
@@ -214,8 +214,9 @@ std::string leave_out_warmup(CalibrationFile& file, std::vector<TimedDecode>& de
                              std::vector<PointOrigin>& origins, std::int64_t warmup) {
   if (warmup <= 0) return {};
   if (warmup >= static_cast<std::int64_t>(file.points.size())) {
-    throw InputError(flag_mark("warmup") + " " + std::to_string(warmup) + ": " + file.source +
-                     " has " + count_mark(static_cast<std::int64_t>(file.points.size())) +
+    throw InputError(flag_mark("calibrate-warmup") + " " + std::to_string(warmup) + ": " +
+                     file.source + " has " +
+                     count_mark(static_cast<std::int64_t>(file.points.size())) +
                      " latency points, and leaving that many out leaves none to fit: give a "
                      "smaller count");
   }
@@ -243,8 +244,8 @@ std::string leave_out_warmup(CalibrationFile& file, std::vector<TimedDecode>& de
   }
   return std::string("the first ") + std::to_string(warmup) + " request" +
          (warmup == 1 ? "" : "s") + (timed ? " by arrival" : " in the file") + " (line" +
-         (warmup == 1 ? " " : "s ") + where + ") left out as the server's warm-up (--warmup " +
-         std::to_string(warmup) + ")";
+         (warmup == 1 ? " " : "s ") + where +
+         ") left out as the server's warm-up (--calibrate-warmup " + std::to_string(warmup) + ")";
 }
 
 CalibrationFile read_request_points(const std::string& path, std::optional<double> concurrency,
@@ -382,7 +383,7 @@ CalibrationFile read_calibration_file(const std::string& path, std::optional<dou
                        "leave the flag out");
     }
     if (warmup > 0) {
-      throw InputError(flag_mark("warmup") + " " + std::to_string(warmup) + ": " + path +
+      throw InputError(flag_mark("calibrate-warmup") + " " + std::to_string(warmup) + ": " + path +
                        " is AccelMark's aggregate result, which holds no request to leave out: "
                        "leave the flag out");
     }

@@ -405,7 +405,10 @@ std::string cache_text(const engine::MixResult& r) {
   switch (cache.mode) {
     case engine::PrefixCacheOptions::Mode::off:
       return r.summary.cache_hit_rate > 0
-                 ? "hit rate " + human_percent(r.summary.cache_hit_rate) + " (measured by the log)"
+                 // The log states each request's cached prefix: a server's count (AIPerf's
+                 // cached_tokens) or a client's reckoning (InferenceX's infinite-cache column).
+                 ? "hit rate " + human_percent(r.summary.cache_hit_rate) +
+                       " (from the cached prefix the log states for each request)"
                  : "off";
     case engine::PrefixCacheOptions::Mode::lru:
       return fmt::format(

@@ -455,9 +455,8 @@ int CalibrateCommand::execute_levels(const std::vector<std::string>& level_runs,
   if (!flags_.warmup.empty()) {
     throw InputError(
         "--calibrate-warmup leaves a per-request log's first requests out of a request-by-request "
-        "fit; "
-        "load levels are fitted by their statistics, which hold no request to leave out: leave "
-        "it out");
+        "fit; load levels are fitted by their statistics, which hold no request to leave out: "
+        "leave it out");
   }
   const std::optional<engine::Platform> platform = resolve_platform(flags_.platform, {});
   if (!platform) {

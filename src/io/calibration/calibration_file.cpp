@@ -190,13 +190,17 @@ struct PointOrigin {
   std::optional<PerTokenSource> per_token;  ///< where its TPOT came from; none without one
 };
 
-// The indices of the first `count` points: by arrival when every point has one, else in file
-// order (a log's lines need not be in arrival order).
-std::vector<std::size_t> first_points(const std::vector<PointOrigin>& origins, std::int64_t count) {
+bool every_point_timed(const std::vector<PointOrigin>& origins) {
+  return std::all_of(origins.begin(), origins.end(),
+                     [](const PointOrigin& o) { return o.arrival_s.has_value(); });
+}
+
+// The indices of the first `count` points: by arrival when `timed` (every point has one), else
+// in file order (a log's lines need not be in arrival order).
+std::vector<std::size_t> first_points(const std::vector<PointOrigin>& origins, std::int64_t count,
+                                      bool timed) {
   std::vector<std::size_t> order(origins.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const bool timed = std::all_of(origins.begin(), origins.end(),
-                                 [](const PointOrigin& o) { return o.arrival_s.has_value(); });
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return timed ? *origins[a].arrival_s < *origins[b].arrival_s
                  : origins[a].line < origins[b].line;
@@ -220,15 +224,17 @@ std::string leave_out_warmup(CalibrationFile& file, std::vector<TimedDecode>& de
                      " latency points, and leaving that many out leaves none to fit: give a "
                      "smaller count");
   }
-  std::vector<std::size_t> dropped = first_points(origins, warmup);
+  const bool timed = every_point_timed(origins);
+  std::vector<std::size_t> dropped = first_points(origins, warmup, timed);
   std::vector<std::int64_t> lines;
   lines.reserve(dropped.size());
   for (const std::size_t i : dropped) lines.push_back(origins[i].line);
   std::sort(dropped.begin(), dropped.end());
-  for (auto i = dropped.rbegin(); i != dropped.rend(); ++i) {
+  for (auto i = dropped.rbegin(); i != dropped.rend(); ++i) {  // last first: indices stay valid
     const auto at = static_cast<std::ptrdiff_t>(*i);
     file.points.erase(file.points.begin() + at);
     file.cached_tokens.erase(file.cached_tokens.begin() + at);
+    origins.erase(origins.begin() + at);
   }
   std::erase_if(decodes, [&](const TimedDecode& d) {
     return std::find(lines.begin(), lines.end(), d.line) != lines.end();
@@ -236,11 +242,6 @@ std::string leave_out_warmup(CalibrationFile& file, std::vector<TimedDecode>& de
   std::string where;
   for (const std::int64_t line : lines) {
     where += (where.empty() ? "" : ", ") + std::to_string(line);
-  }
-  const bool timed = std::all_of(origins.begin(), origins.end(),
-                                 [](const PointOrigin& o) { return o.arrival_s.has_value(); });
-  for (auto i = dropped.rbegin(); i != dropped.rend(); ++i) {
-    origins.erase(origins.begin() + static_cast<std::ptrdiff_t>(*i));
   }
   return std::string("the first ") + std::to_string(warmup) + " request" +
          (warmup == 1 ? "" : "s") + (timed ? " by arrival" : " in the file") + " (line" +

@@ -37,6 +37,11 @@ ordered_json deployment_json(const engine::CalibratedStepModel& model,
                               {"expert_parallel", e.expert_parallel},
                               {"all_experts_ms", coefficient_json(e.all_experts_ms, o.weights)}};
   }
+  step["launch_floor_ms"] = coefficient_json(
+      model.model.launch_floor_ms,
+      {engine::Provenance::modelled,
+       "the layers' kernels the roofline does not price, at the shortest kernel of two public "
+       "traces (docs/validation.md section 7); beside the reads, inside the max"});
   step["ms_per_token"] = coefficient_json(model.model.ms_per_token, o.per_token);
   step["ms_per_prefill_pair"] = coefficient_json(model.model.ms_per_prefill_pair, o.prefill_pair);
   step["ms_per_kv_token"] = coefficient_json(model.model.ms_per_kv_token, o.kv_token);

@@ -129,7 +129,7 @@ std::string chunked_attention_text(const engine::CalibratedStepModel& m) {
 }
 
 std::string per_sequence_text(const engine::CalibratedStepModel& m) {
-  const std::string state =
+  std::string state =
       m.model.ms_per_linear_state_sequence > 0
           ? fmt::format(" + {:.4g} ms/running sequence's linear-attention state (modelled)",
                         m.model.ms_per_linear_state_sequence)
@@ -141,6 +141,13 @@ std::string per_sequence_text(const engine::CalibratedStepModel& m) {
 
 // Tensor parallelism's all-reduces (tp_comm.hpp) and expert parallelism's all-to-alls
 // (ep_comm.hpp), when they apply and the link is known.
+// The layers' small kernels beside the reads (step_model.hpp); empty when the model has none
+// (a profiler calibration takes them into the measured reads).
+std::string launch_floor_text(const engine::CalibratedStepModel& m) {
+  if (!(m.model.launch_floor_ms > 0)) return {};
+  return fmt::format(" + launch floor {:.4g} ms (modelled)", m.model.launch_floor_ms);
+}
+
 std::string tp_comm_text(const engine::CalibratedStepModel& m) {
   std::string text;
   if (m.model.tp_ms_per_token > 0 || m.model.tp_fixed_ms > 0) {
@@ -177,15 +184,15 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
     view.fact("prior", step_prior_text(m));
   }
   const engine::StepModelOrigins& o = m.origins;
-  view.fact("step model",
-            "fixed " + coefficient(m.model.fixed_ms, "ms", o.fixed) + " + max(weights " +
-                coefficient(m.model.weights_ms, "ms", o.weights) + routed_experts_text(m) + ", " +
-                coefficient(m.model.ms_per_token, "ms/token", o.per_token) + ") + " +
-                coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) + " + " +
-                coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
-                chunked_attention_text(m) + per_sequence_text(m) + tp_comm_text(m) +
-                "; TTFT overhead " + coefficient(m.request_overhead_ms, "ms", o.request_overhead) +
-                speculation_text(m));
+  view.fact(
+      "step model",
+      "fixed " + coefficient(m.model.fixed_ms, "ms", o.fixed) + " + max(weights " +
+          coefficient(m.model.weights_ms, "ms", o.weights) + routed_experts_text(m) +
+          launch_floor_text(m) + ", " + coefficient(m.model.ms_per_token, "ms/token", o.per_token) +
+          ") + " + coefficient(m.model.ms_per_prefill_pair, "ms/causal pair", o.prefill_pair) +
+          " + " + coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
+          chunked_attention_text(m) + per_sequence_text(m) + tp_comm_text(m) + "; TTFT overhead " +
+          coefficient(m.request_overhead_ms, "ms", o.request_overhead) + speculation_text(m));
   view.fact("calibration", m.calibration_source);
   add_residual_facts(view, m.residuals);
 }
@@ -749,14 +756,17 @@ View estimate_view(const Estimate& estimate) {
 std::string step_prior_text(const engine::CalibratedStepModel& model) {
   if (!model.prior) return {};
   const engine::BandwidthPrior& p = *model.prior;
+  const engine::LaunchFloor& floor = model.launch_floor;
   return fmt::format(
       "set by public runs, not by this deployment (docs/validation.md section 7): bandwidth "
       "efficiency {:.2f}, range {:.2f}-{:.2f} ({}); TTFT overhead {:.1f} ms, range {:.1f}-{:.1f} "
-      "(the median over the 9 runs of TTFT - the prior's prefill step); per-step fixed cost 0 "
-      "(not identified by them); GEMM and attention compute efficiencies {:.2f} and {:.2f}, cited",
+      "(the median over the 9 runs of TTFT - the prior's prefill step); per-step launch floor "
+      "{:.3g} ms ({} kernels the roofline does not price at {:.2f} us, the shortest kernel of two "
+      "public traces); GEMM and attention compute efficiencies {:.2f} and {:.2f}, cited",
       p.efficiency, p.low, p.high, p.set_by, engine::kPriorRequestOverheadMs,
-      engine::kPriorRequestOverheadLowMs, engine::kPriorRequestOverheadHighMs,
-      model.efficiency.gemm_compute, model.efficiency.attention_compute);
+      engine::kPriorRequestOverheadLowMs, engine::kPriorRequestOverheadHighMs, floor.ms(),
+      floor.kernels(), floor.kernel_us, model.efficiency.gemm_compute,
+      model.efficiency.attention_compute);
 }
 
 void step_model_facts(View& view, const engine::CalibratedStepModel& model) {

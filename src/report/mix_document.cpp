@@ -266,6 +266,7 @@ ordered_json replay_inputs_json(const engine::MixResult& r) {
   ordered_json out;
   out["step_model"] = {{"fixed_ms", step.fixed_ms},
                        {"weights_ms", step.weights_ms},
+                       {"launch_floor_ms", step.launch_floor_ms},
                        {"ms_per_token", step.ms_per_token},
                        {"ms_per_prefill_pair", step.ms_per_prefill_pair},
                        {"ms_per_kv_token", step.ms_per_kv_token},

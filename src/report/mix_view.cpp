@@ -612,7 +612,9 @@ std::string scheduler_text(const engine::MixResult& r) {
       // MoE: the routed experts, of which a step reads the union of its tokens' choices
       (m.experts.experts > 0 ? " + routed experts " + coefficient(m.experts.all_experts_ms) +
                                    " ms × the share its tokens choose"
-                             : std::string()),
+                             : std::string()) +
+          (m.launch_floor_ms > 0 ? " + launch floor " + coefficient(m.launch_floor_ms) + " ms"
+                                 : std::string()),
       coefficient(m.ms_per_token), coefficient(m.ms_per_prefill_pair),
       coefficient(m.ms_per_kv_token),
       (m.ms_per_sequence > 0 ? " + " + coefficient(m.ms_per_sequence) + " ms per running sequence"

@@ -319,6 +319,7 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   // What this test guards: terms a calibration does not move but the deployment pays.
   REQUIRE(a.ep_ms_per_token > 0);
   REQUIRE(a.ms_per_linear_state_sequence > 0);
+  REQUIRE(a.launch_floor_ms > 0);
   REQUIRE(a.experts.experts == 512);  // Qwen3-Next's routed experts, 10 a token
   REQUIRE(a.experts.all_experts_ms > 0);
   file.typical_prompt_tokens = 1024;
@@ -330,6 +331,7 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   CHECK(b.ep_fixed_ms == a.ep_fixed_ms);
   CHECK(b.ep_ms_per_token == a.ep_ms_per_token);
   CHECK(b.ms_per_linear_state_sequence == a.ms_per_linear_state_sequence);
+  CHECK(b.launch_floor_ms == a.launch_floor_ms);
   CHECK(b.tp_fixed_ms == a.tp_fixed_ms);
   // The routed experts: without them a MoE step read back is priced at its dense weights only.
   CHECK(b.experts.experts == a.experts.experts);
@@ -345,12 +347,14 @@ TEST_CASE("deployment file: expert parallelism and a hybrid model's linear state
   CHECK(step_time(b, one_token).total_ms() > a.weights_ms + a.fixed_ms + a.tp_fixed_ms);
   // A file written before these terms were saved still reads (they are 0 there).
   nlohmann::json older = nlohmann::json::parse(text);
-  for (const char* key : {"ep_ms_per_token", "ep_fixed_ms", "ms_per_linear_state_sequence"}) {
+  for (const char* key :
+       {"ep_ms_per_token", "ep_fixed_ms", "ms_per_linear_state_sequence", "launch_floor_ms"}) {
     older["step_model"]["coefficients"].erase(key);
   }
   older["deployment"].erase("ep");
   const io::DeploymentFile old = io::parse_deployment_file(older.dump(), "old.json");
   CHECK(old.step.model.ep_ms_per_token == 0);
+  CHECK(old.step.model.launch_floor_ms == 0);
   CHECK(old.setting("ep").empty());
 }
 

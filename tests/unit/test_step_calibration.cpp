@@ -43,18 +43,66 @@ TEST_CASE("modelled: Llama-3.1-8B on one H100, by hand", "[step_model]") {
   // 32 layers · 4 · 32 heads · 128 = 524,288 FLOPs per pair at 989.4 TFLOP/s · 0.75
   CHECK(m.model.ms_per_prefill_pair == Approx(524288.0 / (989.4e9 * 0.75)).epsilon(1e-3));
   CHECK(m.model.fixed_ms == 0);
+  // The launch floor: 32 dense layers · 9 unpriced kernels · 2.59 µs = 0.74592 ms.
+  CHECK(m.model.launch_floor_ms == Approx(0.74592));
   CHECK(m.origins.weights.provenance == Provenance::modelled);
   CHECK(m.origins.fixed.provenance == Provenance::default_value);
   CHECK(m.calibration == Provenance::modelled);
 
-  // TPOT at batch 1, 4K in and 1 token out: the weights and 4,096 cached tokens at η_bw.
+  // TPOT at batch 1, 4K in and 1 token out: the launch floor, then the weights and 4,096
+  // cached tokens at η_bw.
   const RequestLatency at_4k = request_latency(m, 4096, 1);
   const double bytes = kLlamaWeightBytes + 4096.5 * kLlamaKvBytesPerToken;
-  CHECK(at_4k.tpot_ms() == Approx(bytes / (kH100BytesPerMs * eta)));
-  CHECK(at_4k.tpot_ms() == Approx(8.287).margin(0.001));  // 8.001 + 4,096.5 · 6.987e-5 (η 0.56)
+  CHECK(at_4k.tpot_ms() == Approx(0.74592 + bytes / (kH100BytesPerMs * eta)));
+  // 0.746 + 7.594 + 4,096.5 · 6.631e-5 (η 0.59)
+  CHECK(at_4k.tpot_ms() == Approx(8.6115).margin(0.001));
   // The prefill step of 4K tokens is compute-bound: 2·7.5e9·4096 FLOPs outweigh the weights.
   CHECK(at_4k.prefill_step.other_ms > m.model.weights_ms);
   CHECK(at_4k.prefill_step.prefill_attention_ms > 0);
+}
+
+TEST_CASE("the launch floor: each layer's unpriced kernels at the shortest traced kernel",
+          "[step_model][launch_floor]") {
+  // scripts/launch_floor.py over the two public TraceLens traces: 9 kernels a dense layer, 13 a
+  // MoE layer, the shortest once-a-layer kernel 2.59 µs (B200; MI300X's is 4.33).
+  const LaunchFloor llama = launch_floor(io::load_model("llama-3.1-8b"));
+  CHECK(llama.dense_layers == 32);
+  CHECK(llama.moe_layers == 0);
+  CHECK(llama.kernels() == 288);
+  CHECK(llama.ms() == Approx(0.74592));
+  // DeepSeek-R1: 3 leading dense layers, 58 MoE.
+  const LaunchFloor deepseek = launch_floor(io::load_model("deepseek-r1"));
+  CHECK(deepseek.dense_layers == 3);
+  CHECK(deepseek.moe_layers == 58);
+  CHECK(deepseek.ms() == Approx((3 * 9 + 58 * 13) * 2.59e-3));
+  // Qwen3-Next: every layer MoE, linear-attention layers included (they run the same kernels).
+  const ModelArch next = io::load_model("qwen3-next-80b-a3b");
+  CHECK(launch_floor(next).moe_layers == next.layers);
+
+  // It sits with the reads: a one-sequence decode step pays it on top of the weights; a long
+  // prefill, compute-bound, does not (its GEMM efficiency is an end-to-end one that holds those
+  // kernels), and scale_reads (a calibration's bandwidth factor) leaves it.
+  const CalibratedStepModel m = modelled_step_model(platform_for("llama-3.1-8b", "h100-sxm"));
+  BatchComposition decode;
+  decode.decode_sequences = 1;
+  CHECK(step_time(m.model, decode).other_ms == Approx(m.model.weights_ms + 0.74592));
+  const BatchComposition prefill = prefill_batch(8192, 1);
+  CHECK(step_time(m.model, prefill).other_ms == Approx(8192 * m.model.ms_per_token));
+  StepModel scaled = m.model;
+  scale_reads(scaled, 0.5);
+  CHECK(scaled.launch_floor_ms == m.model.launch_floor_ms);
+
+  // A profiler trace times those kernels among the others: its calibration folds them into the
+  // measured factor, and the floor goes (else they would be counted twice).
+  StepObservation step;
+  step.label = "decode";
+  step.batch = decode;
+  step.attention_kernel_ms = 0.1;
+  step.other_kernel_ms = 8.0;
+  step.wall_ms = 8.1;
+  const CalibratedStepModel traced = calibrate_to_steps(m, {step}, "trace");
+  CHECK(traced.model.launch_floor_ms == 0);
+  CHECK(step_time(traced.model, decode).other_ms == Approx(8.0));
 }
 
 TEST_CASE("modelled: an MoE and an MLA deployment", "[step_model]") {
@@ -91,9 +139,11 @@ TEST_CASE("calibrated to a one-at-a-time run: both points met exactly", "[step_m
   CHECK(fit.residuals[0].kind == LatencyKind::ttft);
   CHECK(fit.residuals[0].predicted_ms == Approx(20.08).epsilon(1e-6));
   CHECK(fit.residuals[1].predicted_ms == Approx(7.74).epsilon(1e-6));
-  // One TPOT point fixes the bandwidth side only: 7.74 = s · (W + 435 · k).
-  const double modelled_tpot = prior.model.weights_ms + 435 * prior.model.ms_per_kv_token;
-  CHECK(fit.model.weights_ms / prior.model.weights_ms == Approx(7.74 / modelled_tpot));
+  // One TPOT point fixes the bandwidth side only: 7.74 = floor + s · (W + 435 · k).
+  const double modelled_reads = prior.model.weights_ms + 435 * prior.model.ms_per_kv_token;
+  CHECK(fit.model.weights_ms / prior.model.weights_ms ==
+        Approx((7.74 - prior.model.launch_floor_ms) / modelled_reads));
+  CHECK(fit.model.launch_floor_ms == prior.model.launch_floor_ms);
   CHECK(fit.model.fixed_ms == 0);
   CHECK(fit.origins.fixed.provenance == Provenance::default_value);
   CHECK(fit.origins.weights.provenance == Provenance::fitted);
@@ -233,8 +283,8 @@ TEST_CASE("the deployment answers an estimate: no other deployment's number", "[
   CHECK(e.scenario.decode_share->provenance == Provenance::modelled);
   CHECK(e.scenario.response_tokens.provenance == Provenance::illustrative);
   CHECK(e.scenario.deployment_inputs.size() == 4);
-  // Nothing of DeepSeek-R1 reaches it: TPOT is this deployment's 8.0 ms, not the example's 50.
-  CHECK(e.scenario.tpot_ms.value == Approx(8.291).margin(0.001));
+  // Nothing of DeepSeek-R1 reaches it: TPOT is this deployment's 8.6 ms, not the example's 50.
+  CHECK(e.scenario.tpot_ms.value == Approx(8.6157).margin(0.001));
   // --strict refuses the illustrative response length, and passes once it is given.
   CHECK(refused_inputs(e.scenario, strict_filter()).size() == 1);
   options.response_tokens = 128;
@@ -315,7 +365,8 @@ TEST_CASE("speculative decoding through the step model: q tokens of work, τ tok
   // The weights every step reads plus the routed experts' share U(64)/E = 1 - (248/256)^64.
   const double union_share = 1 - std::pow(248.0 / 256.0, 64);
   CHECK(latency.decode_step.other_ms ==
-        Approx(std::max(m.model.weights_ms + m.model.experts.all_experts_ms * union_share,
+        Approx(std::max(m.model.weights_ms + m.model.experts.all_experts_ms * union_share +
+                            m.model.launch_floor_ms,
                         64 * m.model.ms_per_token)));
   CHECK(latency.decode_step.decode_attention_ms == Approx(32 * 8256 * m.model.ms_per_kv_token));
   CHECK(latency.tpot_ms() == Approx(latency.decode_step.total_ms() / 1.8));
@@ -323,9 +374,11 @@ TEST_CASE("speculative decoding through the step model: q tokens of work, τ tok
   // (222.44 routed experts read by 64 tokens + 1 shared) + routers) in FP8 and the BF16 head, / 8
   // = 73.16 GB at 4.8 TB/s · 0.58: 26.2800 ms; KV 61 · 576 · 2 B / (4.8 TB/s · 0.58) = 2.5241e-5
   // ms a token: 26.2800 + 32 · 8,256 · 2.5241e-5 = 32.9486 ms a step at the old single η 0.58;
-  // at the HBM prior 0.56, · 0.58 / 0.56: 34.1253 ms a step, 18.9585 ms a token at 1.8.
-  CHECK(latency.decode_step.total_ms() == Approx(34.1253).margin(0.0001));
-  CHECK(latency.tpot_ms() == Approx(18.9585).margin(0.0001));
+  // at the HBM prior 0.59, · 0.58 / 0.59 = 32.3901, plus the launch floor of 3 dense and 58 MoE
+  // layers, (3 · 9 + 58 · 13) · 2.59 µs = 2.0228 ms: 34.4129 ms a step, 19.1183 a token at 1.8.
+  CHECK(m.model.launch_floor_ms == Approx(781 * 2.59e-3));
+  CHECK(latency.decode_step.total_ms() == Approx(34.4129).margin(0.0001));
+  CHECK(latency.tpot_ms() == Approx(19.1183).margin(0.0001));
 
   // τ moves the estimate's modelled TPOT and nothing divides it twice: 1, 1.5, 2 differ.
   const Workload lengths = request_lengths_only(io::load_workload("deepseek-r1-fp8"));
@@ -338,7 +391,7 @@ TEST_CASE("speculative decoding through the step model: q tokens of work, τ tok
     options.platform = deployment(2, tau);
     options.step_model = modelled_step_model(*options.platform);
     const Estimate e = run_estimate(lengths, options);
-    CHECK(e.scenario.tpot_ms.value == Approx(34.1253 / tau).margin(0.0001));
+    CHECK(e.scenario.tpot_ms.value == Approx(34.4129 / tau).margin(0.0001));
     // The speculation note quotes the same step and the same TPOT.
     bool noted = false;
     for (const Warning& note : e.scenario.notes) {

@@ -462,7 +462,16 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
                          static_cast<double>(scenario.response_tokens.value));
   const double fixed = latency.overhead_ms + latency.prefill_step.fixed_ms;
   if (fixed > 0) {
-    scenario.ttft_fixed_ms = WithProvenance<double>{fixed, options.step_model->calibration};
+    // No stronger than its parts: a trace measures the steps, not the request overhead, which
+    // then stays the prior's default.
+    const StepModelOrigins& origins = options.step_model->origins;
+    Provenance provenance = weakest(
+        options.step_model->calibration,
+        latency.overhead_ms > 0 ? origins.request_overhead.provenance : origins.fixed.provenance);
+    if (latency.prefill_step.fixed_ms > 0) {
+      provenance = weakest(provenance, origins.fixed.provenance);
+    }
+    scenario.ttft_fixed_ms = WithProvenance<double>{fixed, provenance};
   }
   scenario.deployment_inputs.emplace_back("ttft");
   return {latency.ttft_ms(),

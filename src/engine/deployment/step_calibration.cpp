@@ -421,6 +421,14 @@ BandwidthPrior bandwidth_prior(MemoryKind memory) {
           "vLLM runs (AccelMark suite A, HBM and GDDR)"};
 }
 
+LaunchFloor launch_floor(const ModelArch& model) {
+  LaunchFloor floor;
+  floor.moe_layers =
+      model.shapes && is_moe(model.shapes->ffn) ? moe_layers(model, model.shapes->ffn) : 0;
+  floor.dense_layers = std::max<std::int64_t>(model.layers - floor.moe_layers, 0);
+  return floor;
+}
+
 StepEfficiency prior_efficiency(const Gpu& gpu) {
   StepEfficiency efficiency;
   efficiency.bandwidth = bandwidth_prior(gpu.memory).efficiency;
@@ -487,6 +495,9 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
                efficiency.attention_compute);
   out.model.ms_per_chunked_kv_token =
       bytes_ms(chunked_layers * per_position.bytes, roof, efficiency.bandwidth);
+  const LaunchFloor floor = launch_floor(model);
+  out.model.launch_floor_ms = floor.ms();
+  out.launch_floor = floor;
   out.model.fixed_ms = 0;
   out.request_overhead_ms = kPriorRequestOverheadMs;
   out.spec_tokens_per_step = platform.spec_tokens_per_step.value;
@@ -503,11 +514,12 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   out.origins.kv_token = modelled("KV bytes per cached token / (HBM bandwidth * eta_bandwidth)");
   out.origins.fixed = {Provenance::default_value,
                        "0: the prior's 9 public setting runs do not identify a per-step cost "
-                       "(docs/validation.md section 7); calibrate to measure it"};
+                       "beyond the launch floor (docs/validation.md section 7); calibrate to "
+                       "measure it"};
   out.origins.request_overhead = {
       Provenance::default_value,
       "the prior: median TTFT - prefill step of 9 public one-at-a-time vLLM runs (AccelMark suite "
-      "A; range 2.3-32.3 ms); calibrate to measure this deployment's"};
+      "A; range 1.6-31.5 ms); calibrate to measure this deployment's"};
   out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
   out.calibration = Provenance::modelled;
   return out;
@@ -708,6 +720,10 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
   if (steps.empty()) {
     throw InputError(std::string(source) + ": no engine step to calibrate to");
   }
+  // A trace times every kernel, the small ones the launch floor stands for among them: the
+  // measured factor takes them into the reads and compute, and the floor goes.
+  StepModel unfloored = prior.model;
+  unfloored.launch_floor_ms = 0;
   double measured_attention = 0;
   double modelled_attention = 0;
   double measured_other = 0;
@@ -724,7 +740,7 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
                        "' has no kernel time: expected attention and other kernel times >= 0 "
                        "with a positive sum");
     }
-    const StepTime time = step_time(prior.model, step.batch);
+    const StepTime time = step_time(unfloored, step.batch);
     measured_attention += step.attention_kernel_ms;
     modelled_attention += time.attention_ms();
     measured_other += step.other_kernel_ms;
@@ -732,6 +748,7 @@ CalibratedStepModel calibrate_to_steps(const CalibratedStepModel& prior,
     idle += std::max(0.0, step.wall_ms - kernels);
   }
   CalibratedStepModel out = prior;
+  out.model.launch_floor_ms = 0;
   const std::string label(source);
   const CoefficientOrigin measured{Provenance::measured, label};
   // One factor per class: measured kernel time over the modelled, summed over the steps. The

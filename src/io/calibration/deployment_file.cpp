@@ -79,7 +79,11 @@ struct ModelledTermSlot {
   bool required;
 };
 
-constexpr std::array<ModelledTermSlot, 5> kModelledTerms{{
+constexpr std::array<ModelledTermSlot, 6> kModelledTerms{{
+    {"launch_floor_ms", &engine::StepModel::launch_floor_ms,
+     "the launch floor: each layer's kernels the roofline does not price at the shortest kernel "
+     "of two public traces",
+     false},
     {"tp_ms_per_token", &engine::StepModel::tp_ms_per_token,
      "tensor-parallel all-reduces over the GPU's link", true},
     {"tp_fixed_ms", &engine::StepModel::tp_fixed_ms,

@@ -8,9 +8,10 @@
 // step's time is a sum of parts, each through the roofline:
 //
 //     step = fixed                                   per-step CPU/launch cost (scheduler, sampling)
-//          + max(weights_ms + all_experts_ms · f(t), non-attention: weights read once per step
-//                ms_per_token · tokens)              (MoE: the routed experts its t tokens chose,
-//                                                    f below), GEMM FLOPs per token beyond that
+//          + max(weights_ms + all_experts_ms · f(t)  non-attention: weights read once per step
+//                + launch_floor_ms,                  (MoE: the routed experts its t tokens chose,
+//                ms_per_token · tokens)              f below) beside the layers' small kernels;
+//                                                    GEMM FLOPs per token beyond that
 //          + ms_per_prefill_pair · causal pairs      prefill attention: query-key pairs computed
 //          + ms_per_kv_token · decode KV tokens      decode attention: cached tokens read
 //          + sliding-window layers' attention        W keys per prefill token / decode sequence
@@ -107,6 +108,11 @@ inline double chunked_causal_pairs(double chunk, double cached, double chunk_tok
 /// The coefficients of the step model (all >= 0, times in ms).
 struct StepModel {
   double fixed_ms = 0;  ///< per step, whatever it carries
+  /// The layers' kernels the roofline does not price (norms, RoPE, activation, KV write, MoE
+  /// routing), each at least one short kernel (step_calibration.hpp's LaunchFloor). It sits with
+  /// the reads, inside the max(): a compute-bound step's GEMM efficiency is an end-to-end one
+  /// that already holds those kernels. Not a read: scale_reads leaves it.
+  double launch_floor_ms = 0;
   /// Non-attention floor: reading the weights every step reads once, whatever its tokens (a
   /// dense model's weights; a MoE model's attention, dense layers, router, shared experts and
   /// output head). The routed experts are in `experts`.
@@ -178,7 +184,7 @@ inline StepTime step_time(const StepModel& model, const BatchComposition& batch,
   time.sequence_ms = model.ms_per_sequence * static_cast<double>(batch.decode_sequences);
   const double compute_ms = model.ms_per_token * batch.tokens();
   const double read_ms =
-      model.weights_ms +
+      model.weights_ms + model.launch_floor_ms +
       (model.experts.experts > 0
            ? model.experts.all_experts_ms * routed_expert_fraction(model.experts, batch.tokens())
            : 0.0);

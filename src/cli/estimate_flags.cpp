@@ -297,8 +297,8 @@ const char* const kCalibrateWarmupHelp =
 
 std::int64_t parse_calibrate_warmup(const std::string& text) {
   // 0 is the default spelt out (none left out); anything else is a count of requests.
-  if (text.empty() || text == "0") return 0;
-  return io::parse_count(text, "--calibrate-warmup");
+  if (text.empty()) return 0;
+  return io::parse_count_from(text, "--calibrate-warmup", 0);
 }
 
 std::optional<io::CalibrationFile> read_calibration(EstimateFlags& flags) {

@@ -43,9 +43,13 @@ std::pair<double, double> parse_efficiency_change(std::string_view text, std::st
 }
 
 std::int64_t parse_count(std::string_view text, std::string_view what) {
-  constexpr std::string_view expected = "a whole number >= 1 (for example 8)";
+  return parse_count_from(text, what, 1);
+}
+
+std::int64_t parse_count_from(std::string_view text, std::string_view what, std::int64_t minimum) {
+  const std::string expected = "a whole number >= " + std::to_string(minimum) + " (for example 8)";
   const double value = parse_number(text, what, expected);
-  if (value < 1 || value != std::floor(value) || value > 1e9) {
+  if (value < static_cast<double>(minimum) || value != std::floor(value) || value > 1e9) {
     throw InputError(std::string(what) + ": '" + excerpt(text) + "' is not valid: expected " +
                      std::string(expected));
   }

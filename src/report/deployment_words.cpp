@@ -25,8 +25,7 @@ std::string step_model_source(const engine::Deployment& deployment) {
   const std::string name = deployment_name(*deployment.platform);
   if (step.calibration == engine::Provenance::fitted) {
     return "fitted: " + name + " to " + step.calibration_source +
-           (deployment.calibration_note.empty() ? std::string()
-                                                : " (" + deployment.calibration_note + ")");
+           (step.calibration_note.empty() ? std::string() : " (" + step.calibration_note + ")");
   }
   if (step.calibration == engine::Provenance::measured) {
     return "measured: " + name + " calibrated on the steps of " + step.calibration_source;

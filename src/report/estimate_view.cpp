@@ -193,7 +193,9 @@ void add_step_model_facts(View& view, const engine::CalibratedStepModel& m) {
           " + " + coefficient(m.model.ms_per_kv_token, "ms/cached token", o.kv_token) +
           chunked_attention_text(m) + per_sequence_text(m) + tp_comm_text(m) + "; TTFT overhead " +
           coefficient(m.request_overhead_ms, "ms", o.request_overhead) + speculation_text(m));
-  view.fact("calibration", m.calibration_source);
+  view.fact("calibration",
+            m.calibration_source +
+                (m.calibration_note.empty() ? std::string() : " (" + m.calibration_note + ")"));
   add_residual_facts(view, m.residuals);
 }
 

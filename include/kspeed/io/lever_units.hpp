@@ -18,4 +18,7 @@ std::pair<double, double> parse_efficiency_change(std::string_view text, std::st
 /// A whole number >= 1 ("8"): batch sizes and GPU counts.
 std::int64_t parse_count(std::string_view text, std::string_view what);
 
+/// A whole number >= `minimum`: counts where 0 means none (minimum 0).
+std::int64_t parse_count_from(std::string_view text, std::string_view what, std::int64_t minimum);
+
 }  // namespace kspeed::io

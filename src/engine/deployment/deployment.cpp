@@ -121,7 +121,11 @@ Deployment resolve_deployment(const DeploymentRequest& request) {
         "(docs/mix.md)");
   }
   deployment.step = choose_step_model(request);
-  if (request.calibration) deployment.calibration_note = request.calibration->note;
+  // The run's note names what its reader left out of the fit: only a model fitted to it has one.
+  if (request.calibration && deployment.step &&
+      deployment.step->calibration == Provenance::fitted) {
+    deployment.step->calibration_note = request.calibration->note;
+  }
   if (!request.serves) return deployment;
   // Time outside the engine joins TTFT and E2E, never the queue: as given, else the step
   // model's (a calibration's request overhead; none for stated coefficients).

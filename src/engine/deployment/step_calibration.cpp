@@ -519,7 +519,7 @@ CalibratedStepModel modelled_step_model(const Platform& platform,
   out.origins.request_overhead = {
       Provenance::default_value,
       "the prior: median TTFT - prefill step of 9 public one-at-a-time vLLM runs (AccelMark suite "
-      "A; range 1.6-31.5 ms); calibrate to measure this deployment's"};
+      "A; range 2.3-32.3 ms); calibrate to measure this deployment's"};
   out.calibration_source = "modelled: " + model.name + " on " + platform.gpu.value.name;
   out.calibration = Provenance::modelled;
   return out;

@@ -88,8 +88,7 @@ struct Deployment {
   /// provenance: given (stated), fitted (a calibration run), measured (profiled steps) or
   /// modelled (the roofline at the cited default efficiencies); `calibration_source` where.
   std::optional<CalibratedStepModel> step;
-  std::string calibration_note;  ///< CalibrationRun::note of the run fitted to
-  KvCapacityChoice kv;           ///< with `serves`
+  KvCapacityChoice kv;  ///< with `serves`
   /// The scheduler's settings, kv_blocks and request_overhead_ms decided (with `serves`).
   SchedulerOptions scheduler;
   bool serves = false;

@@ -89,12 +89,12 @@ inline constexpr double kPriorBandwidthEfficiencyPooled = 0.64;
 /// The step model's bandwidth efficiency when none is given: the HBM prior.
 inline constexpr double kDefaultStepBandwidthEfficiency = kPriorBandwidthEfficiencyHbm;
 /// TTFT time outside the engine's steps (tokenization, the API server, the wait for a step):
-/// 18.3 ms, the median over the nine runs of TTFT p50 − the prior's prefill step of 280 tokens
-/// (its launch floor included, at the family's η_bandwidth and the cited compute efficiencies
-/// below; the A800's); range 1.6 ms (RTX 5090) to 31.5 ms (RTX 4090).
-inline constexpr double kPriorRequestOverheadMs = 18.3;
-inline constexpr double kPriorRequestOverheadLowMs = 1.6;
-inline constexpr double kPriorRequestOverheadHighMs = 31.5;
+/// 19.0 ms, the median over the nine runs of TTFT p50 − the prior's prefill step of 280 tokens
+/// (the launch floor beside its reads, at the family's η_bandwidth and the cited compute
+/// efficiencies below; the A800's); range 2.3 ms (RTX 5090) to 32.3 ms (RTX 4090).
+inline constexpr double kPriorRequestOverheadMs = 19.0;
+inline constexpr double kPriorRequestOverheadLowMs = 2.3;
+inline constexpr double kPriorRequestOverheadHighMs = 32.3;
 // No per-step fixed cost beyond the launch floor: the nine runs do not identify one. TPOT = f +
 // bytes / (BW · η_family), least squares in relative error, wants f = 3.98 ms with η_GDDR = 1.04
 // (> 1), which puts the H100 and RTX 5090 runs above their memory roofs; held to the physics
@@ -167,6 +167,9 @@ struct CalibratedStepModel {
   /// The launch floor the modelled fixed cost started from (modelled_step_model).
   LaunchFloor launch_floor;
   std::string calibration_source;  ///< the most trusted source that set a coefficient
+  /// What the calibration run's reader left out of the fit (queued TTFTs, the server's warm-up
+  /// requests), for the lines that name the source; empty when nothing.
+  std::string calibration_note;
   Provenance calibration = Provenance::modelled;  ///< modelled, fitted or measured
   std::vector<PointResidual> residuals;           ///< every point the calibration used
   /// The prompt lengths (per request) of the prefill steps calibrate_to_steps measured prefill

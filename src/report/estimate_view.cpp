@@ -412,6 +412,23 @@ void add_all_to_all_inputs(Table& inputs, const engine::Platform& p) {
             to_string(p.all_to_all_latency_us.provenance));
 }
 
+// "0.746 ms a step: 32 dense layers × 9 kernels at 2.59 µs": the layers' unpriced kernels at the
+// shortest traced kernel (the prior line and docs/validation.md section 7 say where each is from).
+std::string launch_floor_input_text(const engine::CalibratedStepModel& m) {
+  const engine::LaunchFloor& f = m.launch_floor;
+  std::string layers;
+  if (f.dense_layers > 0) {
+    layers +=
+        fmt::format("{} dense layers × {}", f.dense_layers, engine::kUnpricedKernelsPerDenseLayer);
+  }
+  if (f.moe_layers > 0) {
+    layers += fmt::format("{}{} MoE layers × {}", layers.empty() ? "" : " + ", f.moe_layers,
+                          engine::kUnpricedKernelsPerMoeLayer);
+  }
+  return fmt::format("{} ms a step: {} kernels at {} µs", human_fixed(m.model.launch_floor_ms, 3),
+                     layers, human_plain(f.kernel_us));
+}
+
 void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   const Scenario& s = estimate.scenario;
   if (!s.platform) {
@@ -455,6 +472,9 @@ void add_platform_inputs(Table& inputs, const Estimate& estimate) {
   if (p.tensor_parallel.value > 1 && p.link_bandwidth_gbs.value > 0) {
     add_input(inputs, "all-reduce latency", latency_text(p.link_latency_us.value, "layer"),
               to_string(p.link_latency_us.provenance));
+  }
+  if (deployment_answers(estimate) && s.step_model->model.launch_floor_ms > 0) {
+    add_input(inputs, "launch floor", launch_floor_input_text(*s.step_model), "modelled");
   }
   if (p.spec_tokens_per_step.provenance == engine::Provenance::given) {
     add_input(

@@ -465,9 +465,10 @@ WithProvenance<double> deployment_ttft(const EstimateOptions& options, std::int6
     // No stronger than its parts: a trace measures the steps, not the request overhead, which
     // then stays the prior's default.
     const StepModelOrigins& origins = options.step_model->origins;
-    Provenance provenance = weakest(
-        options.step_model->calibration,
-        latency.overhead_ms > 0 ? origins.request_overhead.provenance : origins.fixed.provenance);
+    Provenance provenance = options.step_model->calibration;
+    if (latency.overhead_ms > 0) {
+      provenance = weakest(provenance, origins.request_overhead.provenance);
+    }
     if (latency.prefill_step.fixed_ms > 0) {
       provenance = weakest(provenance, origins.fixed.provenance);
     }

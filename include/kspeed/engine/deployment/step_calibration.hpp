@@ -164,7 +164,7 @@ struct CalibratedStepModel {
   /// The bandwidth prior the model started from (modelled_step_model at the GPU's prior; absent
   /// when an efficiency was given): shown with its range while calibration is modelled.
   std::optional<BandwidthPrior> prior;
-  /// The launch floor the modelled fixed cost started from (modelled_step_model).
+  /// The layer and kernel counts behind the model's launch_floor_ms (modelled_step_model).
   LaunchFloor launch_floor;
   std::string calibration_source;  ///< the most trusted source that set a coefficient
   /// What the calibration run's reader left out of the fit (queued TTFTs, the server's warm-up
@@ -199,8 +199,10 @@ StepEfficiency prior_efficiency(const Gpu& gpu);
 ///                         full layers' prefill_pair and kv_token
 ///   ms_per_prefill_pair = full-attention layers · FLOPs per (q, k) pair / (peak · η_attn)
 ///   ms_per_kv_token     = full-attention layers · KV bytes per token / (BW · η_bw)
-///   fixed_ms = the launch floor (launch_floor); request_overhead_ms = the
-///   prior's kPriorRequestOverheadMs, labelled default with the runs that set it.
+///   launch_floor_ms     = the model's launch floor (launch_floor), beside the reads
+///   fixed_ms = 0 (the setting runs identify no per-step cost beyond the floor);
+///   request_overhead_ms = the prior's kPriorRequestOverheadMs, labelled default with the runs
+///   that set it.
 /// q and τ are the platform's. Without `efficiency`, the GPU's prior (prior_efficiency).
 CalibratedStepModel modelled_step_model(const Platform& platform);
 CalibratedStepModel modelled_step_model(const Platform& platform, const StepEfficiency& efficiency);
